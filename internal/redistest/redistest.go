@@ -1,0 +1,135 @@
+// Package redistest gives tests a real, private Redis server.
+//
+// Start launches `redis-server` on a free loopback port with persistence off and
+// stops it when the test ends. When CALLBUS_TEST_REDIS_URL is set, that server is
+// used instead (each test gets its own logical database flushed first is NOT done:
+// callers should use distinct key prefixes). When redis-server is missing the test
+// is skipped, unless CALLBUS_REQUIRE_INTEGRATION=1, in which case it fails: CI must
+// never silently skip an integration test.
+package redistest
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Server is a running redis-server owned by one test.
+type Server struct {
+	Addr string // host:port
+	URL  string // redis://host:port/0
+	cmd  *exec.Cmd
+	dir  string
+	port int
+}
+
+// Required reports whether integration tests must not skip.
+func Required() bool { return os.Getenv("CALLBUS_REQUIRE_INTEGRATION") == "1" }
+
+// Start returns a Redis server for t: CALLBUS_TEST_REDIS_URL when set, otherwise a
+// private redis-server on a free port that is killed at the end of the test.
+func Start(t testing.TB) *Server {
+	t.Helper()
+	if u := os.Getenv("CALLBUS_TEST_REDIS_URL"); u != "" {
+		opt, err := redis.ParseURL(u)
+		if err != nil {
+			t.Fatalf("CALLBUS_TEST_REDIS_URL: %v", err)
+		}
+		return &Server{Addr: opt.Addr, URL: u}
+	}
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		if Required() {
+			t.Fatalf("redis-server not found and CALLBUS_REQUIRE_INTEGRATION=1 (apt-get install redis-server)")
+		}
+		t.Skip("redis-server not found (apt-get install redis-server); skipping integration test")
+	}
+	s := &Server{dir: t.TempDir()}
+	s.start(t, bin, freePort(t))
+	t.Cleanup(s.Stop)
+	return s
+}
+
+func (s *Server) start(t testing.TB, bin string, port int) {
+	t.Helper()
+	s.port = port
+	s.Addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	s.URL = "redis://" + s.Addr + "/0"
+	s.cmd = exec.Command(bin,
+		"--bind", "127.0.0.1", "--port", strconv.Itoa(port),
+		"--save", "", "--appendonly", "no", "--dir", s.dir,
+		"--logfile", filepath.Join(s.dir, "redis.log"))
+	if err := s.cmd.Start(); err != nil {
+		t.Fatalf("start redis-server: %v", err)
+	}
+	if err := waitPing(s.Addr, 10*time.Second); err != nil {
+		s.Stop()
+		t.Fatalf("redis-server on %s: %v", s.Addr, err)
+	}
+}
+
+// Restart kills the server (SIGKILL, losing all data as a crash would) and starts a
+// new one on the same port. It fails the test for a server it does not own.
+func (s *Server) Restart(t testing.TB) {
+	t.Helper()
+	if s.cmd == nil {
+		t.Fatalf("redistest: cannot restart a server given by CALLBUS_TEST_REDIS_URL")
+	}
+	bin := s.cmd.Path
+	s.Stop()
+	s.start(t, bin, s.port)
+}
+
+// Stop kills the server. It is safe to call twice.
+func (s *Server) Stop() {
+	if s.cmd == nil || s.cmd.Process == nil {
+		return
+	}
+	_ = s.cmd.Process.Kill()
+	_ = s.cmd.Wait()
+	s.cmd.Process = nil
+}
+
+// Client returns a go-redis client for the server, closed when the test ends.
+func (s *Server) Client(t testing.TB) *redis.Client {
+	t.Helper()
+	c := redis.NewClient(&redis.Options{Addr: s.Addr})
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+func waitPing(addr string, within time.Duration) error {
+	c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1})
+	defer c.Close()
+	deadline := time.Now().Add(within)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+		err := c.Ping(ctx).Err()
+		cancel()
+		if err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("not answering PING after %s: %w", within, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func freePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("free port: %v", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
