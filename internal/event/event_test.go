@@ -1,0 +1,80 @@
+package event
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestIDDeterministicAndDistinct(t *testing.T) {
+	a := ID("acme", CallCreated, "calls/1", "v1")
+	if a != ID("acme", CallCreated, "calls/1", "v1") {
+		t.Fatal("same inputs gave different ids")
+	}
+	seen := map[string]bool{a: true}
+	for _, other := range []string{
+		ID("acme2", CallCreated, "calls/1", "v1"),
+		ID("acme", CallEnded, "calls/1", "v1"),
+		ID("acme", CallCreated, "calls/2", "v1"),
+		ID("acme", CallCreated, "calls/1", "v2"),
+		ID("acm", CallCreated, "ecalls/1", "v1"),
+	} {
+		if seen[other] {
+			t.Fatalf("id collision: %s", other)
+		}
+		seen[other] = true
+	}
+	if len(a) != 32 {
+		t.Fatalf("id %q: got length %d want 32", a, len(a))
+	}
+}
+
+func TestSubjects(t *testing.T) {
+	s := Subject("callcenter", "acme", ParticipantStatusChanged)
+	if s != "callcenter.acme.participant.status_changed" {
+		t.Fatalf("got %s", s)
+	}
+	acct, typ, err := ParseSubject("callcenter", s)
+	if err != nil || acct != "acme" || typ != ParticipantStatusChanged {
+		t.Fatalf("parse: got %q %q %v", acct, typ, err)
+	}
+	for _, bad := range []string{"other.acme.call.created", "callcenter.acme.call.nope", "callcenter.acme"} {
+		if _, _, err := ParseSubject("callcenter", bad); err == nil {
+			t.Errorf("ParseSubject(%q): want error", bad)
+		}
+	}
+	for _, tc := range []struct {
+		prefix, account string
+		ok              bool
+	}{{"callcenter", "acme", true}, {"call.center", "acme", false}, {"cc", "ac me", false}, {"cc", "a*", false}, {"", "a", false}, {"cc", "acme-1_x", true}} {
+		if err := CheckNames(tc.prefix, tc.account); (err == nil) != tc.ok {
+			t.Errorf("CheckNames(%q,%q) = %v, want ok=%v", tc.prefix, tc.account, err, tc.ok)
+		}
+	}
+}
+
+func TestEnvelope(t *testing.T) {
+	at := time.Date(2026, 11, 21, 10, 0, 3, 0, time.FixedZone("x", 3600))
+	e, err := New("acme", CallCreated, "calls/812", "created", at, map[string]int{"id": 812})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(e)
+	want := `{"specversion":"1.0","id":"` + e.ID + `","source":"urn:callbus:account:acme","type":"call.created","subject":"calls/812","time":"2026-11-21T09:00:03Z","datacontenttype":"application/json","data":{"id":812}}`
+	if string(b) != want {
+		t.Fatalf("got  %s\nwant %s", b, want)
+	}
+	e.Type = "nope"
+	if err := e.Validate(); err == nil || !strings.Contains(err.Error(), "unknown type") {
+		t.Fatalf("want unknown type error, got %v", err)
+	}
+	for _, i := range Catalog {
+		if !Known(i.Type) || i.When == "" || i.Data == "" {
+			t.Errorf("catalog entry %+v incomplete", i)
+		}
+	}
+}
