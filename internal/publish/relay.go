@@ -1,0 +1,293 @@
+package publish
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/cenkalti/backoff/v4"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/rs/zerolog"
+)
+
+// Outbox is what the relay needs of the store: entries in commit order, and
+// trimming of the ones it has published. (cursor.Store, through a small adapter.)
+type Outbox interface {
+	// ReadOutbox returns up to count entries after the entry with id after ("" for
+	// the beginning), oldest first.
+	ReadOutbox(ctx context.Context, after string, count int) ([]Record, error)
+	// TrimOutbox removes every entry up to and including upTo, and no newer one.
+	TrimOutbox(ctx context.Context, upTo string) error
+}
+
+// RelayConfig tunes the relay; zero values take the defaults in brackets.
+type RelayConfig struct {
+	Stream      string        // stream name, required: Nats-Expected-Stream
+	Filter      string        // subjects of this account, for resuming: <prefix>.<account>.>
+	Batch       int           // outbox entries read at a time [256]
+	MaxInFlight int           // unacknowledged publishes at once [256]; also set on the JetStream context
+	AckWait     time.Duration // how long to wait for one acknowledgement [10s]
+	Idle        time.Duration // how often to look at an empty outbox without a Wake [250ms]
+}
+
+// Stats are the relay's counters, safe to read while it runs.
+type Stats struct {
+	Published  atomic.Int64 // messages acknowledged as new
+	Duplicates atomic.Int64 // acknowledged as duplicates (already in the stream)
+	Errors     atomic.Int64 // failed publishes (retried)
+	Skipped    atomic.Int64 // outbox entries found already in the stream at start
+}
+
+// Relay moves outbox entries to JetStream. Run it in one goroutine; Wake may be
+// called from any goroutine.
+type Relay struct {
+	js     jetstream.JetStream
+	outbox Outbox
+	cfg    RelayConfig
+	log    zerolog.Logger
+	wake   chan struct{}
+	// OnPublished, when set, is called after each acknowledged record (for the
+	// detection-delay metric and the demo feed). It must not block.
+	OnPublished func(r Record, ack *jetstream.PubAck)
+	Stats       Stats
+}
+
+// NewRelay returns a relay from outbox to js.
+func NewRelay(js jetstream.JetStream, outbox Outbox, cfg RelayConfig, log zerolog.Logger) *Relay {
+	if cfg.Batch <= 0 {
+		cfg.Batch = 256
+	}
+	if cfg.MaxInFlight <= 0 {
+		cfg.MaxInFlight = 256
+	}
+	if cfg.AckWait <= 0 {
+		cfg.AckWait = 10 * time.Second
+	}
+	if cfg.Idle <= 0 {
+		cfg.Idle = 250 * time.Millisecond
+	}
+	return &Relay{js: js, outbox: outbox, cfg: cfg, log: log, wake: make(chan struct{}, 1)}
+}
+
+// Wake tells the relay that new entries were committed.
+func (r *Relay) Wake() {
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Run relays until ctx ends, retrying failures with backoff forever (a NATS outage
+// must not lose events: they wait in the outbox). It returns ctx's error.
+//
+// Order: entries are published asynchronously but acknowledged in outbox order;
+// after a failure everything from the first unacknowledged entry is published again
+// in order (JetStream drops the already-stored ones by Nats-Msg-Id), and the outbox
+// is trimmed only up to the last entry acknowledged without a gap.
+func (r *Relay) Run(ctx context.Context) error {
+	bo := backoff.NewExponentialBackOff()
+	bo.InitialInterval = 100 * time.Millisecond
+	bo.MaxInterval = 5 * time.Second
+	bo.MaxElapsedTime = 0 // never give up: the outbox holds the events meanwhile
+	resumed := false
+	last := ""
+	for ctx.Err() == nil {
+		var err error
+		if !resumed {
+			last, err = r.resume(ctx)
+			resumed = err == nil
+		}
+		var n int
+		if err == nil {
+			n, last, err = r.once(ctx, last)
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				break
+			}
+			r.Stats.Errors.Add(1)
+			d := bo.NextBackOff()
+			r.log.Warn().Err(err).Dur("retry_in", d).Msg("relay: publish failed; events stay in the outbox")
+			sleep(ctx, d, nil)
+			continue
+		}
+		bo.Reset()
+		if n == 0 {
+			sleep(ctx, r.cfg.Idle, r.wake)
+		}
+	}
+	return ctx.Err()
+}
+
+// Drain relays until the outbox is empty or ctx ends: the last step of an orderly
+// shutdown, after the poller has stopped committing.
+func (r *Relay) Drain(ctx context.Context) error {
+	last, err := r.resume(ctx)
+	if err != nil {
+		return err
+	}
+	for {
+		n, next, err := r.once(ctx, last)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return nil
+		}
+		last = next
+	}
+}
+
+// once publishes one batch after last and returns how many entries it handled and
+// the new position.
+func (r *Relay) once(ctx context.Context, last string) (int, string, error) {
+	recs, err := r.outbox.ReadOutbox(ctx, last, r.cfg.Batch)
+	if err != nil {
+		return 0, last, fmt.Errorf("read outbox: %w", err)
+	}
+	if len(recs) == 0 {
+		return 0, last, nil
+	}
+	acked, err := r.publish(ctx, recs)
+	if acked > 0 {
+		upTo := recs[acked-1].StreamID
+		if terr := r.outbox.TrimOutbox(ctx, upTo); terr != nil && err == nil {
+			// Published but not trimmed: the next read starts after upTo anyway, and
+			// a restart republishes them as duplicates that JetStream drops.
+			err = fmt.Errorf("trim outbox to %s: %w", upTo, terr)
+		}
+		last = upTo
+	}
+	return acked, last, err
+}
+
+// publish sends recs asynchronously and waits for their acks in order. It returns
+// the length of the acknowledged prefix.
+func (r *Relay) publish(ctx context.Context, recs []Record) (int, error) {
+	futures := make([]jetstream.PubAckFuture, 0, len(recs))
+	var sendErr error
+	for _, rec := range recs {
+		f, err := r.js.PublishMsgAsync(message(rec, r.cfg.Stream))
+		if err != nil {
+			sendErr = fmt.Errorf("publish %s (%s): %w", rec.ID, rec.Subject, err)
+			break
+		}
+		futures = append(futures, f)
+	}
+	for i, f := range futures {
+		timer := time.NewTimer(r.cfg.AckWait)
+		select {
+		case ack := <-f.Ok():
+			timer.Stop()
+			if ack.Duplicate {
+				r.Stats.Duplicates.Add(1)
+			} else {
+				r.Stats.Published.Add(1)
+			}
+			if r.OnPublished != nil {
+				r.OnPublished(recs[i], ack)
+			}
+		case err := <-f.Err():
+			timer.Stop()
+			return i, fmt.Errorf("publish %s (%s): %w", recs[i].ID, recs[i].Subject, err)
+		case <-timer.C:
+			return i, fmt.Errorf("publish %s (%s): no acknowledgement within %s", recs[i].ID, recs[i].Subject, r.cfg.AckWait)
+		case <-ctx.Done():
+			timer.Stop()
+			return i, ctx.Err()
+		}
+	}
+	return len(futures), sendErr
+}
+
+// resume finds where publishing stopped: the outbox id carried by the newest message
+// of this account in the stream. Outbox entries up to it were published (and
+// acknowledged) but not trimmed before a crash; they are trimmed now instead of
+// republished, which matters once the duplicate window has passed.
+func (r *Relay) resume(ctx context.Context) (string, error) {
+	if r.cfg.Filter == "" {
+		return "", nil
+	}
+	s, err := r.js.Stream(ctx, r.cfg.Stream)
+	if err != nil {
+		return "", fmt.Errorf("resume: stream %s: %w", r.cfg.Stream, err)
+	}
+	msg, err := s.GetLastMsgForSubject(ctx, r.cfg.Filter)
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("resume: last message of %s: %w", r.cfg.Filter, err)
+	}
+	id := msg.Header.Get(HeaderOutboxID)
+	if id == "" {
+		return "", nil
+	}
+	// Trim what is published; the outbox may hold nothing that old (already trimmed).
+	n, err := r.countUpTo(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	if n > 0 {
+		if err := r.outbox.TrimOutbox(ctx, id); err != nil {
+			return "", fmt.Errorf("resume: trim outbox to %s: %w", id, err)
+		}
+		r.Stats.Skipped.Add(int64(n))
+		r.log.Info().Int("entries", n).Str("outbox_id", id).Msg("relay: skipped outbox entries already in the stream")
+	}
+	return "", nil
+}
+
+// countUpTo counts outbox entries with ids up to id (for the log and stats).
+func (r *Relay) countUpTo(ctx context.Context, id string) (int, error) {
+	n, after := 0, ""
+	for {
+		recs, err := r.outbox.ReadOutbox(ctx, after, r.cfg.Batch)
+		if err != nil {
+			return 0, fmt.Errorf("resume: read outbox: %w", err)
+		}
+		for _, rec := range recs {
+			if CompareStreamIDs(rec.StreamID, id) > 0 {
+				return n, nil
+			}
+			n++
+		}
+		if len(recs) < r.cfg.Batch {
+			return n, nil
+		}
+		after = recs[len(recs)-1].StreamID
+	}
+}
+
+// CompareStreamIDs orders Redis stream ids ("<ms>-<seq>"): -1, 0 or +1.
+func CompareStreamIDs(a, b string) int {
+	am, as := splitID(a)
+	bm, bs := splitID(b)
+	if c := cmp.Compare(am, bm); c != 0 {
+		return c
+	}
+	return cmp.Compare(as, bs)
+}
+
+func splitID(id string) (uint64, uint64) {
+	ms, seq, _ := strings.Cut(id, "-")
+	m, _ := strconv.ParseUint(ms, 10, 64)
+	s, _ := strconv.ParseUint(seq, 10, 64)
+	return m, s
+}
+
+// sleep waits for d, ctx's end, or a value on wake (nil: none).
+func sleep(ctx context.Context, d time.Duration, wake <-chan struct{}) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	case <-wake:
+	}
+}
