@@ -1,0 +1,75 @@
+package poll
+
+import (
+	"cmp"
+	"slices"
+	"time"
+)
+
+// Demand is one resource's claim on the request budget.
+type Demand struct {
+	Name     string
+	Target   time.Duration // the interval the operator asked for
+	Priority int           // higher runs closer to its target when the budget is short
+	Cost     float64       // requests one run takes (measured; at least 1)
+}
+
+// MaxStretch bounds how far a resource's interval is stretched when the budget is
+// short, so that a low-priority resource is late but never starved.
+const MaxStretch = 20
+
+// Allocate returns the effective interval of every resource so that together they
+// spend at most budget requests per window. Every resource first gets the minimum it
+// needs at MaxStretch × its target; what is left goes to resources in priority order
+// (highest first), each up to its target rate; the next one gets the remainder and
+// the ones after it stay at MaxStretch. When the budget cannot cover even the
+// minimum, every interval is scaled alike; with no budget at all (limit not yet
+// known) every interval is MaxStretch × its target. The result is deterministic.
+func Allocate(budget float64, window time.Duration, ds []Demand) map[string]time.Duration {
+	out := make(map[string]time.Duration, len(ds))
+	if len(ds) == 0 {
+		return out
+	}
+	rate := func(d Demand, every time.Duration) float64 { // requests per window
+		return max(d.Cost, 1) * float64(window) / float64(every)
+	}
+	var floor float64
+	for _, d := range ds {
+		floor += rate(d, d.Target*MaxStretch)
+	}
+	if budget <= 0 { // no budget known yet: the limiter holds requests back anyway
+		for _, d := range ds {
+			out[d.Name] = d.Target * MaxStretch
+		}
+		return out
+	}
+	if floor >= budget {
+		scale := MaxStretch * floor / budget
+		for _, d := range ds {
+			out[d.Name] = time.Duration(float64(d.Target) * scale)
+		}
+		return out
+	}
+	order := slices.Clone(ds)
+	slices.SortStableFunc(order, func(a, b Demand) int {
+		if c := cmp.Compare(b.Priority, a.Priority); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Name, b.Name)
+	})
+	left := budget - floor
+	for _, d := range order {
+		minRate := rate(d, d.Target*MaxStretch)
+		extra := rate(d, d.Target) - minRate
+		switch {
+		case extra <= left:
+			out[d.Name] = d.Target
+			left -= extra
+		default:
+			got := minRate + left
+			left = 0
+			out[d.Name] = time.Duration(max(d.Cost, 1) * float64(window) / got)
+		}
+	}
+	return out
+}
