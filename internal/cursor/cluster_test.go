@@ -1,0 +1,105 @@
+package cursor
+
+import (
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/callbus/callbus/internal/redistest"
+	"github.com/redis/go-redis/v9"
+)
+
+// startCluster runs a one-node Redis Cluster owning every slot. One node is enough
+// to prove the layout: Cluster refuses multi-key commands and scripts whose keys
+// hash to different slots (CROSSSLOT) even on a single node.
+func startCluster(t *testing.T) *redis.ClusterClient {
+	t.Helper()
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		// A CI that provides Redis through CALLBUS_TEST_REDIS_URL may lack the binary.
+		if redistest.Required() && os.Getenv("CALLBUS_TEST_REDIS_URL") == "" {
+			t.Fatal("redis-server not found and CALLBUS_REQUIRE_INTEGRATION=1")
+		}
+		t.Skip("redis-server not found")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	_ = l.Close()
+	dir := t.TempDir()
+	cmd := exec.Command(bin, "--bind", "127.0.0.1", "--port", strconv.Itoa(port),
+		"--cluster-enabled", "yes", "--cluster-config-file", filepath.Join(dir, "nodes.conf"),
+		"--save", "", "--appendonly", "no", "--dir", dir, "--logfile", filepath.Join(dir, "redis.log"))
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	node := redis.NewClient(&redis.Options{Addr: addr})
+	defer node.Close()
+	eventually(t, 10*time.Second, "redis cluster node up", func() bool { return node.Ping(ctxT(t)).Err() == nil })
+	if err := node.Do(ctxT(t), "CLUSTER", "ADDSLOTSRANGE", 0, 16383).Err(); err != nil {
+		t.Fatalf("cluster addslotsrange: %v", err)
+	}
+	eventually(t, 10*time.Second, "cluster state ok", func() bool {
+		info, err := node.ClusterInfo(ctxT(t)).Result()
+		return err == nil && strings.Contains(info, "cluster_state:ok")
+	})
+	c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{addr}})
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// Every operation works on Redis Cluster: all keys of an account share a slot.
+func TestCluster(t *testing.T) {
+	c := startCluster(t)
+	ctx := ctxT(t)
+	// The node does enforce slots: keys without a common tag are refused.
+	if err := c.Eval(ctx, "return 1", []string{"callbus:x:a", "callbus:y:b"}).Err(); err == nil || !strings.Contains(err.Error(), "CROSSSLOT") {
+		t.Fatalf("cross-slot script: %v, want CROSSSLOT", err)
+	}
+	s := mustStore(t, c, uniqueAccount(t))
+	exercise(t, s)
+	l := mustAcquire(t, s, "a", time.Minute)
+	if err := s.Renew(ctx, l); err != nil {
+		t.Fatal(err)
+	}
+	if h, _, _, err := s.Leader(ctx); err != nil || h != "a" {
+		t.Fatalf("Leader = %q %v", h, err)
+	}
+	if _, err := s.GetSnapshots(ctx, "call", []string{"a", "b"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, err := range s.AllSnapshots(ctx, "call") {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.Counts(ctx); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := s.ReadOutbox(ctx, "", 10)
+	if err != nil || len(recs) != 3 {
+		t.Fatalf("ReadOutbox = %d %v", len(recs), err)
+	}
+	if _, err := s.WaitOutbox(ctx, recs[2].StreamID, 10, 10*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.TrimOutbox(ctx, recs[2].StreamID); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.MemoryUsage(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Release(ctx, l); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,51 @@
+// Package cursor is callbus's Redis store for one account: the snapshots the
+// differ compares against, the cursors of the poller, the index of open and
+// terminal calls, the outbox of events waiting for the relay, and the leader lease
+// with its fencing token.
+//
+// # Key layout
+//
+// Every key of an account carries the account in a hash tag, so that all of them
+// hash to one Redis Cluster slot and the multi-key scripts below stay legal there:
+//
+//	callbus:{<account>}:lease        hash {holder, token}, PX ttl: the leader lease
+//	callbus:{<account>}:lease:seq    string counter (INCR) of fencing tokens; never expires
+//	callbus:{<account>}:fence        string: token of the newest write that was applied
+//	callbus:{<account>}:snap:<kind>  hash entity id -> opaque snapshot bytes, one per kind
+//	callbus:{<account>}:kinds        set of the snapshot kinds ever written (for stats)
+//	callbus:{<account>}:open         sorted set of open call ids, score = created (unix ms)
+//	callbus:{<account>}:terminal     sorted set of terminal call ids, score = ended (unix ms)
+//	callbus:{<account>}:cursor       hash cursor name -> value
+//	callbus:{<account>}:outbox       stream of events: fields id, subject, data, headers
+//
+// # Protocol
+//
+// A replica becomes the account's leader with [Store.Acquire], which hands out a
+// fencing token from lease:seq; it keeps the lease with [Store.Renew] well before
+// the TTL ends and gives it up with [Store.Release]. Every write of the poller goes
+// through [Store.Commit] (or [Store.Prune]): one Lua script that first checks that
+// the lease still holds this holder and token and that the token is not older than
+// the fence, and only then writes the snapshots, the call index, the cursors and
+// the outbox entries together. A process that lost its lease (paused, partitioned,
+// slow) therefore cannot write anything, however late its commit arrives: it gets
+// [ErrStaleLeader] and nothing changed. Snapshots and the events they imply advance
+// together, which is why events go to an outbox instead of straight to NATS.
+//
+// The relay reads the outbox in commit order with [Store.ReadOutbox] or
+// [Store.WaitOutbox], publishes, and trims what was acknowledged with
+// [Store.TrimOutbox]. Reading and trimming are not fenced: the relay may run
+// anywhere, and trimming up to an acknowledged id is idempotent.
+//
+// # Limits
+//
+// Tokens strictly increase for as long as Redis keeps lease:seq. A Redis that
+// restarts without persistence (or fails over to a replica that missed writes)
+// loses the counter and starts again; Acquire then seeds the counter above the
+// fence when the fence survived, and otherwise tokens restart at 1. That stays
+// safe because a commit must match the lease's holder as well as its token, and
+// the lease itself was lost with the rest: a process from before the restart must
+// acquire again before it can write. Holders must therefore be unique per process
+// (host name, pid and a random suffix, say).
+//
+// A [Store] is safe for concurrent use by multiple goroutines.
+package cursor

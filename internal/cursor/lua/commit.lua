@@ -1,0 +1,55 @@
+-- Apply one batch atomically, fenced (see fence.lua, which precedes this body).
+-- KEYS[1] lease, KEYS[2] fence, KEYS[3] open, KEYS[4] terminal, KEYS[5] cursor,
+-- KEYS[6] outbox, KEYS[7] kinds, KEYS[8..] snapshot hashes (one per kind used).
+-- ARGV[1] holder, ARGV[2] token, ARGV[3..9] counts: kinds, deletes, snapshots,
+-- open, terminal, cursors, events; then, in that order:
+--   kind names                     (one per KEYS[8..])
+--   deletes    key index, id
+--   snapshots  key index, id, data
+--   open       created ms, id
+--   terminal   ended ms, id
+--   cursors    name, value
+--   events     id, subject, data, headers (JSON)
+-- Reply: {1, stream id...} applied; {0, reason, holder, token} refused.
+local refused = fence_check()
+if refused then
+  return refused
+end
+
+local nk, nd, ns = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local no, nt, nc, ne = tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[9])
+local i = 10
+
+for _ = 1, nk do
+  redis.call('SADD', KEYS[7], ARGV[i])
+  i = i + 1
+end
+for _ = 1, nd do
+  redis.call('HDEL', KEYS[tonumber(ARGV[i])], ARGV[i + 1])
+  i = i + 2
+end
+for _ = 1, ns do
+  redis.call('HSET', KEYS[tonumber(ARGV[i])], ARGV[i + 1], ARGV[i + 2])
+  i = i + 3
+end
+for _ = 1, no do
+  redis.call('ZADD', KEYS[3], ARGV[i], ARGV[i + 1])
+  redis.call('ZREM', KEYS[4], ARGV[i + 1])
+  i = i + 2
+end
+for _ = 1, nt do
+  redis.call('ZREM', KEYS[3], ARGV[i + 1])
+  redis.call('ZADD', KEYS[4], ARGV[i], ARGV[i + 1])
+  i = i + 2
+end
+for _ = 1, nc do
+  redis.call('HSET', KEYS[5], ARGV[i], ARGV[i + 1])
+  i = i + 2
+end
+local ids = {1}
+for j = 1, ne do
+  ids[j + 1] = redis.call('XADD', KEYS[6], '*',
+    'id', ARGV[i], 'subject', ARGV[i + 1], 'data', ARGV[i + 2], 'headers', ARGV[i + 3])
+  i = i + 4
+end
+return ids

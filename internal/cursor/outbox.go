@@ -1,0 +1,158 @@
+package cursor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// OutboxRecord is an outbox entry with its position in the outbox stream.
+type OutboxRecord struct {
+	StreamID string // "<ms>-<seq>", increasing in commit order
+	OutboxEntry
+}
+
+// ReadOutbox returns up to count entries that come after the entry afterStreamID
+// ("" for the beginning), oldest first. afterStreamID need not exist any more (it
+// may have been trimmed). Reading is not fenced: any replica may relay.
+func (s *Store) ReadOutbox(ctx context.Context, afterStreamID string, count int) ([]OutboxRecord, error) {
+	if count <= 0 {
+		return nil, fmt.Errorf("cursor read outbox: %w: count %d", ErrInvalid, count)
+	}
+	start := "-"
+	if afterStreamID != "" {
+		if _, err := parseStreamID(afterStreamID); err != nil {
+			return nil, fmt.Errorf("cursor read outbox: %w", err)
+		}
+		start = "(" + afterStreamID
+	}
+	msgs, err := s.rdb.XRangeN(ctx, s.k.outbox, start, "+", int64(count)).Result()
+	if err != nil {
+		return nil, fmt.Errorf("cursor read outbox: %w", err)
+	}
+	recs, err := toRecords(msgs)
+	if err != nil {
+		return nil, fmt.Errorf("cursor read outbox: %w", err)
+	}
+	return recs, nil
+}
+
+// WaitOutbox is ReadOutbox that waits up to block (> 0) for entries when none
+// comes after afterStreamID; it returns no records and no error when none came.
+// Keep block short (a second or so): go-redis does not interrupt a blocked read
+// when ctx is cancelled (nor at ctx's deadline unless the client was built with
+// ContextTimeoutEnabled), so block bounds how long a shutdown waits for it.
+func (s *Store) WaitOutbox(ctx context.Context, afterStreamID string, count int, block time.Duration) ([]OutboxRecord, error) {
+	if count <= 0 {
+		return nil, fmt.Errorf("cursor wait outbox: %w: count %d", ErrInvalid, count)
+	}
+	if block < time.Millisecond {
+		// BLOCK 0 would wait forever.
+		return nil, fmt.Errorf("cursor wait outbox: %w: block %s below 1ms", ErrInvalid, block)
+	}
+	after := "0-0"
+	if afterStreamID != "" {
+		if _, err := parseStreamID(afterStreamID); err != nil {
+			return nil, fmt.Errorf("cursor wait outbox: %w", err)
+		}
+		after = afterStreamID
+	}
+	streams, err := s.rdb.XRead(ctx, &redis.XReadArgs{
+		Streams: []string{s.k.outbox, after},
+		Count:   int64(count),
+		Block:   block,
+	}).Result()
+	if errors.Is(err, redis.Nil) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cursor wait outbox: %w", err)
+	}
+	var recs []OutboxRecord
+	for _, st := range streams {
+		r, err := toRecords(st.Messages)
+		if err != nil {
+			return nil, fmt.Errorf("cursor wait outbox: %w", err)
+		}
+		recs = append(recs, r...)
+	}
+	return recs, nil
+}
+
+// TrimOutbox removes every entry up to and including upToStreamID, and never a
+// newer one (XTRIM MINID, exact). Trimming up to an id that was already trimmed,
+// or that the stream never held, is fine. It is not fenced.
+func (s *Store) TrimOutbox(ctx context.Context, upToStreamID string) error {
+	id, err := parseStreamID(upToStreamID)
+	if err != nil {
+		return fmt.Errorf("cursor trim outbox: %w", err)
+	}
+	if err := s.rdb.XTrimMinID(ctx, s.k.outbox, id.next().String()).Err(); err != nil {
+		return fmt.Errorf("cursor trim outbox to %s: %w", upToStreamID, err)
+	}
+	return nil
+}
+
+// OutboxLen returns the number of entries in the outbox.
+func (s *Store) OutboxLen(ctx context.Context) (int64, error) {
+	n, err := s.rdb.XLen(ctx, s.k.outbox).Result()
+	if err != nil {
+		return 0, fmt.Errorf("cursor outbox len: %w", err)
+	}
+	return n, nil
+}
+
+// OutboxOldest returns when the oldest entry still in the outbox was committed
+// (from its stream id, by the Redis server's clock), and false when the outbox is
+// empty: time.Since of it is the relay's lag.
+func (s *Store) OutboxOldest(ctx context.Context) (time.Time, bool, error) {
+	msgs, err := s.rdb.XRangeN(ctx, s.k.outbox, "-", "+", 1).Result()
+	if err != nil {
+		return time.Time{}, false, fmt.Errorf("cursor outbox oldest: %w", err)
+	}
+	if len(msgs) == 0 {
+		return time.Time{}, false, nil
+	}
+	id, err := parseStreamID(msgs[0].ID)
+	if err != nil {
+		return time.Time{}, false, fmt.Errorf("cursor outbox oldest: %w", err)
+	}
+	return id.time(), true, nil
+}
+
+func toRecords(msgs []redis.XMessage) ([]OutboxRecord, error) {
+	recs := make([]OutboxRecord, 0, len(msgs))
+	for _, m := range msgs {
+		r, err := toRecord(m)
+		if err != nil {
+			return nil, err
+		}
+		recs = append(recs, r)
+	}
+	return recs, nil
+}
+
+func toRecord(m redis.XMessage) (OutboxRecord, error) {
+	str := func(f string) string { v, _ := m.Values[f].(string); return v }
+	r := OutboxRecord{
+		StreamID: m.ID,
+		OutboxEntry: OutboxEntry{
+			ID:      str("id"),
+			Subject: str("subject"),
+			Data:    []byte(str("data")),
+		},
+	}
+	if r.ID == "" || r.Subject == "" {
+		return r, fmt.Errorf("outbox entry %s: missing id or subject", m.ID)
+	}
+	if h := str("headers"); h != "" && h != "{}" {
+		if err := json.Unmarshal([]byte(h), &r.Headers); err != nil {
+			return r, fmt.Errorf("outbox entry %s: headers: %w", m.ID, err)
+		}
+	}
+	return r, nil
+}

@@ -1,0 +1,93 @@
+package cursor
+
+import (
+	"fmt"
+
+	"github.com/redis/go-redis/v9"
+)
+
+const (
+	// RecommendedMaxEvents is the number of outbox entries per Commit callers
+	// should stay under: a commit runs as one Lua script and Redis serves nobody
+	// else meanwhile, so keep each one to a few milliseconds.
+	RecommendedMaxEvents = 500
+
+	// DefaultMaxBatchItems is the hard limit on the items of one Batch (snapshots
+	// + deletes + open + terminal + cursors + events) unless WithMaxBatchItems
+	// says otherwise. Larger batches get ErrBatchTooLarge, never a silent split:
+	// splitting would break the atomicity the outbox exists for.
+	DefaultMaxBatchItems = 5000
+)
+
+// DefaultPruneKinds are the snapshot kinds keyed by call id that Prune deletes
+// with a pruned call unless WithPruneKinds says otherwise.
+var DefaultPruneKinds = []string{"call", "metric"}
+
+// Store is the Redis state of one account. It is safe for concurrent use; it does
+// not close the client it was given.
+type Store struct {
+	rdb        redis.UniversalClient
+	account    string
+	k          keys
+	maxItems   int
+	pruneKinds []string
+}
+
+// Option tunes a Store.
+type Option func(*Store) error
+
+// WithMaxBatchItems sets the hard limit on the items of one Batch (n > 0).
+func WithMaxBatchItems(n int) Option {
+	return func(s *Store) error {
+		if n <= 0 {
+			return fmt.Errorf("%w: max batch items %d", ErrInvalid, n)
+		}
+		s.maxItems = n
+		return nil
+	}
+}
+
+// WithPruneKinds sets the snapshot kinds whose entry for a call id is deleted
+// when Prune removes that call (default DefaultPruneKinds).
+func WithPruneKinds(kinds ...string) Option {
+	return func(s *Store) error {
+		for _, kind := range kinds {
+			if err := checkKind(kind); err != nil {
+				return err
+			}
+		}
+		s.pruneKinds = append([]string(nil), kinds...)
+		return nil
+	}
+}
+
+// New returns the store of account on rdb (a single node, a Sentinel-managed
+// primary or a Cluster). The account must not contain braces, spaces or control
+// characters (ErrInvalid). New does no I/O.
+func New(rdb redis.UniversalClient, account string, opts ...Option) (*Store, error) {
+	if rdb == nil {
+		return nil, fmt.Errorf("cursor: %w: nil redis client", ErrInvalid)
+	}
+	if err := checkAccount(account); err != nil {
+		return nil, fmt.Errorf("cursor: %w", err)
+	}
+	s := &Store{
+		rdb:        rdb,
+		account:    account,
+		k:          newKeys(account),
+		maxItems:   DefaultMaxBatchItems,
+		pruneKinds: DefaultPruneKinds,
+	}
+	for _, o := range opts {
+		if err := o(s); err != nil {
+			return nil, fmt.Errorf("cursor: %w", err)
+		}
+	}
+	return s, nil
+}
+
+// Account returns the account the store was made for.
+func (s *Store) Account() string { return s.account }
+
+// KeyPrefix returns "callbus:{<account>}:", the prefix of every key of the store.
+func (s *Store) KeyPrefix() string { return s.k.prefix }
