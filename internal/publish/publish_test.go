@@ -272,3 +272,26 @@ func TestCompareStreamIDs(t *testing.T) {
 		}
 	}
 }
+
+func TestRelayResumeDoesNotTrimForeignIDs(t *testing.T) {
+	_, js, s := setup(t)
+	ob := &memOutbox{}
+	ob.add(10, 0)
+	// The stream's last message names outbox id 1005-0 but another event (as after
+	// Redis lost its data and reused ids): nothing may be trimmed unpublished.
+	foreign := ob.recs[5]
+	foreign.ID = "evt-from-before-the-wipe"
+	if _, err := js.PublishMsg(t.Context(), message(foreign, "CALLCENTER")); err != nil {
+		t.Fatal(err)
+	}
+	r := NewRelay(js, ob, relayCfg(), zerolog.Nop())
+	if err := r.Drain(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Stats.Skipped.Load(); got != 0 {
+		t.Fatalf("skipped %d, want 0", got)
+	}
+	if got := len(streamMsgs(t, s)); got != 11 {
+		t.Fatalf("stream holds %d, want 11 (the foreign one and all 10)", got)
+	}
+}

@@ -224,27 +224,27 @@ func (r *Relay) resume(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("resume: last message of %s: %w", r.cfg.Filter, err)
 	}
-	id := msg.Header.Get(HeaderOutboxID)
+	id, evt := msg.Header.Get(HeaderOutboxID), msg.Header.Get(jetstream.MsgIDHeader)
 	if id == "" {
 		return "", nil
 	}
-	// Trim what is published; the outbox may hold nothing that old (already trimmed).
-	n, err := r.countUpTo(ctx, id)
-	if err != nil {
+	n, err := r.countUpTo(ctx, id, evt)
+	if err != nil || n == 0 {
 		return "", err
 	}
-	if n > 0 {
-		if err := r.outbox.TrimOutbox(ctx, id); err != nil {
-			return "", fmt.Errorf("resume: trim outbox to %s: %w", id, err)
-		}
-		r.Stats.Skipped.Add(int64(n))
-		r.log.Info().Int("entries", n).Str("outbox_id", id).Msg("relay: skipped outbox entries already in the stream")
+	if err := r.outbox.TrimOutbox(ctx, id); err != nil {
+		return "", fmt.Errorf("resume: trim outbox to %s: %w", id, err)
 	}
+	r.Stats.Skipped.Add(int64(n))
+	r.log.Info().Int("entries", n).Str("outbox_id", id).Msg("relay: skipped outbox entries already in the stream")
 	return "", nil
 }
 
-// countUpTo counts outbox entries with ids up to id (for the log and stats).
-func (r *Relay) countUpTo(ctx context.Context, id string) (int, error) {
+// countUpTo counts the outbox entries up to the one with stream id id, provided that
+// entry exists and carries event id evt. Anything else (the entry was trimmed, or
+// Redis lost its data and reuses ids) counts 0, so nothing is trimmed unpublished;
+// JetStream's duplicate window then catches what is republished.
+func (r *Relay) countUpTo(ctx context.Context, id, evt string) (int, error) {
 	n, after := 0, ""
 	for {
 		recs, err := r.outbox.ReadOutbox(ctx, after, r.cfg.Batch)
@@ -252,13 +252,17 @@ func (r *Relay) countUpTo(ctx context.Context, id string) (int, error) {
 			return 0, fmt.Errorf("resume: read outbox: %w", err)
 		}
 		for _, rec := range recs {
-			if CompareStreamIDs(rec.StreamID, id) > 0 {
-				return n, nil
+			switch c := CompareStreamIDs(rec.StreamID, id); {
+			case c < 0:
+				n++
+			case c == 0 && rec.ID == evt:
+				return n + 1, nil
+			default:
+				return 0, nil
 			}
-			n++
 		}
 		if len(recs) < r.cfg.Batch {
-			return n, nil
+			return 0, nil
 		}
 		after = recs[len(recs)-1].StreamID
 	}
