@@ -1,0 +1,129 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/callbus/callbus/internal/sim"
+)
+
+// options is the parsed command line.
+type options struct {
+	cfg       sim.Config
+	addr      string
+	truthPath string
+	tick      time.Duration
+}
+
+// parseFlags turns args into options, listing every problem at once.
+func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("callcenter-sim", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	c := &o.cfg
+	var start, order, retryAfter, keysFile string
+	callsByTime := true
+	fs.StringVar(&o.addr, "addr", "127.0.0.1:8080", "listen address")
+	fs.StringVar(&c.APIKey, "api-key", "", "the account admin's API key (required; or CALLCENTER_SIM_API_KEY)")
+	fs.Func("key", "extra API key as KEY=ROLE (Account Admin, Admin, Supervisor, Agent); repeatable", func(v string) error {
+		k, role, ok := strings.Cut(v, "=")
+		if !ok || k == "" {
+			return errors.New("want KEY=ROLE")
+		}
+		c.Keys = append(c.Keys, sim.Key{Key: k, Role: role})
+		return nil
+	})
+	fs.StringVar(&keysFile, "keys-file", "", `JSON file of extra keys: {"KEY": "ROLE", ...}`)
+	fs.Uint64Var(&c.Seed, "seed", 1, "seed of the world, faults and drift")
+	fs.Float64Var(&c.Speed, "speed", 1, "simulated seconds per real second")
+	fs.StringVar(&start, "start", "", "simulated start time, RFC 3339 (default: now, truncated to the second)")
+	fs.IntVar(&c.Agents, "agents", 20, "number of users")
+	fs.IntVar(&c.Teams, "teams", 4, "number of teams (each with a queue and a number)")
+	fs.Float64Var(&c.CallRate, "call-rate", 2, "new calls per simulated minute (negative: none)")
+	fs.IntVar(&c.Backlog, "backlog", 0, "historical ended calls generated before the start")
+	fs.IntVar(&c.Plan, "plan", 100, "requests per rate window: 100, 200, 400, or 0 for unlimited")
+	fs.DurationVar(&c.RateWindow, "rate-window", time.Minute, "rate-limit window (real time)")
+	fs.StringVar(&retryAfter, "retry-after", "sometimes", "Retry-After on 429: always, never or sometimes")
+	fs.StringVar(&order, "order", "newest", "list order: newest, oldest or random")
+	fs.BoolVar(&callsByTime, "calls-by-time", true, "GET /calls honours by_time[from]/[to]")
+	fs.BoolVar(&c.AllowWildcardAccept, "allow-wildcard-accept", false, "serve Accept: */* (the real API answers 404)")
+	fs.Float64Var(&c.ErrorRate, "error-rate", 0, "fraction of requests failing with 500/502/503")
+	fs.Float64Var(&c.MalformedRate, "malformed-rate", 0, "fraction of successful GETs with a truncated body")
+	fs.DurationVar(&c.Latency, "latency", 0, "latency added to every request")
+	fs.DurationVar(&c.LatencyJitter, "latency-jitter", 0, "random extra latency, uniform up to this")
+	fs.DurationVar(&c.Burst429Every, "burst-429", 0, "start a burst of 429s this often (0: never)")
+	fs.DurationVar(&c.Burst429Length, "burst-429-length", 2*time.Second, "length of each 429 burst")
+	fs.Float64Var(&c.Drift, "drift", 0, "probability of each field-note variant per record")
+	fs.Float64Var(&c.OffsetRate, "offset-rate", 0, "fraction of records with non-Z time offsets")
+	fs.Float64Var(&c.JobStallRate, "job-stall-rate", 0, "fraction of export jobs that never complete")
+	fs.StringVar(&c.BaseURL, "base-url", "", "base of absolute URLs handed out (default: from each request's Host)")
+	fs.StringVar(&o.truthPath, "truth", "", "write the ground-truth NDJSON log to this file")
+	fs.DurationVar(&o.tick, "tick", time.Second, "advance the world this often without requests (0: only on requests)")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected arguments: %q", fs.Args())
+	}
+	var errs []error
+	if c.APIKey == "" {
+		c.APIKey = getenv("CALLCENTER_SIM_API_KEY")
+	}
+	if c.APIKey == "" {
+		errs = append(errs, errors.New("--api-key (or CALLCENTER_SIM_API_KEY) is required"))
+	}
+	if keysFile != "" {
+		keys, err := readKeys(keysFile)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		c.Keys = append(c.Keys, keys...)
+	}
+	if start != "" {
+		t, err := time.Parse(time.RFC3339, start)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("--start: %w", err))
+		}
+		c.Start = t
+	}
+	var err error
+	if c.Order, err = sim.ParseOrder(order); err != nil {
+		errs = append(errs, fmt.Errorf("--order: %w", err))
+	}
+	if c.RetryAfter, err = sim.ParseRetryAfter(retryAfter); err != nil {
+		errs = append(errs, fmt.Errorf("--retry-after: %w", err))
+	}
+	c.CallsIgnoreByTime = !callsByTime
+	if c.Plan != 0 && c.Plan != 100 && c.Plan != 200 && c.Plan != 400 {
+		errs = append(errs, fmt.Errorf("--plan %d: want 100, 200, 400 or 0", c.Plan))
+	}
+	if c.Burst429Every == 0 {
+		c.Burst429Length = 0
+	}
+	return o, errors.Join(errs...)
+}
+
+// readKeys reads a JSON object of key → role, in key order.
+func readKeys(path string) ([]sim.Key, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--keys-file: %w", err)
+	}
+	var m map[string]string
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("--keys-file %s: %w", path, err)
+	}
+	keys := make([]sim.Key, 0, len(m))
+	for k, role := range m {
+		keys = append(keys, sim.Key{Key: k, Role: role})
+	}
+	slices.SortFunc(keys, func(a, b sim.Key) int { return strings.Compare(a.Key, b.Key) })
+	return keys, nil
+}

@@ -1,0 +1,191 @@
+package sim
+
+// genBacklog creates n historical calls, all ended and with final metrics, spread
+// before the world's start at the configured rate and ending an hour before it.
+// They take no part in routing and write no truth lines; they are built directly
+// rather than through the schedule, so a large backlog costs a few hundred bytes and
+// a few microseconds per call. Transfers, monitoring and conferences do not occur
+// in the backlog.
+func (w *world) genBacklog(n int) {
+	rate := w.cfg.CallRate
+	if rate <= 0 {
+		rate = 2
+	}
+	gap := max(int64(60/rate), 1)
+	t := w.start - 3600 - sec(int64(n)*gap)
+	w.calls = make([]*call, 0, n+1024)
+	for range n {
+		t += sec(w.between(0, 2*gap-1))
+		w.backlogCall(t)
+	}
+}
+
+// backlogCall builds one ended call created at t.
+func (w *world) backlogCall(t sec) {
+	idx := int64(len(w.calls))
+	num := w.numbers[w.pick(len(w.numbers))]
+	out := w.chance(0.25)
+	var agent *user
+	if out {
+		agent = w.anyAgent(nil)
+		out = agent != nil
+	}
+	if !out {
+		agent = w.anyAgent(num.queue.team.members)
+	}
+	c := &call{id: callBase + idx, outbound: out, number: num, created: t}
+	if !out {
+		c.queue, c.ivr = num.queue, num.ivr
+	}
+	c.m = metric{id: metricBase + idx, created: t, ringNull: true, answerNull: true, billNull: true}
+	m := &c.m
+	cust := custBase + int64(w.pick(customers))
+	now := t
+	life := func(typ, legType int8, a int64) {
+		e := lifeEvent{typ: typ, leg: legType, agent: a, at: now}
+		if hasQueue(typ) && c.queue != nil {
+			e.queue = c.queue.id
+		}
+		m.life = append(m.life, e)
+	}
+	c.parts = make([]participant, 1, 2)
+	c.parts[0] = w.backlogLeg(cust, 0, connCustomer, t)
+	custSt, agentSt := csCompleted, csCompleted
+	answered := false
+	var ringStart sec
+	if out {
+		c.agentID = agent.id
+		c.parts = append(c.parts, w.backlogLeg(0, agent.id, connPrimary, t))
+		life(lcRinging, connPrimary, agent.id)
+		ringStart = t
+		now += sec(w.between(5, 25))
+		switch x := w.rng.Float64(); {
+		case x < 0.65:
+			answered = true
+		case x < 0.8:
+			custSt = csMissed
+		case x < 0.9:
+			custSt = csBusy
+		default:
+			custSt, agentSt = csFailed, csFailed
+		}
+	} else {
+		if c.ivr != nil {
+			m.ivr = w.between(5, 45)
+			now += sec(m.ivr)
+		}
+		c.parts[0].enqueued = now
+		life(lcQueueStarted, connCustomer, 0)
+		life(lcEnqueued, connCustomer, 0)
+		wait := w.between(2, 120)
+		now += sec(wait)
+		switch x := w.rng.Float64(); {
+		case agent == nil || x < 0.12:
+			custSt = csAbandoned
+		case x < 0.20:
+			custSt = csVoicemail
+			life(lcQueueTimeout, connCustomer, 0)
+			life(lcVoicemail, connCustomer, 0)
+			now += sec(w.between(15, 60))
+		case x < 0.24:
+			custSt = csQueueTimeout
+			life(lcQueueTimeout, connCustomer, 0)
+		default:
+			c.agentID = agent.id
+			ringStart = now
+			c.parts = append(c.parts, w.backlogLeg(0, agent.id, connPrimary, now))
+			life(lcRinging, connPrimary, agent.id)
+			now += sec(w.between(3, 15))
+			if x < 0.28 {
+				custSt, agentSt = csMissed, csMissed
+			} else {
+				answered = true
+				m.answer, m.answerNull = int64(now-c.parts[0].enqueued), false
+				life(lcDequeued, connCustomer, agent.id)
+			}
+		}
+	}
+	if answered {
+		m.ring, m.ringNull = int64(now-ringStart), false
+		life(lcAnswered, connPrimary, agent.id)
+		m.talk = 20 + w.expSec(150, 0)
+		if w.chance(0.15) {
+			m.hold = w.between(10, 90)
+		}
+		now += sec(m.talk + m.hold)
+		m.bill, m.billNull = m.hold+m.talk+m.ring, false
+		m.cost = round4(float64(m.bill) / 60 * pricePerMinute)
+		c.bill = m.bill
+		if num.record {
+			m.recDur = m.talk + m.hold
+			c.rec = &recording{id: w.nextRec, duration: m.recDur, transcript: w.chance(0.5)}
+			w.recs[w.nextRec] = c
+			w.nextRec++
+			if w.chance(0.2) {
+				c.redact = &recording{id: w.nextRec, duration: m.recDur}
+				w.recs[w.nextRec] = c
+				w.nextRec++
+			}
+		}
+		m.work = w.between(20, 120)
+		if w.chance(0.6) {
+			c.notes = callNotes[w.pick(len(callNotes))]
+		}
+		c.integrated = w.chance(0.3)
+		if w.chance(0.3) {
+			m.outcome, m.csatTime = outcomes[w.pick(len(outcomes))], w.between(5, 300)
+		}
+	}
+	if w.chance(0.4) {
+		m.tags = w.drawTags()
+	}
+	life(lcHangup, 0, c.agentID)
+	w.endBacklogLeg(&c.parts[0], custSt, now)
+	if len(c.parts) > 1 {
+		w.endBacklogLeg(&c.parts[1], agentSt, now)
+	}
+	c.ended, m.finalized = true, true
+	c.updated = now + sec(m.work) + 30
+	m.updated = c.updated + sec(w.between(5, 60))
+	w.calls = append(w.calls, c)
+	w.ended++
+	w.finalized++
+}
+
+// backlogLeg makes a participant created at t.
+func (w *world) backlogLeg(customer, agent int64, conn int8, t sec) participant {
+	p := participant{id: w.nextPart, customer: customer, agent: agent, conn: conn, created: t}
+	w.nextPart++
+	return p
+}
+
+// endBacklogLeg puts a backlog leg in its final state at t.
+func (w *world) endBacklogLeg(p *participant, st int8, t sec) {
+	p.status, p.updated, p.duration = st, t, int64(t-p.created)
+	if p.customer != 0 {
+		p.cost, p.hasCost = round4(float64(p.duration)/60*pricePerMinute), true
+	}
+}
+
+// anyAgent picks a random non-deleted call-taking user among ids (nil: all users),
+// ignoring availability; nil when there is none.
+func (w *world) anyAgent(ids []int64) *user {
+	var pool []*user
+	if ids == nil {
+		for _, u := range w.users {
+			if takesCalls(u) && !u.deleted {
+				pool = append(pool, u)
+			}
+		}
+	} else {
+		for _, id := range ids {
+			if u := w.user(id); u != nil && takesCalls(u) && !u.deleted {
+				pool = append(pool, u)
+			}
+		}
+	}
+	if len(pool) == 0 {
+		return nil
+	}
+	return pool[w.pick(len(pool))]
+}

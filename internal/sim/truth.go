@@ -1,0 +1,137 @@
+package sim
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Truth-log entity and change names (see the package doc for the line format).
+const (
+	entCall        = "call"
+	entParticipant = "participant"
+	entUser        = "user"
+	entTeam        = "team"
+	entMetric      = "metric"
+	entJob         = "job"
+
+	chCreated       = "created"
+	chUpdated       = "updated"
+	chStatusChanged = "status_changed"
+	chEnded         = "ended"
+	chDeleted       = "deleted"
+	chFinalized     = "finalized"
+	chJoined        = "joined"
+)
+
+// noValue marks an absent from/to in a truth line (nil means JSON null).
+type noValue struct{}
+
+var none = noValue{}
+
+// truthLog writes the ground-truth NDJSON log through a buffer. Safe for concurrent
+// use; a nil *truthLog discards everything. The first write error is kept and
+// returned by flush; later lines are dropped.
+type truthLog struct {
+	mu  sync.Mutex
+	w   *bufio.Writer
+	buf []byte
+	err error
+}
+
+func newTruthLog(w io.Writer) *truthLog {
+	if w == nil {
+		return nil
+	}
+	return &truthLog{w: bufio.NewWriterSize(w, 64<<10)}
+}
+
+// write appends one line. callID is omitted when 0, field when "", from and to
+// when none.
+func (t *truthLog) write(at sec, entity string, id, callID int64, change, field string, from, to any) {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.err != nil {
+		return
+	}
+	b := t.buf[:0]
+	b = append(b, `{"time":"`...)
+	b = at.Time().AppendFormat(b, time.RFC3339Nano)
+	b = append(b, `","entity":"`...)
+	b = append(b, entity...)
+	b = append(b, `","id":`...)
+	b = strconv.AppendInt(b, id, 10)
+	if callID != 0 {
+		b = append(b, `,"call_id":`...)
+		b = strconv.AppendInt(b, callID, 10)
+	}
+	b = append(b, `,"change":"`...)
+	b = append(b, change...)
+	b = append(b, '"')
+	if field != "" {
+		b = append(b, `,"field":"`...)
+		b = append(b, field...)
+		b = append(b, '"')
+	}
+	if _, ok := from.(noValue); !ok {
+		b = append(b, `,"from":`...)
+		b = appendAny(b, from)
+	}
+	if _, ok := to.(noValue); !ok {
+		b = append(b, `,"to":`...)
+		b = appendAny(b, to)
+	}
+	b = append(b, '}', '\n')
+	t.buf = b
+	_, t.err = t.w.Write(b)
+}
+
+// flush writes out the buffer and returns the first error seen.
+func (t *truthLog) flush() error {
+	if t == nil {
+		return nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.err != nil {
+		return t.err
+	}
+	t.err = t.w.Flush()
+	return t.err
+}
+
+// appendAny appends v as JSON, fast for the common scalar types.
+func appendAny(b []byte, v any) []byte {
+	switch x := v.(type) {
+	case nil:
+		return append(b, "null"...)
+	case int:
+		return strconv.AppendInt(b, int64(x), 10)
+	case int64:
+		return strconv.AppendInt(b, x, 10)
+	case int8:
+		return strconv.AppendInt(b, int64(x), 10)
+	case bool:
+		return strconv.AppendBool(b, x)
+	case string:
+		return appendJSONString(b, x)
+	case sec:
+		if x == 0 {
+			return append(b, "null"...)
+		}
+		b = append(b, '"')
+		b = x.Time().AppendFormat(b, time.RFC3339)
+		return append(b, '"')
+	}
+	j, err := json.Marshal(v)
+	if err != nil {
+		return append(b, "null"...)
+	}
+	return append(b, j...)
+}
