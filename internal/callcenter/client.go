@@ -1,0 +1,189 @@
+package callcenter
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/callbus/callbus/internal/secret"
+)
+
+// Client calls the call-center API of one account. It is safe for concurrent use.
+// Every operation takes ctx first, returns an error naming the operation, and waits
+// for the account's rate budget (the Limiter) before each attempt.
+type Client struct {
+	base      *url.URL // scheme://host[/prefix]/api/v1, no trailing slash
+	key       secret.Value
+	scrub     *strings.Replacer
+	hc        *http.Client
+	userAgent string
+	log       zerolog.Logger
+	lim       *Limiter
+	retry     RetryPolicy
+	onResp    func(ResponseInfo)
+	clock     clock
+
+	mu   sync.Mutex
+	rate RateState
+}
+
+// Option configures a Client.
+type Option func(*Client)
+
+// WithHTTPClient sets the HTTP client. The Client uses a shallow copy whose
+// CheckRedirect never follows redirects (DownloadRecording needs the 302 itself).
+func WithHTTPClient(hc *http.Client) Option { return func(c *Client) { c.hc = hc } }
+
+// WithLogger sets the logger; every request is logged at debug level (operation,
+// method, path, status, duration, remaining budget, attempt). Default: no logging.
+func WithLogger(l zerolog.Logger) Option { return func(c *Client) { c.log = l } }
+
+// WithLimiter sets the account's shared Limiter. Without it the Client gets a
+// Limiter of its own with Share 1, which is right only if it is the account's sole
+// client.
+func WithLimiter(l *Limiter) Option { return func(c *Client) { c.lim = l } }
+
+// WithVersion sets the version in the User-Agent (default "dev").
+func WithVersion(v string) Option {
+	return func(c *Client) { c.userAgent = userAgent(v) }
+}
+
+// WithRetryPolicy sets the retry policy (see RetryPolicy for defaults).
+func WithRetryPolicy(p RetryPolicy) Option { return func(c *Client) { c.retry = p } }
+
+// WithResponseHook sets a function called after every attempt (for metrics). It
+// must be fast and safe for concurrent use.
+func WithResponseHook(f func(ResponseInfo)) Option { return func(c *Client) { c.onResp = f } }
+
+// withClock sets the time source (tests).
+func withClock(k clock) Option { return func(c *Client) { c.clock = k } }
+
+// ResponseInfo describes one attempt of an operation.
+type ResponseInfo struct {
+	Operation, Method, Path string
+	// Status is 0 when no response arrived (Err says why).
+	Status   int
+	Attempt  int
+	Duration time.Duration
+	Rate     RateState
+	Err      error
+}
+
+func userAgent(version string) string {
+	if version == "" {
+		version = "dev"
+	}
+	return "callbus/" + version + " (+https://github.com/callbus/callbus)"
+}
+
+// New returns a Client for the API at baseURL ("http://127.0.0.1:8080", with or
+// without a trailing slash or "/api/v1") authenticated by key. It fails on a base
+// URL that is not absolute http(s) or carries a query, and on an empty key.
+func New(baseURL string, key secret.Value, opts ...Option) (*Client, error) {
+	base, err := parseBase(baseURL)
+	if err != nil {
+		return nil, fmt.Errorf("new client: %w", err)
+	}
+	if key.IsZero() {
+		return nil, errors.New("new client: api key is empty")
+	}
+	c := &Client{
+		base:      base,
+		key:       key,
+		userAgent: userAgent(""),
+		log:       zerolog.Nop(),
+		clock:     wallClock{},
+		rate:      noRate(),
+	}
+	// The replacer removes echoes of the key from server text kept in errors.
+	c.scrub = strings.NewReplacer(key.Reveal(), secret.Redacted)
+	for _, o := range opts {
+		o(c)
+	}
+	c.retry = c.retry.withDefaults()
+	if c.hc == nil {
+		c.hc = defaultHTTPClient()
+	} else {
+		hc := *c.hc
+		c.hc = &hc
+	}
+	c.hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	if c.lim == nil {
+		c.lim, _ = NewLimiter(LimiterConfig{Share: 1})
+		c.lim.clock = c.clock
+	}
+	return c, nil
+}
+
+// defaultHTTPClient bounds every phase of a request.
+func defaultHTTPClient() *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.DialContext = (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	t.TLSHandshakeTimeout = 10 * time.Second
+	t.ResponseHeaderTimeout = 60 * time.Second
+	t.MaxIdleConnsPerHost = 8
+	return &http.Client{Transport: t, Timeout: 2 * time.Minute}
+}
+
+// parseBase normalises the base URL to end in /api/v1.
+func parseBase(s string) (*url.URL, error) {
+	u, err := url.Parse(strings.TrimSpace(s))
+	if err != nil {
+		return nil, fmt.Errorf("base url: %w", err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("base url %q: want an absolute http or https URL", u.Redacted())
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return nil, fmt.Errorf("base url %q: must not have a query or fragment", u.Redacted())
+	}
+	p := strings.TrimRight(u.Path, "/")
+	if !strings.HasSuffix(p, apiPrefix) {
+		p += apiPrefix
+	}
+	u.Path, u.RawPath = p, ""
+	return u, nil
+}
+
+// apiPrefix starts every path of the API.
+const apiPrefix = "/api/v1"
+
+// BaseURL returns the normalised base URL, ending in /api/v1.
+func (c *Client) BaseURL() string { return c.base.String() }
+
+// Limiter returns the Limiter the client waits on.
+func (c *Client) Limiter() *Limiter { return c.lim }
+
+// RateLimit returns what the latest response carrying X-RateLimit-* headers said
+// (Known is false before any).
+func (c *Client) RateLimit() RateState {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.rate
+}
+
+func (c *Client) setRate(r RateState) {
+	if !r.Known() {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !r.Observed.Before(c.rate.Observed) {
+		c.rate = r
+	}
+}
+
+// url builds the URL of path (below /api/v1) with query q.
+func (c *Client) url(path string, q url.Values) string {
+	u := *c.base
+	u.Path = c.base.Path + path
+	u.RawQuery = q.Encode()
+	return u.String()
+}

@@ -1,0 +1,200 @@
+package callcenter
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The scalar parsers below read one JSON value whichever way the API sends it. They
+// report null (JSON null, or "" where a number or a time is expected) separately from
+// a value so that nullable fields stay distinguishable from zero. Their errors never
+// quote the value: server text is kept out of errors.
+
+// scalarKind is the JSON kind of a raw value.
+type scalarKind int
+
+const (
+	kindNull scalarKind = iota
+	kindString
+	kindNumber
+	kindBool
+)
+
+// scalar returns the text of a JSON scalar: a string unquoted, a number or a boolean
+// as written. Objects and arrays are an error.
+func scalar(raw []byte) (string, scalarKind, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return "", kindNull, errors.New("empty value")
+	}
+	switch raw[0] {
+	case 'n':
+		if string(raw) == "null" {
+			return "", kindNull, nil
+		}
+	case '"':
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return "", kindNull, errors.New("invalid string")
+		}
+		return s, kindString, nil
+	case 't', 'f':
+		if string(raw) == "true" || string(raw) == "false" {
+			return string(raw), kindBool, nil
+		}
+	case '{':
+		return "", kindNull, errors.New("want a scalar, got an object")
+	case '[':
+		return "", kindNull, errors.New("want a scalar, got an array")
+	default:
+		if json.Valid(raw) {
+			return string(raw), kindNumber, nil
+		}
+	}
+	return "", kindNull, errors.New("invalid JSON value")
+}
+
+// isNull reports whether raw is JSON null.
+func isNull(raw []byte) bool { return string(bytes.TrimSpace(raw)) == "null" }
+
+// parseInt reads an integer sent as 12, 12.0, "12" or "12.0". ok is false for null
+// and "".
+func parseInt(raw []byte) (v int64, ok bool, err error) {
+	s, kind, err := scalar(raw)
+	if err != nil || kind == kindNull {
+		return 0, false, err
+	}
+	if kind == kindBool {
+		return 0, false, errors.New("want an integer, got a boolean")
+	}
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, false, nil
+	}
+	v, err = intText(s)
+	return v, err == nil, err
+}
+
+// intText parses decimal integer text, accepting a float form with no fraction.
+func intText(s string) (int64, error) {
+	if v, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return v, nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	switch {
+	case err != nil || math.IsNaN(f) || math.IsInf(f, 0):
+		return 0, errors.New("want an integer, got a non-numeric value")
+	case f != math.Trunc(f):
+		return 0, errors.New("want an integer, got a fraction")
+	case f < -9.2e18 || f > 9.2e18:
+		return 0, errors.New("integer out of range")
+	}
+	return int64(f), nil
+}
+
+// parseFloat reads a finite number sent as 1, 1.5 or "1.5". ok is false for null
+// and "".
+func parseFloat(raw []byte) (v float64, ok bool, err error) {
+	s, kind, err := scalar(raw)
+	if err != nil || kind == kindNull {
+		return 0, false, err
+	}
+	if kind == kindBool {
+		return 0, false, errors.New("want a number, got a boolean")
+	}
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, false, nil
+	}
+	v, err = strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, false, errors.New("want a finite number")
+	}
+	return v, true, nil
+}
+
+// parseBool reads true/false, "true"/"false", 1/0 and "1"/"0". ok is false for null
+// and "".
+func parseBool(raw []byte) (v bool, ok bool, err error) {
+	s, kind, err := scalar(raw)
+	if err != nil || kind == kindNull {
+		return false, false, err
+	}
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return false, false, nil
+	}
+	if b, err := strconv.ParseBool(s); err == nil {
+		return b, true, nil
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil && (f == 0 || f == 1) {
+		return f == 1, true, nil
+	}
+	return false, false, errors.New("want a boolean")
+}
+
+// parseString reads a string; a number or a boolean is kept as its JSON text. ok is
+// false for null only ("" is a value).
+func parseString(raw []byte) (v string, ok bool, err error) {
+	s, kind, err := scalar(raw)
+	if err != nil || kind == kindNull {
+		return "", false, err
+	}
+	return s, true, nil
+}
+
+// timeLayouts are tried in order; the first is the spec's form. Parsing accepts a
+// fractional second after the seconds whether or not the layout shows one.
+var timeLayouts = [...]string{
+	time.RFC3339,
+	"2006-01-02T15:04:05Z0700",
+	"2006-01-02 15:04:05Z07:00",
+	"2006-01-02 15:04:05Z0700",
+	"2006-01-02 15:04:05 Z07:00",
+	"2006-01-02T15:04Z07:00",
+	"2006-01-02T15:04:05", // no zone: taken as UTC
+	"2006-01-02 15:04:05",
+	"2006-01-02", // date only: midnight UTC
+}
+
+// parseTime reads a date-time with any offset and returns it in UTC. ok is false
+// for null and "".
+func parseTime(raw []byte) (t time.Time, ok bool, err error) {
+	s, kind, err := scalar(raw)
+	if err != nil || kind == kindNull {
+		return time.Time{}, false, err
+	}
+	if kind != kindString {
+		return time.Time{}, false, errors.New("want a date-time string")
+	}
+	t, err = timeText(s)
+	return t, err == nil && !t.IsZero(), err
+}
+
+// timeText parses s with timeLayouts; "" is the zero time.
+func timeText(s string) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return time.Time{}, nil
+	}
+	for _, layout := range timeLayouts {
+		t, err := time.Parse(layout, s)
+		if err != nil {
+			continue
+		}
+		t = t.UTC()
+		// encoding/json cannot write years outside [0, 9999]; an offset can push a
+		// boundary value out of range.
+		if y := t.Year(); y < 0 || y > 9999 {
+			return time.Time{}, fmt.Errorf("date-time year %d out of range", y)
+		}
+		return t, nil
+	}
+	return time.Time{}, errors.New("want an ISO 8601 date-time")
+}

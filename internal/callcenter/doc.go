@@ -1,0 +1,21 @@
+// Package callcenter is the typed client of the call-center REST API
+// (spec/callcenter-api.md): every operation of the spec's Endpoints table, tolerant
+// decoding of the drift listed in spec/api-field-notes.md, paging, the account's
+// rate budget and retries.
+//
+// A Client talks to one account at one base URL with one API key (a secret.Value
+// that goes on the wire through SetHeader only and never appears in an error, a log
+// line or a panic). Every Client of an account shares one Limiter, which keeps the
+// account-wide request budget (see Limiter for the algorithm). Clients are safe for
+// concurrent use.
+//
+// Decoding is tolerant: ids and numbers arrive as numbers or strings, timestamps
+// with any offset (converted to UTC), direction in any case, the earlier call form
+// with fields missing, life-cycle "time_stamp" or "timestamp", unknown fields. Types
+// encode back to the canonical shape of the spec with encoding/json, and top-level
+// records keep the raw JSON they were decoded from in their Raw field.
+//
+// Errors name the operation ("list calls page 3: ..."); failures reported by the
+// server are *APIError (see IsNotFound, IsValidation, IsUnauthorized), requests
+// refused before sending are *ValidationError.
+package callcenter

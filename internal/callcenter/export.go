@@ -1,0 +1,94 @@
+package callcenter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/cenkalti/backoff/v4"
+)
+
+// ExportWait bounds ExportAndWait. Zero fields take the defaults shown.
+type ExportWait struct {
+	// PollInterval is the first wait between job reads (default 2s); it grows
+	// exponentially with jitter up to MaxPollInterval (default 30s).
+	PollInterval, MaxPollInterval time.Duration
+	// MaxWait bounds the whole wait from the export request (default 30m): jobs
+	// can stall (field note 9).
+	MaxWait time.Duration
+	// OnPoll, when set, sees every job read (for progress logs).
+	OnPoll func(Job)
+}
+
+func (w ExportWait) withDefaults() ExportWait {
+	if w.PollInterval <= 0 {
+		w.PollInterval = 2 * time.Second
+	}
+	if w.MaxPollInterval < w.PollInterval {
+		w.MaxPollInterval = max(30*time.Second, w.PollInterval)
+	}
+	if w.MaxWait <= 0 {
+		w.MaxWait = 30 * time.Minute
+	}
+	return w
+}
+
+// ErrJobStalled is wrapped by the error of ExportAndWait when the job does not
+// complete within ExportWait.MaxWait.
+var ErrJobStalled = errors.New("export job did not complete in time")
+
+// ExportAndWait starts an export (see Export) and polls its job until it is
+// completed, returning the report URL (job_data.path, valid for 7 days). It fails
+// when the export or a job read fails (GetJob retries transient errors itself),
+// when the job reports a status other than started, zip_in_progress or completed,
+// when a completed job has no path, when MaxWait passes (ErrJobStalled) or when
+// ctx is done. Paged reads remain the fallback for a failed export.
+func (c *Client) ExportAndWait(ctx context.Context, req ExportRequest, w ExportWait) (string, error) {
+	w = w.withDefaults()
+	started, err := c.Export(ctx, req)
+	if err != nil {
+		return "", err
+	}
+	if started.ID <= 0 {
+		return "", errors.New("export: the response holds no job id")
+	}
+	op := fmt.Sprintf("export job %d", started.ID)
+	deadline := c.clock.Now().Add(w.MaxWait)
+	bo := backoff.NewExponentialBackOff(
+		backoff.WithInitialInterval(w.PollInterval),
+		backoff.WithMaxInterval(w.MaxPollInterval),
+		backoff.WithMaxElapsedTime(0),
+		backoff.WithClockProvider(c.clock),
+	)
+	status := started.Status
+	for {
+		left := deadline.Sub(c.clock.Now())
+		if left <= 0 {
+			return "", fmt.Errorf("%s: %w: still %q after %v", op, ErrJobStalled, status, w.MaxWait)
+		}
+		// The last read happens at the deadline.
+		if err := sleep(ctx, c.clock, min(bo.NextBackOff(), left)); err != nil {
+			return "", fmt.Errorf("%s: %w", op, err)
+		}
+		job, err := c.GetJob(ctx, started.ID)
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", op, err)
+		}
+		if w.OnPoll != nil {
+			w.OnPoll(job)
+		}
+		status = job.Status
+		switch status {
+		case JobStarted, JobZipInProgress:
+			continue
+		case JobCompleted:
+			if job.JobData == nil || job.JobData.Path == "" {
+				return "", fmt.Errorf("%s: completed without a report path", op)
+			}
+			return job.JobData.Path, nil
+		default:
+			return "", fmt.Errorf("%s: unexpected job status %q", op, status)
+		}
+	}
+}

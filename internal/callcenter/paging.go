@@ -1,0 +1,93 @@
+package callcenter
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"iter"
+	"net/http"
+	"net/url"
+)
+
+// fetchPage reads one page of a list.
+type fetchPage[T any] func(ctx context.Context, o ListOptions) (Page[T], error)
+
+// pages iterates over the pages of a list from o.Page (default 1) with o.PerPage
+// (default MaxPerPage). It ends after the page for which Page.IsLast holds (an
+// empty page is not yielded), or after yielding an error: a failed page, or a page
+// identical to the one before (a server ignoring the page parameter would
+// otherwise loop forever). List order is undocumented (field note 2): records
+// created or changed while paging may be missed or repeated.
+func pages[T any](ctx context.Context, o ListOptions, fetch fetchPage[T]) iter.Seq2[Page[T], error] {
+	return func(yield func(Page[T], error) bool) {
+		o.Page = o.number()
+		if o.PerPage == 0 {
+			o.PerPage = MaxPerPage
+		}
+		var prev uint64
+		for first := true; ; first = false {
+			p, err := fetch(ctx, o)
+			if err != nil {
+				yield(Page[T]{}, err)
+				return
+			}
+			if len(p.Items) == 0 {
+				return
+			}
+			if !first && p.fingerprint == prev {
+				yield(Page[T]{}, fmt.Errorf("page %d repeats page %d: the server ignores the page parameter", o.Page, o.Page-1))
+				return
+			}
+			prev = p.fingerprint
+			if !yield(p, nil) || p.IsLast() {
+				return
+			}
+			o.Page++
+		}
+	}
+}
+
+// items flattens a page iterator into its items; an error is yielded with the zero
+// item and ends the iteration.
+func items[T any](seq iter.Seq2[Page[T], error]) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		for p, err := range seq {
+			if err != nil {
+				var zero T
+				yield(zero, err)
+				return
+			}
+			for _, it := range p.Items {
+				if !yield(it, nil) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// listPage reads one page of the list at path, whose items sit under listKey when
+// the response is an object. name names the list in errors ("list calls page 2").
+func listPage[T any](ctx context.Context, c *Client, name, path, listKey string, o ListOptions, q url.Values, problems []string) (Page[T], error) {
+	op := fmt.Sprintf("list %s page %d", name, o.number())
+	if p := append(o.problems(), problems...); len(p) > 0 {
+		return Page[T]{}, invalid(op, p)
+	}
+	for k, v := range o.query() {
+		q[k] = v
+	}
+	var page Page[T]
+	res, err := c.do(ctx, request{op: op, method: http.MethodGet, path: path, query: q,
+		decode: func(_ int, _ http.Header, body []byte) error {
+			env, err := decodeList[T](body, listKey)
+			h := fnv.New64a()
+			_, _ = h.Write(body)
+			page = Page[T]{Items: env.items, Meta: env.meta, fingerprint: h.Sum64()}
+			return err
+		}})
+	if err != nil {
+		return Page[T]{}, err
+	}
+	page.Number, page.PerPage, page.Rate = o.number(), o.PerPage, res.rate
+	return page, nil
+}

@@ -1,0 +1,104 @@
+package callcenter
+
+import "time"
+
+// Participant types (Participant.ParticipantType).
+const (
+	ParticipantAgent    = "Agent"
+	ParticipantCustomer = "Customer"
+)
+
+// Participant is an agent or the customer on a call.
+type Participant struct {
+	ID     int64 `json:"id"`
+	CallID int64 `json:"call_id"`
+	// CallerID, CallerNumber and CallerName are nil for agents.
+	CallerID     *int64  `json:"caller_id"`
+	CallerNumber *string `json:"caller_number"`
+	CallerName   *string `json:"caller_name"`
+	// ParticipantID is the agent's user id or the customer's id.
+	ParticipantID   int64  `json:"participant_id"`
+	ParticipantType string `json:"participant_type"`
+	// ConnectionType: 0 customer, 1 primary agent, 2 monitoring, 3 barge-in, 4 cold
+	// transfer, 5 warm transfer, 6 conference, 7 external number. Sent as an integer
+	// or a decimal with no fraction.
+	ConnectionType int `json:"connection_type"`
+	// CallStatus is one of the call_status values of the spec (see
+	// CallStatusLabel).
+	CallStatus   int        `json:"call_status"`
+	Duration     int64      `json:"duration"`
+	DurationUnit string     `json:"duration_unit"`
+	EnqueuedTime *time.Time `json:"enqueued_time"`
+	// Cost is documented as an integer and sent as a decimal (or a string).
+	Cost        *float64  `json:"cost"`
+	CostUnit    string    `json:"cost_unit"`
+	CreatedTime time.Time `json:"created_time"`
+	UpdatedTime time.Time `json:"updated_time"`
+}
+
+// UnmarshalJSON decodes a participant tolerantly.
+func (p *Participant) UnmarshalJSON(data []byte) error {
+	*p = Participant{}
+	return decodeObject("participant", data,
+		key("id", intField(&p.ID)),
+		key("call_id", intField(&p.CallID)),
+		key("caller_id", optIntField(&p.CallerID)),
+		key("caller_number", optStrField(&p.CallerNumber)),
+		key("caller_name", optStrField(&p.CallerName)),
+		key("participant_id", intField(&p.ParticipantID)),
+		key("participant_type", strField(&p.ParticipantType)),
+		key("connection_type", intField(&p.ConnectionType)),
+		key("call_status", intField(&p.CallStatus)),
+		key("duration", intField(&p.Duration)),
+		key("duration_unit", strField(&p.DurationUnit)),
+		key("enqueued_time", optTimeField(&p.EnqueuedTime)),
+		key("cost", optFloatField(&p.Cost)),
+		key("cost_unit", strField(&p.CostUnit)),
+		key("created_time", timeField(&p.CreatedTime)),
+		key("updated_time", timeField(&p.UpdatedTime)),
+	)
+}
+
+// CallStatusLabel names a participant call_status value of the spec ("unknown" for
+// values the spec does not list).
+func CallStatusLabel(status int) string {
+	switch status {
+	case 0:
+		return "default"
+	case 1:
+		return "answered/completed"
+	case 2:
+		return "busy"
+	case 3:
+		return "missed"
+	case 4:
+		return "connection failed"
+	case 5:
+		return "disconnected"
+	case 6:
+		return "routed to queue"
+	case 8:
+		return "in progress"
+	case 9:
+		return "blocked"
+	case 10:
+		return "redirected to voicemail"
+	case 11:
+		return "restricted number"
+	case 12:
+		return "on hold"
+	case 13:
+		return "connecting"
+	case 15:
+		return "interaction completed recently"
+	case 16:
+		return "voicemail recording in progress"
+	case 17:
+		return "abandoned"
+	case 18:
+		return "queue timeout"
+	case 19:
+		return "handled by bot"
+	}
+	return "unknown"
+}
