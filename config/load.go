@@ -1,0 +1,108 @@
+package config
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/callbus/callbus/internal/iparams"
+)
+
+// Load reads every parameter from the environment (through getenv, e.g.
+// os.Getenv), the CALLBUS_<KEY>_FILE files and the values file configFile ("" for
+// none), in that order of precedence over the declared defaults; validates them; and
+// derives Settings. It also checks that the NATS credentials and CA files it names
+// can be read. On failure the error lists every problem (iparams.Problems inside;
+// IsInvalid reports it) and never contains a secure value.
+func Load(getenv func(string) string, configFile string) (Settings, error) {
+	d, err := Declarations()
+	if err != nil {
+		return Settings{}, fmt.Errorf("load config: %w", err)
+	}
+	raw, ps := gather(d, getenv, configFile)
+	v, bad := d.ValidatePartial(raw)
+	ps = append(ps, bad...)
+	s, err := FromValues(v)
+	if err != nil {
+		ps = ps.Merge(err.(iparams.Problems))
+	} else {
+		ps = append(ps, checkFiles(s)...)
+	}
+	if len(ps) > 0 {
+		return Settings{}, fmt.Errorf("load config: %w", ps)
+	}
+	return s, nil
+}
+
+// gather collects the raw value of every declared key by precedence: the
+// environment variable when not empty, else the content of the file its _FILE
+// variable names (less one trailing newline), else the values file's entry. Keys
+// the values file has but d does not declare are passed on, for Validate to
+// report. Unreadable files are problems; the other sources still count.
+func gather(d *iparams.Declarations, getenv func(string) string, configFile string) (map[string]any, iparams.Problems) {
+	var ps iparams.Problems
+	raw := make(map[string]any)
+	if configFile != "" {
+		fileValues, err := readValuesFile(configFile)
+		if err != nil {
+			ps = append(ps, iparams.Problem{Key: "--config", Message: err.Error()})
+		}
+		for k, v := range fileValues {
+			raw[k] = v
+		}
+	}
+	for _, key := range d.Keys() {
+		name := d.EnvVar(key)
+		if v := getenv(name); v != "" {
+			raw[key] = v
+			continue
+		}
+		path := getenv(name + "_FILE")
+		if path == "" {
+			continue
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			ps = append(ps, iparams.Problem{Key: key, Message: fmt.Sprintf("read %s_FILE: %v", name, err)})
+			continue
+		}
+		raw[key] = trimNewline(string(data))
+	}
+	return raw, ps
+}
+
+func readValuesFile(path string) (map[string]any, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read values file: %w", err)
+	}
+	values, err := iparams.DecodeValues(data)
+	if err != nil {
+		return nil, fmt.Errorf("values file %s: %w", path, err)
+	}
+	return values, nil
+}
+
+// trimNewline drops one trailing newline ("\n" or "\r\n"), as editors and
+// `echo` add one to a mounted secret.
+func trimNewline(s string) string {
+	s = strings.TrimSuffix(s, "\n")
+	return strings.TrimSuffix(s, "\r")
+}
+
+// checkFiles checks that the files the settings name can be read now, rather than
+// at the first reconnect.
+func checkFiles(s Settings) iparams.Problems {
+	var ps iparams.Problems
+	for _, f := range []struct{ key, path string }{{"nats_creds", s.NATSCreds}, {"nats_tls_ca", s.NATSTLSCA}} {
+		if f.path == "" {
+			continue
+		}
+		if fh, err := os.Open(f.path); err != nil {
+			ps = append(ps, iparams.Problem{Key: f.key, Message: fmt.Sprintf("cannot read the file: %v", err)})
+		} else {
+			fh.Close()
+		}
+	}
+	return ps
+}

@@ -1,0 +1,65 @@
+package config
+
+import (
+	"slices"
+	"time"
+
+	"github.com/callbus/callbus/internal/secret"
+)
+
+// The resources the poller can poll (the options of the resources parameter).
+const (
+	ResourceCalls        = "calls"
+	ResourceCallMetrics  = "call_metrics"
+	ResourceUsers        = "users"
+	ResourceUserStatuses = "user_statuses"
+	ResourceTeams        = "teams"
+)
+
+// Settings is the poller's validated configuration, in the units the code uses.
+// Secrets are secret.Value: put the API key in a request with APIKey.SetHeader and
+// hand passwords to drivers with Reveal, nothing else.
+type Settings struct {
+	// APIURL is the API base URL without /api/v1 and without a trailing slash:
+	// api_url, or https://<api_domain>.<domain> when only api_domain is set.
+	APIURL     string
+	APIKey     secret.Value
+	APITimeout time.Duration // one request, retries aside
+	Account    string        // a NATS subject token
+
+	NATSURL      string // one or more server URLs, comma-separated without spaces
+	NATSCreds    string // path of a .creds file, or ""
+	NATSUser     string
+	NATSPassword secret.Value
+	NATSTLSCA    string // path of a PEM CA file, or ""
+
+	RedisURL      string // redis:// or rediss://
+	RedisPassword secret.Value
+
+	SubjectPrefix, StreamName string
+	StreamMaxAge              time.Duration
+	StreamDuplicates          time.Duration // the JetStream duplicate window, ≤ StreamMaxAge
+	StreamReplicas            int
+
+	RateLimitShare float64 // the share of the account's rate limit to use, in (0, 1]
+
+	CallsInterval        time.Duration // target intervals, stretched under the rate budget
+	OpenCallsInterval    time.Duration
+	MetricsInterval      time.Duration
+	MetricsLookback      time.Duration // > MetricsInterval
+	UsersInterval        time.Duration
+	TeamsInterval        time.Duration
+	UserStatusesInterval time.Duration
+
+	Resources []string // a non-empty subset of the Resource constants, in that order
+
+	LogLevel        string // debug, info, warn or error
+	LogFormat       string // json or console
+	HTTPAddr        string // host:port of /healthz, /readyz, /metrics
+	LeaseTTL        time.Duration
+	InstanceID      string // the host name unless set
+	ShutdownTimeout time.Duration
+}
+
+// Polls reports whether resource (a Resource constant) is to be polled.
+func (s Settings) Polls(resource string) bool { return slices.Contains(s.Resources, resource) }
