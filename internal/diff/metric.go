@@ -1,0 +1,89 @@
+package diff
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/callbus/callbus/internal/callcenter"
+	"github.com/callbus/callbus/internal/event"
+)
+
+// metricSnap is kept only once a metric is final: before that it yields no event.
+type metricSnap struct {
+	Seq int64             `json:"q"`
+	Upd int64             `json:"u"`
+	F   map[string]string `json:"f,omitempty"`
+}
+
+// MetricResult is the outcome of one metric observation.
+type MetricResult struct {
+	Events  []event.Envelope
+	Snap    []byte // nil while the metric is not final
+	Changed bool
+	Final   bool
+}
+
+// Metric diffs an observation m of a call's metric against its snapshot prev (nil
+// until the metric is final). The metric is final once its call has ended and the
+// metric was updated after the end (the API updates metrics after the call, after
+// after-call work); then metric.finalized is emitted, once per call. Later changes
+// to the tracked fields (csat, tags, durations, cost) give metric.updated.
+func Metric(account string, prev []byte, m callcenter.CallMetric, call CallState) (MetricResult, error) {
+	entity := "calls/" + strconv.FormatInt(m.CallID, 10) + "/metric"
+	if prev == nil {
+		if !call.Ended || !m.UpdatedTime.After(call.EndedAt) {
+			return MetricResult{}, nil
+		}
+		s := metricSnap{F: map[string]string{}}
+		compare(s.F, metricFields(m), true)
+		s.Upd = ms(m.UpdatedTime)
+		em := &emitter{account: account, seq: &s.Seq}
+		em.emit(event.MetricFinalized, entity, m.UpdatedTime, event.MetricData{CallID: m.CallID, Metric: m})
+		return metricResult(s, em, prev, m)
+	}
+	var s metricSnap
+	if err := json.Unmarshal(prev, &s); err != nil {
+		return MetricResult{}, fmt.Errorf("diff metric of call %d: decode snapshot: %w", m.CallID, err)
+	}
+	if ms(m.UpdatedTime) < s.Upd {
+		return MetricResult{Snap: prev, Final: true}, nil
+	}
+	if s.F == nil {
+		s.F = map[string]string{}
+	}
+	em := &emitter{account: account, seq: &s.Seq}
+	if ch := compare(s.F, metricFields(m), false); len(ch) > 0 {
+		em.emit(event.MetricUpdated, entity, m.UpdatedTime, event.MetricData{CallID: m.CallID, Metric: m, Changes: ch})
+	}
+	s.Upd = ms(m.UpdatedTime)
+	return metricResult(s, em, prev, m)
+}
+
+func metricResult(s metricSnap, em *emitter, prev []byte, m callcenter.CallMetric) (MetricResult, error) {
+	if em.err != nil {
+		return MetricResult{}, fmt.Errorf("diff metric of call %d: %w", m.CallID, em.err)
+	}
+	next, err := json.Marshal(s)
+	if err != nil {
+		return MetricResult{}, fmt.Errorf("diff metric of call %d: encode snapshot: %w", m.CallID, err)
+	}
+	return MetricResult{Events: em.events, Snap: next, Changed: string(next) != string(prev), Final: true}, nil
+}
+
+// metricFields are the fields whose later change gives metric.updated.
+func metricFields(m callcenter.CallMetric) []field {
+	return []field{
+		known("ivr_time", m.IVRTime),
+		known("hold_duration", m.HoldDuration),
+		known("call_work_time", m.CallWorkTime),
+		known("total_ringing_time", m.TotalRingingTime),
+		known("talk_time", m.TalkTime),
+		known("answering_speed", m.AnsweringSpeed),
+		known("recording_duration", m.RecordingDuration),
+		known("bill_duration", m.BillDuration),
+		known("cost", m.Cost),
+		known("csat", m.Csat),
+		known("tags", m.Tags),
+	}
+}
