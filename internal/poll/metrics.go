@@ -1,0 +1,131 @@
+package poll
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/callbus/callbus/internal/callcenter"
+	"github.com/callbus/callbus/internal/cursor"
+	"github.com/callbus/callbus/internal/diff"
+)
+
+// pollMetrics reads call metrics (with life_cycle) created within the look-back, or
+// since the oldest call still waiting for its final metric if that is earlier, and
+// finalizes them (metric.finalized once per call), then reports later changes
+// (metric.updated). A call leaves the open set when its metric is final. Calls
+// older than MaxWindow that still wait are read one by one.
+func (p *Poller) pollMetrics(ctx context.Context) error {
+	open, err := p.store.OpenCalls(ctx, 0)
+	if err != nil {
+		return fmt.Errorf("metrics: open calls: %w", err)
+	}
+	now := p.now()
+	from := now.Add(-p.cfg.MetricsLookback)
+	var old []int64
+	for _, o := range open {
+		switch {
+		case !o.At.Before(from):
+		case o.At.After(now.Add(-p.cfg.MaxWindow)):
+			from = o.At
+		default:
+			old = append(old, mustID(o.ID))
+		}
+	}
+	opts := callcenter.ListCallMetricsOptions{
+		ListOptions:      callcenter.ListOptions{PerPage: p.cfg.PerPage},
+		ByTime:           callcenter.TimeWindow{From: from, To: p.windowEnd()},
+		IncludeLifeCycle: true,
+	}
+	var metrics []callcenter.CallMetric
+	seen := map[int64]bool{}
+	for page, err := range p.api.CallMetricsPages(ctx, opts) {
+		if err != nil {
+			return fmt.Errorf("metrics: list: %w", err)
+		}
+		for _, m := range page.Items {
+			if !seen[m.CallID] {
+				seen[m.CallID] = true
+				metrics = append(metrics, m)
+			}
+		}
+	}
+	for i, id := range old {
+		if i == maxSingleReads {
+			break
+		}
+		if seen[id] {
+			continue
+		}
+		m, err := p.api.GetCallMetric(ctx, id)
+		if callcenter.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("metrics: get metric of call %d: %w", id, err)
+		}
+		metrics = append(metrics, m)
+	}
+	bt := p.newBatcher(ctx)
+	if err := p.diffMetrics(ctx, bt, metrics); err != nil {
+		return err
+	}
+	if err := bt.flush(); err != nil {
+		return fmt.Errorf("metrics: %w", err)
+	}
+	return nil
+}
+
+func (p *Poller) diffMetrics(ctx context.Context, bt *batcher, metrics []callcenter.CallMetric) error {
+	for start := 0; start < len(metrics); start += 1000 {
+		chunk := metrics[start:min(start+1000, len(metrics))]
+		ids := make([]string, len(chunk))
+		for i, m := range chunk {
+			ids[i] = strconv.FormatInt(m.CallID, 10)
+		}
+		calls, err := p.store.GetSnapshots(ctx, kindCall, ids)
+		if err != nil {
+			return fmt.Errorf("metrics: read call snapshots: %w", err)
+		}
+		prevs, err := p.store.GetSnapshots(ctx, kindMetric, ids)
+		if err != nil {
+			return fmt.Errorf("metrics: read snapshots: %w", err)
+		}
+		for i, m := range chunk {
+			callSnap := calls[ids[i]]
+			if callSnap == nil {
+				continue // call not seen yet (or pruned): the calls poll comes first
+			}
+			st, err := diff.CallStateOf(callSnap)
+			if err != nil {
+				p.log.Error().Err(err).Int64("call_id", m.CallID).Msg("metrics: bad call snapshot; skipped")
+				continue
+			}
+			p.saw(m.UpdatedTime)
+			prev := prevs[ids[i]]
+			r, err := diff.Metric(p.cfg.Account, prev, m, st)
+			if err != nil {
+				p.log.Error().Err(err).Int64("call_id", m.CallID).Msg("metrics: diff failed; skipped")
+				continue
+			}
+			if !r.Changed {
+				continue
+			}
+			if prev == nil && r.Final {
+				bt.b.Terminal = append(bt.b.Terminal, cursor.Tracked{ID: ids[i], At: endOr(st.EndedAt, m.UpdatedTime)})
+			}
+			if err := bt.add(kindMetric, ids[i], r.Snap, r.Events); err != nil {
+				return fmt.Errorf("metrics: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+func endOr(a, b time.Time) time.Time {
+	if a.IsZero() {
+		return b
+	}
+	return a
+}

@@ -1,0 +1,167 @@
+package poll
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/callbus/callbus/internal/callcenter"
+	"github.com/callbus/callbus/internal/cursor"
+	"github.com/callbus/callbus/internal/diff"
+	"github.com/callbus/callbus/internal/event"
+	"github.com/rs/zerolog"
+)
+
+// Resource names, as in the configuration's `resources`.
+const (
+	ResCalls        = "calls"
+	ResMetrics      = "call_metrics"
+	ResUsers        = "users"
+	ResUserStatuses = "user_statuses"
+	ResTeams        = "teams"
+)
+
+// Config is the poller's part of the service configuration.
+type Config struct {
+	Account string
+	Prefix  string // subject prefix
+	// Intervals are the target intervals per resource; a resource without one is
+	// not polled.
+	Intervals map[string]time.Duration
+	// Priorities decide which intervals stretch first when the budget is short
+	// (higher keeps its target longer). Defaults: calls 100, users 80, call_metrics
+	// 60, teams 20, user_statuses 10.
+	Priorities map[string]int
+	// CallsOverlap is how far before the newest created_time seen each calls read
+	// starts again, for calls that reach the API late [5m].
+	CallsOverlap time.Duration
+	// Backfill is how far back the very first calls read goes [24h].
+	Backfill time.Duration
+	// MetricsLookback is how far back metrics are read each time [2h]; calls still
+	// waiting for their final metric extend it.
+	MetricsLookback time.Duration
+	// MaxWindow bounds a list window; open calls older than that are read one by
+	// one instead [6h].
+	MaxWindow time.Duration
+	// RateWindow is the API's rate-limit window [1m]; the limiter's budget is per
+	// window.
+	RateWindow time.Duration
+	// PerPage is the page size of list reads [1000, the maximum: a page costs one
+	// request whatever its size].
+	PerPage int
+}
+
+func (c *Config) defaults() {
+	set := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	set(&c.CallsOverlap, 5*time.Minute)
+	set(&c.Backfill, 24*time.Hour)
+	set(&c.MetricsLookback, 2*time.Hour)
+	set(&c.MaxWindow, 6*time.Hour)
+	set(&c.RateWindow, time.Minute)
+	if c.PerPage <= 0 {
+		c.PerPage = callcenter.MaxPerPage
+	}
+	if c.Priorities == nil {
+		c.Priorities = map[string]int{ResCalls: 100, ResUsers: 80, ResMetrics: 60, ResTeams: 20, ResUserStatuses: 10}
+	}
+}
+
+// Hooks let the service observe the poller (metrics, the demo feed). Each may be
+// nil and must not block.
+type Hooks struct {
+	Cycle     func(resource string, d time.Duration, requests int, err error)
+	Intervals func(effective map[string]time.Duration)
+	Committed func(events int)
+}
+
+// Poller runs poll cycles for one account while it holds the lease. It is not safe
+// for concurrent use: one goroutine calls Run.
+type Poller struct {
+	cfg   Config
+	api   *callcenter.Client
+	store Store
+	log   zerolog.Logger
+	hooks Hooks
+	wake  func() // tells the relay that events were committed
+
+	lease func() cursor.Lease
+
+	names    diff.StatusNames
+	hasNames bool
+	newest   time.Time // newest API time seen: the simulator's clock may run ahead of ours
+	// byTimeIgnoredUntil: /calls was seen ignoring by_time; read pages until then.
+	byTimeIgnoredUntil time.Time
+	mu                 sync.Mutex
+	effective          map[string]time.Duration
+}
+
+// New returns a poller. wake is called after each commit that queued events.
+func New(cfg Config, api *callcenter.Client, store Store, wake func(), log zerolog.Logger, hooks Hooks) (*Poller, error) {
+	cfg.defaults()
+	if err := event.CheckNames(cfg.Prefix, cfg.Account); err != nil {
+		return nil, fmt.Errorf("poller: %w", err)
+	}
+	if len(cfg.Intervals) == 0 {
+		return nil, errors.New("poller: no resource to poll")
+	}
+	if wake == nil {
+		wake = func() {}
+	}
+	return &Poller{cfg: cfg, api: api, store: store, wake: wake, log: log, hooks: hooks}, nil
+}
+
+// Effective returns the current effective interval of each resource.
+func (p *Poller) Effective() map[string]time.Duration {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make(map[string]time.Duration, len(p.effective))
+	for k, v := range p.effective {
+		out[k] = v
+	}
+	return out
+}
+
+// outboxEntry turns an event into what the store keeps for the relay.
+func (p *Poller) outboxEntry(e event.Envelope) (cursor.OutboxEntry, error) {
+	body, err := json.Marshal(e)
+	if err != nil {
+		return cursor.OutboxEntry{}, fmt.Errorf("encode event %s: %w", e.ID, err)
+	}
+	return cursor.OutboxEntry{ID: e.ID, Subject: event.Subject(p.cfg.Prefix, p.cfg.Account, e.Type), Data: body}, nil
+}
+
+func (p *Poller) committed(b cursor.Batch) {
+	if len(b.Events) == 0 {
+		return
+	}
+	p.wake()
+	if p.hooks.Committed != nil {
+		p.hooks.Committed(len(b.Events))
+	}
+}
+
+// now is the poller's idea of the API's present: the wall clock, or the newest
+// time the API has shown when that is later (a simulator at high speed).
+func (p *Poller) now() time.Time {
+	now := time.Now().UTC()
+	if p.newest.After(now) {
+		return p.newest
+	}
+	return now
+}
+
+func (p *Poller) saw(t time.Time) {
+	if t.After(p.newest) {
+		p.newest = t
+	}
+}
+
+// windowEnd is the `to` of list windows: far enough ahead to include everything
+// created so far, whatever the API's clock says.
+func (p *Poller) windowEnd() time.Time { return p.now().Add(24 * time.Hour) }

@@ -1,0 +1,150 @@
+package poll
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/callbus/callbus/internal/cursor"
+)
+
+// ErrLostLease is returned by Run when a commit was refused because another
+// replica holds the account's lease now.
+var ErrLostLease = errors.New("poller: lost the account's lease")
+
+// Run polls until ctx ends or the lease is lost (ErrLostLease). lease returns the
+// lease currently held (renewed by the caller); every commit is fenced by it.
+//
+// Scheduling: resources are due at their effective interval, recomputed after
+// every cycle from the rate budget (Allocate) and each resource's measured cost;
+// when several are due the one due longest runs first. Cycles run one at a time:
+// the request budget, not concurrency, is the limit, and sequential cycles need no
+// locking between the calls and metrics diffs.
+func (p *Poller) Run(ctx context.Context, lease func() cursor.Lease) error {
+	p.lease = lease
+	next := map[string]time.Time{}
+	cost := map[string]float64{}
+	for r := range p.cfg.Intervals {
+		next[r] = time.Time{} // due now
+		cost[r] = 1
+	}
+	order := p.resourcesByPriority()
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		res, wait := p.due(order, next)
+		if res == "" {
+			t := time.NewTimer(wait)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return ctx.Err()
+			case <-t.C:
+			}
+			continue
+		}
+		start := time.Now()
+		used0 := p.api.Limiter().Stats().Acquired
+		err := p.cycle(ctx, res)
+		used := int(p.api.Limiter().Stats().Acquired - used0)
+		if p.hooks.Cycle != nil {
+			p.hooks.Cycle(res, time.Since(start), used, err)
+		}
+		if errors.Is(err, cursor.ErrStaleLeader) {
+			return ErrLostLease
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		cost[res] = 0.7*cost[res] + 0.3*float64(max(used, 1))
+		eff := p.allocate(cost)
+		next[res] = start.Add(eff[res])
+		if err != nil {
+			p.log.Warn().Err(err).Str("resource", res).Msg("poll cycle failed; retrying")
+			next[res] = time.Now().Add(min(eff[res], 5*time.Second))
+		}
+	}
+}
+
+// cycle runs one resource's poll.
+func (p *Poller) cycle(ctx context.Context, res string) error {
+	switch res {
+	case ResCalls:
+		return p.pollCalls(ctx)
+	case ResMetrics:
+		return p.pollMetrics(ctx)
+	case ResUsers:
+		return p.pollUsers(ctx)
+	case ResUserStatuses:
+		return p.pollStatuses(ctx)
+	case ResTeams:
+		return p.pollTeams(ctx)
+	}
+	return nil
+}
+
+// due returns the resource whose turn came first (earliest deadline first, so a
+// busy high-priority resource cannot starve the others; priority breaks ties and
+// acts through the intervals), or how long until the next one is due.
+func (p *Poller) due(order []string, next map[string]time.Time) (string, time.Duration) {
+	now := time.Now()
+	best, wait := "", time.Hour
+	for _, r := range order {
+		if next[r].After(now) {
+			wait = min(wait, next[r].Sub(now))
+			continue
+		}
+		if best == "" || next[r].Before(next[best]) {
+			best = r
+		}
+	}
+	if best != "" {
+		return best, 0
+	}
+	return "", wait
+}
+
+func (p *Poller) resourcesByPriority() []string {
+	var out []string
+	for r := range p.cfg.Intervals {
+		out = append(out, r)
+	}
+	slices.SortFunc(out, func(a, b string) int {
+		if pa, pb := p.cfg.Priorities[a], p.cfg.Priorities[b]; pa != pb {
+			return pb - pa
+		}
+		if a < b {
+			return -1
+		}
+		return 1
+	})
+	return out
+}
+
+// allocate recomputes the effective intervals from the limiter's budget.
+func (p *Poller) allocate(cost map[string]float64) map[string]time.Duration {
+	st := p.api.Limiter().Stats()
+	var ds []Demand
+	for r, target := range p.cfg.Intervals {
+		ds = append(ds, Demand{Name: r, Target: target, Priority: p.cfg.Priorities[r], Cost: cost[r]})
+	}
+	budget := float64(st.Budget)
+	if st.Limit == 0 {
+		budget = 0
+	}
+	eff := Allocate(budget, p.cfg.RateWindow, ds)
+	if budget == 0 { // limit unknown yet: keep the targets, the limiter paces requests
+		for r, target := range p.cfg.Intervals {
+			eff[r] = target
+		}
+	}
+	p.mu.Lock()
+	p.effective = eff
+	p.mu.Unlock()
+	if p.hooks.Intervals != nil {
+		p.hooks.Intervals(eff)
+	}
+	return eff
+}

@@ -1,0 +1,29 @@
+package poll
+
+import (
+	"context"
+	"time"
+
+	"github.com/callbus/callbus/internal/cursor"
+)
+
+// Store is what the poller needs of the Redis store (cursor.Store). Writes go
+// through Commit only, fenced by the lease.
+type Store interface {
+	GetSnapshots(ctx context.Context, kind string, ids []string) (map[string][]byte, error)
+	OpenCalls(ctx context.Context, limit int) ([]cursor.Tracked, error)
+	Cursors(ctx context.Context) (map[string]string, error)
+	Commit(ctx context.Context, l cursor.Lease, b cursor.Batch) (cursor.CommitResult, error)
+	Prune(ctx context.Context, l cursor.Lease, horizon time.Time, limit int) (int, error)
+}
+
+// Snapshot kinds and cursor names in the store.
+const (
+	kindCall   = "call"
+	kindMetric = "metric"
+	kindUser   = "user"
+	kindTeam   = "team"
+
+	cursorHighWater = "calls.high_water"    // newest created_time seen (RFC 3339)
+	cursorPruned    = "calls.pruned_before" // calls created before it may be pruned: ignore them
+)
