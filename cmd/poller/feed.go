@@ -1,0 +1,125 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/callbus/callbus/internal/callcenter"
+	"github.com/callbus/callbus/internal/event"
+)
+
+// feed prints events as readable lines: time, type, entity and the key change.
+// It is safe for concurrent use.
+type feed struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (f *feed) print(body []byte) {
+	var e event.Envelope
+	line := ""
+	if err := json.Unmarshal(body, &e); err != nil {
+		line = fmt.Sprintf("(undecodable event: %v)", err)
+	} else {
+		line = fmt.Sprintf("%s  %-26s %-30s %s", e.Time.Format(time.TimeOnly), e.Type, e.Subject, summary(e))
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	fmt.Fprintln(f.w, line)
+}
+
+// summary is the key change of an event in a few words.
+func summary(e event.Envelope) string {
+	switch e.Type {
+	case event.CallCreated, event.CallEnded:
+		var d event.CallData
+		if json.Unmarshal(e.Data, &d) != nil {
+			break
+		}
+		c := d.Call
+		s := string(c.Direction)
+		if c.AssignedCallQueueName != nil {
+			s += " via " + *c.AssignedCallQueueName
+		}
+		if e.Type == event.CallEnded {
+			s = fmt.Sprintf("%s, %d participants, billed %ds", s, len(c.Participants), c.BillDuration)
+		}
+		return s
+	case event.CallUpdated, event.UserUpdated, event.MetricUpdated:
+		var d struct {
+			Changes []event.Change `json:"changes"`
+		}
+		if json.Unmarshal(e.Data, &d) != nil {
+			break
+		}
+		var parts []string
+		for _, c := range d.Changes {
+			parts = append(parts, fmt.Sprintf("%s: %s → %s", c.Field, clip(string(c.Previous)), clip(string(c.Current))))
+		}
+		return strings.Join(parts, "; ")
+	case event.ParticipantJoined:
+		var d event.ParticipantData
+		if json.Unmarshal(e.Data, &d) != nil {
+			break
+		}
+		p := d.Participant
+		return fmt.Sprintf("%s %d (%s)", strings.ToLower(p.ParticipantType), p.ParticipantID, statusLabel(p.CallStatus))
+	case event.ParticipantStatusChanged:
+		var d event.ParticipantStatusData
+		if json.Unmarshal(e.Data, &d) != nil {
+			break
+		}
+		return fmt.Sprintf("%s %d: %s → %s", strings.ToLower(d.Participant.ParticipantType), d.Participant.ParticipantID, d.Previous.Label, d.Current.Label)
+	case event.UserCreated, event.UserDeleted:
+		var d event.UserData
+		if json.Unmarshal(e.Data, &d) != nil {
+			break
+		}
+		return fmt.Sprintf("%s (%s)", d.User.Name, d.User.Role)
+	case event.UserStatusChanged:
+		var d event.UserStatusData
+		if json.Unmarshal(e.Data, &d) != nil {
+			break
+		}
+		return fmt.Sprintf("%s: %s → %s", d.User.Name, userState(d.Previous), userState(d.Current))
+	case event.TeamCreated, event.TeamUpdated:
+		var d event.TeamData
+		if json.Unmarshal(e.Data, &d) != nil {
+			break
+		}
+		s := fmt.Sprintf("%s, %d members", d.Team.Name, len(d.Team.Users))
+		if len(d.MembersAdded)+len(d.MembersRemoved) > 0 {
+			s += fmt.Sprintf(", added %v, removed %v", d.MembersAdded, d.MembersRemoved)
+		}
+		return s
+	case event.MetricFinalized:
+		var d event.MetricData
+		if json.Unmarshal(e.Data, &d) != nil {
+			break
+		}
+		m := d.Metric
+		return fmt.Sprintf("talk %ds, hold %ds, ivr %ds, %d life-cycle steps", m.TalkTime, m.HoldDuration, m.IVRTime, len(m.LifeCycle))
+	}
+	return ""
+}
+
+func userState(s event.UserState) string {
+	name := s.StatusName
+	if s.PreferenceName != "" && s.PreferenceName != name {
+		name += " (" + s.PreferenceName + ")"
+	}
+	return name
+}
+
+func statusLabel(code int) string { return callcenter.CallStatusLabel(code) }
+
+func clip(s string) string {
+	if len(s) > 40 {
+		return s[:37] + "..."
+	}
+	return s
+}

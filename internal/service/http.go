@@ -1,0 +1,61 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/callbus/callbus/internal/poll"
+	"github.com/redis/go-redis/v9"
+	"github.com/rs/zerolog"
+)
+
+// healthHandler serves /healthz (the process is alive) and /readyz (Redis answers;
+// the body says whether this replica leads or stands by — a standby is ready).
+func healthHandler(rdb *redis.Client, lead *poll.Leadership) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		_, _ = w.Write([]byte("ok\n"))
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), time.Second)
+		defer cancel()
+		body := map[string]any{"role": "standby", "instance": lead.Holder()}
+		if lead.IsLeader() {
+			body["role"] = "leader"
+		}
+		status := http.StatusOK
+		if err := rdb.Ping(ctx).Err(); err != nil {
+			status, body["error"] = http.StatusServiceUnavailable, "redis unreachable"
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		_ = json.NewEncoder(w).Encode(body)
+	})
+	return mux
+}
+
+// serveHTTP listens on addr and serves h until the returned stop is called.
+func serveHTTP(addr string, h http.Handler, log zerolog.Logger) (stop func(), err error) {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("http listen %s: %w", addr, err)
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
+	go func() {
+		if err := srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error().Err(err).Msg("http server")
+		}
+	}()
+	log.Info().Str("addr", l.Addr().String()).Msg("serving /healthz /readyz")
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+	}, nil
+}

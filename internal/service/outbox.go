@@ -1,0 +1,28 @@
+package service
+
+import (
+	"context"
+
+	"github.com/callbus/callbus/internal/cursor"
+	"github.com/callbus/callbus/internal/publish"
+)
+
+// outbox adapts the store's outbox to the relay's interface (adapters do not
+// import each other; the wiring joins them).
+type outbox struct{ store *cursor.Store }
+
+func (o outbox) ReadOutbox(ctx context.Context, after string, count int) ([]publish.Record, error) {
+	recs, err := o.store.ReadOutbox(ctx, after, count)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]publish.Record, len(recs))
+	for i, r := range recs {
+		out[i] = publish.Record{StreamID: r.StreamID, ID: r.ID, Subject: r.Subject, Data: r.Data, Headers: r.Headers}
+	}
+	return out, nil
+}
+
+func (o outbox) TrimOutbox(ctx context.Context, upTo string) error {
+	return o.store.TrimOutbox(ctx, upTo)
+}

@@ -1,0 +1,167 @@
+// Package service assembles callbus: Redis, NATS, the API client, the poller, the
+// relay and leadership, with health endpoints and an orderly shutdown. cmd/poller
+// and the end-to-end tests run it.
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/callbus/callbus/config"
+	"github.com/callbus/callbus/internal/callcenter"
+	"github.com/callbus/callbus/internal/cursor"
+	"github.com/callbus/callbus/internal/event"
+	"github.com/callbus/callbus/internal/poll"
+	"github.com/callbus/callbus/internal/publish"
+	"github.com/cenkalti/backoff/v4"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/rs/zerolog"
+)
+
+// Options are what callers add to the service.
+type Options struct {
+	Version string
+	// OnPublished, when set, sees every event the relay got acknowledged (the
+	// demo's feed). It must not block.
+	OnPublished func(publish.Record)
+	// PollHooks observe the poller (tests, metrics).
+	PollHooks poll.Hooks
+}
+
+// Run runs the service until ctx ends, then shuts down in order: stop polling
+// (an interrupted cycle is simply redone: commits are atomic), drain the outbox to
+// JetStream, release the lease, stop serving HTTP, drain NATS, close Redis.
+func Run(ctx context.Context, s config.Settings, log zerolog.Logger, x Options) error {
+	log.Info().Str("version", x.Version).Object("config", s).Msg("starting")
+	rdb, err := connectRedis(s)
+	if err != nil {
+		return err
+	}
+	defer rdb.Close()
+	nc, err := connectNATS(ctx, s, log)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := nc.Drain(); err != nil {
+			log.Warn().Err(err).Msg("nats drain")
+		}
+	}()
+	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(256))
+	if err != nil {
+		return fmt.Errorf("jetstream: %w", err)
+	}
+	store, err := cursor.New(rdb, s.Account)
+	if err != nil {
+		return err
+	}
+	lim, err := callcenter.NewLimiter(callcenter.LimiterConfig{Share: s.RateLimitShare})
+	if err != nil {
+		return err
+	}
+	api, err := callcenter.New(s.APIURL, s.APIKey,
+		callcenter.WithLimiter(lim),
+		callcenter.WithLogger(log.With().Str("component", "api").Logger()),
+		callcenter.WithVersion(x.Version),
+		callcenter.WithHTTPClient(apiHTTPClient(s.APITimeout)))
+	if err != nil {
+		return err
+	}
+	relay := publish.NewRelay(js, outbox{store}, publish.RelayConfig{
+		Stream: s.StreamName,
+		Filter: event.AccountFilter(s.SubjectPrefix, s.Account),
+	}, log.With().Str("component", "relay").Logger())
+	if x.OnPublished != nil {
+		relay.OnPublished = func(r publish.Record, _ *jetstream.PubAck) { x.OnPublished(r) }
+	}
+	poller, err := poll.New(pollConfig(s), api, store, relay.Wake, log.With().Str("component", "poll").Logger(), x.PollHooks)
+	if err != nil {
+		return err
+	}
+	lead := poll.NewLeadership(store, s.InstanceID, s.LeaseTTL, log)
+	stopHTTP, err := serveHTTP(s.HTTPAddr, healthHandler(rdb, lead), log)
+	if err != nil {
+		return err
+	}
+	defer stopHTTP()
+	stream := publish.StreamConfig{
+		Name: s.StreamName, Prefix: s.SubjectPrefix, MaxAge: s.StreamMaxAge,
+		Dupes: s.StreamDuplicates, Replicas: s.StreamReplicas,
+	}
+	err = lead.Run(ctx, func(ctx context.Context, lease func() cursor.Lease) error {
+		rctx, stopRelay := context.WithCancel(ctx)
+		relayDone := make(chan struct{})
+		go func() {
+			defer close(relayDone)
+			if ensureStream(rctx, js, stream, log) == nil {
+				_ = relay.Run(rctx)
+			}
+		}()
+		err := poller.Run(ctx, lease)
+		stopRelay()
+		<-relayDone
+		if ctx.Err() != nil { // shutting down: publish what is committed
+			dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.ShutdownTimeout)
+			if derr := relay.Drain(dctx); derr != nil {
+				log.Warn().Err(derr).Msg("shutdown: outbox not drained; the next leader publishes the rest")
+			}
+			cancel()
+		}
+		return err
+	})
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		log.Info().Msg("stopped")
+		return nil
+	}
+	return err
+}
+
+// ensureStream provisions the stream, retrying while NATS is away. A stream that
+// cannot hold callbus's subjects is an operator's error: it is logged, and events
+// wait in the outbox until it is fixed.
+func ensureStream(ctx context.Context, js jetstream.JetStream, cfg publish.StreamConfig, log zerolog.Logger) error {
+	bo := backoff.NewExponentialBackOff()
+	bo.MaxInterval = 10 * time.Second
+	bo.MaxElapsedTime = 0
+	return backoff.RetryNotify(func() error {
+		_, notes, err := publish.EnsureStream(ctx, js, cfg)
+		for _, n := range notes {
+			log.Warn().Str("stream", cfg.Name).Msg("stream settings differ from the configuration: " + n)
+		}
+		return err
+	}, backoff.WithContext(bo, ctx), func(err error, d time.Duration) {
+		log.Error().Err(err).Dur("retry_in", d).Msg("stream not ready")
+	})
+}
+
+func apiHTTPClient(timeout time.Duration) *http.Client {
+	return &http.Client{
+		Timeout: timeout,
+		// The recording download answers 302: report the location, never follow it.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+// pollConfig maps the settings to the poller's configuration. Discovering new
+// calls and refreshing open ones share one list read, so the calls resource runs at
+// the shorter of the two intervals.
+func pollConfig(s config.Settings) poll.Config {
+	iv := map[string]time.Duration{}
+	add := func(res string, d time.Duration) {
+		if s.Polls(res) {
+			iv[res] = d
+		}
+	}
+	add(poll.ResCalls, min(s.CallsInterval, s.OpenCallsInterval))
+	add(poll.ResMetrics, s.MetricsInterval)
+	add(poll.ResUsers, s.UsersInterval)
+	add(poll.ResUserStatuses, s.UserStatusesInterval)
+	add(poll.ResTeams, s.TeamsInterval)
+	return poll.Config{
+		Account: s.Account, Prefix: s.SubjectPrefix, Intervals: iv,
+		MetricsLookback: s.MetricsLookback,
+	}
+}

@@ -1,0 +1,216 @@
+package service
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/callbus/callbus/config"
+	"github.com/callbus/callbus/internal/audit"
+	"github.com/callbus/callbus/internal/cursor"
+	"github.com/callbus/callbus/internal/natstest"
+	"github.com/callbus/callbus/internal/poll"
+	"github.com/callbus/callbus/internal/redistest"
+	"github.com/callbus/callbus/internal/secret"
+	"github.com/callbus/callbus/internal/sim"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/rs/zerolog"
+)
+
+const testKey = "test-admin-key-5f2c9a"
+
+// world is a simulator on a manual clock with its truth log.
+type world struct {
+	sim   *sim.Sim
+	clock *sim.ManualClock
+	truth *syncBuffer
+	url   string
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+func (s *syncBuffer) Bytes() []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return bytes.Clone(s.b.Bytes())
+}
+
+func newWorld(t *testing.T, tweak func(*sim.Config)) *world {
+	t.Helper()
+	w := &world{clock: sim.NewManualClock(time.Now().UTC().Truncate(time.Second)), truth: &syncBuffer{}}
+	cfg := sim.Config{Seed: 7, Clock: w.clock, Agents: 10, CallRate: 3, APIKey: testKey, Truth: w.truth}
+	if tweak != nil {
+		tweak(&cfg)
+	}
+	s, err := sim.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.sim = s
+	srv := httptest.NewServer(s.Handler())
+	t.Cleanup(srv.Close)
+	w.url = srv.URL
+	return w
+}
+
+// settings for a fast test run against w.
+func testSettings(w *world, natsURL, redisURL, instance string) config.Settings {
+	fast := 40 * time.Millisecond
+	return config.Settings{
+		APIURL: w.url, APIKey: secret.New(testKey), APITimeout: 10 * time.Second, Account: "acme",
+		NATSURL: natsURL, RedisURL: redisURL,
+		SubjectPrefix: "callcenter", StreamName: "CALLCENTER", StreamMaxAge: time.Hour, StreamDuplicates: 2 * time.Minute, StreamReplicas: 1,
+		RateLimitShare: 1,
+		CallsInterval:  fast, OpenCallsInterval: fast, MetricsInterval: fast, MetricsLookback: 2 * time.Hour,
+		UsersInterval: fast, TeamsInterval: fast, UserStatusesInterval: time.Second,
+		Resources: []string{config.ResourceCalls, config.ResourceCallMetrics, config.ResourceUsers, config.ResourceUserStatuses, config.ResourceTeams},
+		LogLevel:  "warn", HTTPAddr: "127.0.0.1:0", LeaseTTL: 2 * time.Second, InstanceID: instance,
+		ShutdownTimeout: 5 * time.Second,
+	}
+}
+
+// cycles counts completed poll cycles per resource.
+type cycles struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (c *cycles) hook(res string, _ time.Duration, _ int, err error) {
+	if err != nil {
+		return
+	}
+	c.mu.Lock()
+	c.n[res]++
+	c.mu.Unlock()
+}
+
+func (c *cycles) snapshot() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := map[string]int{}
+	for k, v := range c.n {
+		out[k] = v
+	}
+	return out
+}
+
+// waitFor polls cond until it holds, failing the test after limit.
+func waitFor(t testing.TB, limit time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", limit, what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// caughtUp waits until every resource has completed two cycles after now and the
+// outbox is empty: the stream then reflects the (frozen) world.
+func caughtUp(t *testing.T, c *cycles, store *cursor.Store) {
+	t.Helper()
+	base := c.snapshot()
+	var last string
+	defer func() {
+		if t.Failed() {
+			t.Logf("at the deadline: %s (cycles before: %v)", last, base)
+		}
+	}()
+	waitFor(t, 60*time.Second, "the poller to catch up", func() bool {
+		now := c.snapshot()
+		for _, res := range []string{poll.ResCalls, poll.ResMetrics, poll.ResUsers, poll.ResTeams} {
+			if now[res] < base[res]+2 {
+				last = fmt.Sprintf("cycles %v", now)
+				return false
+			}
+		}
+		n, err := store.OutboxLen(t.Context())
+		last = fmt.Sprintf("cycles %v, outbox %d (%v)", now, n, err)
+		return err == nil && n == 0
+	})
+}
+
+func auditStream(t *testing.T, ns *natstest.Server, w *world) *audit.Report {
+	t.Helper()
+	js, err := jetstream.New(ns.Conn(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := audit.ReadStream(t.Context(), js, "CALLCENTER")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.sim.Close(); err != nil {
+		t.Fatal(err)
+	}
+	truth, err := audit.ReadTruth(bytes.NewReader(w.truth.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := audit.Check(msgs, "callcenter")
+	r.CompareTruth(truth)
+	return r
+}
+
+func TestEndToEndAgainstTruth(t *testing.T) {
+	cases := []struct {
+		name  string
+		tweak func(*sim.Config)
+	}{
+		{"newest first", nil},
+		{"oldest first", func(c *sim.Config) { c.Order = sim.OldestFirst }},
+		{"random order", func(c *sim.Config) { c.Order = sim.RandomOrder }},
+		{"calls ignore by_time", func(c *sim.Config) { c.CallsIgnoreByTime = true; c.Order = sim.RandomOrder }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			rs := redistest.Start(t)
+			ns := natstest.Start(t)
+			w := newWorld(t, tc.tweak)
+			rdb := rs.Client(t)
+			store, err := cursor.New(rdb, "acme")
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := &cycles{n: map[string]int{}}
+			ctx, cancel := context.WithCancel(t.Context())
+			done := make(chan error, 1)
+			go func() {
+				done <- Run(ctx, testSettings(w, ns.URL(), rs.URL, "test-1"), zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.WarnLevel), Options{PollHooks: poll.Hooks{Cycle: c.hook}})
+			}()
+			// Twenty simulated minutes in 10-second steps, each after a calls cycle.
+			for range 120 {
+				n := c.snapshot()[poll.ResCalls]
+				waitFor(t, 30*time.Second, "a calls cycle", func() bool { return c.snapshot()[poll.ResCalls] > n })
+				w.sim.Advance(10 * time.Second)
+			}
+			caughtUp(t, c, store)
+			cancel()
+			if err := <-done; err != nil {
+				t.Fatalf("service: %v", err)
+			}
+			r := auditStream(t, ns, w)
+			for _, p := range r.Problems {
+				t.Error(p)
+			}
+			t.Logf("%d messages: %v", r.Messages, r.ByType)
+			if st := w.sim.Stats(); st.CallsEnded == 0 || r.ByType["metric.finalized"] == 0 || r.ByType["participant.status_changed"] == 0 || r.ByType["user.status_changed"] == 0 {
+				t.Fatalf("the world did too little to test: %+v, %v", st, r.ByType)
+			}
+		})
+	}
+}
