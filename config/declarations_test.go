@@ -32,7 +32,7 @@ func TestDeclaredKeys(t *testing.T) {
 		"redis_url": iparams.URL, "redis_password": iparams.Text, "subject_prefix": iparams.Text,
 		"stream_name": iparams.Text, "stream_max_age_hours": iparams.Number,
 		"stream_duplicate_window_seconds": iparams.Number, "stream_replicas": iparams.Number,
-		"rate_limit_share_percent": iparams.Number, "calls_interval_seconds": iparams.Number,
+		"rate_limit_share": iparams.Number, "calls_interval_seconds": iparams.Number,
 		"open_calls_interval_seconds": iparams.Number, "metrics_interval_seconds": iparams.Number,
 		"metrics_lookback_minutes": iparams.Number, "users_interval_seconds": iparams.Number,
 		"teams_interval_seconds": iparams.Number, "user_statuses_interval_seconds": iparams.Number,

@@ -35,7 +35,7 @@ func FromValues(v *iparams.Values) (Settings, error) {
 		StreamMaxAge:         r.duration("stream_max_age_hours", time.Hour),
 		StreamDuplicates:     r.duration("stream_duplicate_window_seconds", time.Second),
 		StreamReplicas:       int(r.number("stream_replicas")),
-		RateLimitShare:       float64(r.number("rate_limit_share_percent")) / 100,
+		RateLimitShare:       float64(r.number("rate_limit_share")) / 100,
 		CallsInterval:        r.duration("calls_interval_seconds", time.Second),
 		OpenCallsInterval:    r.duration("open_calls_interval_seconds", time.Second),
 		MetricsInterval:      r.duration("metrics_interval_seconds", time.Second),

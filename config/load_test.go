@@ -131,7 +131,7 @@ func TestLoadSecretFromFile(t *testing.T) {
 
 func TestLoadValuesFileTypes(t *testing.T) {
 	file := writeFile(t, "values.json", `{"api_url": "https://acme.example.com/", "api_key": "k", "account": "acme",
-		"resources": ["teams", "calls"], "rate_limit_share_percent": 50, "log_level": "debug"}`)
+		"resources": ["teams", "calls"], "rate_limit_share": 50, "log_level": "debug"}`)
 	s, err := Load(env{}.get, file)
 	if err != nil {
 		t.Fatal(err)
@@ -173,8 +173,8 @@ func TestLoadRules(t *testing.T) {
 		{"account with a dot", minimal.with("CALLBUS_ACCOUNT", "acme.eu"), "account", "NATS subject"},
 		{"prefix with a wildcard", minimal.with("CALLBUS_SUBJECT_PREFIX", "cc.*"), "subject_prefix", "NATS subject"},
 		{"replicas above 5", minimal.with("CALLBUS_STREAM_REPLICAS", "7"), "stream_replicas", "at most 5"},
-		{"share of 0", minimal.with("CALLBUS_RATE_LIMIT_SHARE_PERCENT", "0"), "rate_limit_share_percent", "at least 1"},
-		{"share above 100", minimal.with("CALLBUS_RATE_LIMIT_SHARE_PERCENT", "101"), "rate_limit_share_percent", "at most 100"},
+		{"share of 0", minimal.with("CALLBUS_RATE_LIMIT_SHARE", "0"), "rate_limit_share", "at least 1"},
+		{"share above 100", minimal.with("CALLBUS_RATE_LIMIT_SHARE", "101"), "rate_limit_share", "at most 100"},
 		{"duplicate window beyond retention", minimal.with("CALLBUS_STREAM_MAX_AGE_HOURS", "1", "CALLBUS_STREAM_DUPLICATE_WINDOW_SECONDS", "3601"), "stream_duplicate_window_seconds", "retention"},
 		{"look-back within the interval", minimal.with("CALLBUS_METRICS_INTERVAL_SECONDS", "120", "CALLBUS_METRICS_LOOKBACK_MINUTES", "2"), "metrics_lookback_minutes", "longer than"},
 		{"unknown resource", minimal.with("CALLBUS_RESOURCES", "calls,recordings"), "resources", `"recordings" is not one of`},
@@ -229,7 +229,7 @@ func TestLoadGoodVariants(t *testing.T) {
 		{"rediss", minimal.with("CALLBUS_REDIS_URL", "rediss://r:6380/2", "CALLBUS_REDIS_PASSWORD", "p"),
 			func(s Settings) bool { return s.RedisURL == "rediss://r:6380/2" && s.RedisPassword.Reveal() == "p" }},
 		{"instance id", minimal.with("CALLBUS_INSTANCE_ID", "poller-0"), func(s Settings) bool { return s.InstanceID == "poller-0" }},
-		{"share 100", minimal.with("CALLBUS_RATE_LIMIT_SHARE_PERCENT", "100"), func(s Settings) bool { return s.RateLimitShare == 1 }},
+		{"share 100", minimal.with("CALLBUS_RATE_LIMIT_SHARE", "100"), func(s Settings) bool { return s.RateLimitShare == 1 }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

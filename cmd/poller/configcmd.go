@@ -28,6 +28,10 @@ func runConfig(args []string, getenv func(string) string, stdout, stderr io.Writ
 		if err != nil {
 			return exitCode{2, fmt.Errorf("declaration invalid:\n%w", err)}
 		}
+		if *file == "" && !anyValue(getenv) {
+			_, err = fmt.Fprintln(stdout, "declaration valid; no values given (set CALLBUS_* or --config FILE), so none checked")
+			return err
+		}
 		if _, err := config.Load(getenv, *file); err != nil {
 			if config.IsInvalid(err) {
 				return exitCode{2, fmt.Errorf("invalid configuration:\n%w", err)}
@@ -52,4 +56,19 @@ func runConfig(args []string, getenv func(string) string, stdout, stderr io.Writ
 		return err
 	}
 	return exitCode{2, fmt.Errorf("config %q: want validate, docs or schema", args[0])}
+}
+
+// anyValue reports whether the environment sets any parameter (CALLBUS_<KEY> or
+// CALLBUS_<KEY>_FILE).
+func anyValue(getenv func(string) string) bool {
+	d, err := config.Declarations()
+	if err != nil {
+		return false
+	}
+	for _, k := range d.Keys() {
+		if getenv(d.EnvVar(k)) != "" || getenv(d.EnvVar(k)+"_FILE") != "" {
+			return true
+		}
+	}
+	return false
 }

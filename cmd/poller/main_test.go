@@ -17,10 +17,14 @@ func TestConfigValidate(t *testing.T) {
 		"CALLBUS_API_URL": "http://127.0.0.1:8080", "CALLBUS_API_KEY": key, "CALLBUS_ACCOUNT": "acme",
 	}
 	var out, errOut bytes.Buffer
+	if err := run(t.Context(), []string{"config", "validate"}, env(nil), &out, &errOut); err != nil || !strings.Contains(out.String(), "declaration valid") {
+		t.Fatalf("the shipped declaration alone: %v %s", err, out.String())
+	}
+	out.Reset()
 	if err := run(t.Context(), []string{"config", "validate"}, env(good), &out, &errOut); err != nil {
 		t.Fatalf("valid configuration refused: %v\n%s", err, errOut.String())
 	}
-	bad := map[string]string{"CALLBUS_RATE_LIMIT_SHARE_PERCENT": "abc"}
+	bad := map[string]string{"CALLBUS_RATE_LIMIT_SHARE": "abc"}
 	for k, v := range good {
 		bad[k] = v
 	}
@@ -31,7 +35,7 @@ func TestConfigValidate(t *testing.T) {
 	if !errors.As(err, &ec) || ec.code != 2 {
 		t.Fatalf("want exit status 2, got %v", err)
 	}
-	if !strings.Contains(err.Error(), "rate_limit_share_percent") {
+	if !strings.Contains(err.Error(), "rate_limit_share") {
 		t.Fatalf("error does not name the key: %v", err)
 	}
 	for _, s := range []string{err.Error(), out.String(), errOut.String()} {

@@ -145,13 +145,13 @@ func TestSetupPageInBrowser(t *testing.T) {
 
 	// A callback returning a non-empty string (the conditional form): an error,
 	// and the value is cleared. A good value clears the error.
-	b.typeInto("rate_limit_share_percent", "98")
-	b.waitFor("share above 95 refused", errorOf("rate_limit_share_percent")+`.includes("starve")`)
-	if v := b.eval(`document.getElementById("f-rate_limit_share_percent").value`); v != "" {
+	b.typeInto("rate_limit_share", "98")
+	b.waitFor("share above 95 refused", errorOf("rate_limit_share")+`.includes("starve")`)
+	if v := b.eval(`document.getElementById("f-rate_limit_share").value`); v != "" {
 		t.Errorf("refused share kept its value %q", v)
 	}
-	b.typeInto("rate_limit_share_percent", "90")
-	b.waitFor("share error cleared", errorOf("rate_limit_share_percent")+` === ""`)
+	b.typeInto("rate_limit_share", "90")
+	b.waitFor("share error cleared", errorOf("rate_limit_share")+` === ""`)
 
 	// utils.get and utils.set: a domain hides the URL field and fills the account.
 	b.typeInto("api_domain", "Acme")

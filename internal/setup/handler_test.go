@@ -138,7 +138,7 @@ func TestInstallInvalidValues(t *testing.T) {
 	api, calls := fakeAPI(t)
 	code, resp, _ := install(t, h, map[string]any{
 		"api_url": "not a url", "account": "acme.eu", "stream_replicas": "9", "log_level": "trace",
-		"resources": []string{"calls", "recordings"}, "http_addr": "8081", "zzz": "1", "rate_limit_share_percent": "0",
+		"resources": []string{"calls", "recordings"}, "http_addr": "8081", "zzz": "1", "rate_limit_share": "0",
 	})
 	if code != http.StatusUnprocessableEntity {
 		t.Fatalf("status %d, want 422", code)
@@ -152,7 +152,7 @@ func TestInstallInvalidValues(t *testing.T) {
 		"resources":                `"recordings" is not one of`,
 		"http_addr":                "host:port",
 		"zzz":                      "no installation parameter matches the key",
-		"rate_limit_share_percent": "at least 1",
+		"rate_limit_share": "at least 1",
 	} {
 		if msgs := resp.Errors[key]; len(msgs) == 0 || !strings.Contains(strings.Join(msgs, " "), want) {
 			t.Errorf("errors[%s] = %q, want one containing %q", key, msgs, want)
