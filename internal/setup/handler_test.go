@@ -144,14 +144,14 @@ func TestInstallInvalidValues(t *testing.T) {
 		t.Fatalf("status %d, want 422", code)
 	}
 	for key, want := range map[string]string{
-		"api_url":                  "absolute URL",
-		"api_key":                  "required",
-		"account":                  "NATS subject",
-		"stream_replicas":          "at most 5",
-		"log_level":                `"trace" is not one of`,
-		"resources":                `"recordings" is not one of`,
-		"http_addr":                "host:port",
-		"zzz":                      "no installation parameter matches the key",
+		"api_url":          "absolute URL",
+		"api_key":          "required",
+		"account":          "NATS subject",
+		"stream_replicas":  "at most 5",
+		"log_level":        `"trace" is not one of`,
+		"resources":        `"recordings" is not one of`,
+		"http_addr":        "host:port",
+		"zzz":              "no installation parameter matches the key",
 		"rate_limit_share": "at least 1",
 	} {
 		if msgs := resp.Errors[key]; len(msgs) == 0 || !strings.Contains(strings.Join(msgs, " "), want) {
