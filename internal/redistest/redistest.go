@@ -29,6 +29,9 @@ type Server struct {
 	cmd  *exec.Cmd
 	dir  string
 	port int
+	// durable: append-only file fsynced on every write, so a restart (even after
+	// SIGKILL) keeps every acknowledged write, as a production Redis for callbus.
+	durable bool
 }
 
 // Required reports whether integration tests must not skip.
@@ -36,9 +39,16 @@ func Required() bool { return os.Getenv("CALLBUS_REQUIRE_INTEGRATION") == "1" }
 
 // Start returns a Redis server for t: CALLBUS_TEST_REDIS_URL when set, otherwise a
 // private redis-server on a free port that is killed at the end of the test.
-func Start(t testing.TB) *Server {
+func Start(t testing.TB) *Server { return start(t, false) }
+
+// StartDurable is Start with persistence: an append-only file fsynced on every
+// write, kept across Restart. It never uses CALLBUS_TEST_REDIS_URL, since tests
+// that want it restart the server.
+func StartDurable(t testing.TB) *Server { return start(t, true) }
+
+func start(t testing.TB, durable bool) *Server {
 	t.Helper()
-	if u := os.Getenv("CALLBUS_TEST_REDIS_URL"); u != "" {
+	if u := os.Getenv("CALLBUS_TEST_REDIS_URL"); u != "" && !durable {
 		opt, err := redis.ParseURL(u)
 		if err != nil {
 			t.Fatalf("CALLBUS_TEST_REDIS_URL: %v", err)
@@ -52,7 +62,7 @@ func Start(t testing.TB) *Server {
 		}
 		t.Skip("redis-server not found (apt-get install redis-server); skipping integration test")
 	}
-	s := &Server{dir: t.TempDir()}
+	s := &Server{dir: t.TempDir(), durable: durable}
 	s.start(t, bin, freePort(t))
 	t.Cleanup(s.Stop)
 	return s
@@ -63,10 +73,13 @@ func (s *Server) start(t testing.TB, bin string, port int) {
 	s.port = port
 	s.Addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	s.URL = "redis://" + s.Addr + "/0"
-	s.cmd = exec.Command(bin,
-		"--bind", "127.0.0.1", "--port", strconv.Itoa(port),
-		"--save", "", "--appendonly", "no", "--dir", s.dir,
-		"--logfile", filepath.Join(s.dir, "redis.log"))
+	aof := []string{"--appendonly", "no"}
+	if s.durable {
+		aof = []string{"--appendonly", "yes", "--appendfsync", "always"}
+	}
+	args := append([]string{"--bind", "127.0.0.1", "--port", strconv.Itoa(port), "--save", "", "--dir", s.dir,
+		"--logfile", filepath.Join(s.dir, "redis.log")}, aof...)
+	s.cmd = exec.Command(bin, args...)
 	if err := s.cmd.Start(); err != nil {
 		t.Fatalf("start redis-server: %v", err)
 	}
@@ -76,8 +89,8 @@ func (s *Server) start(t testing.TB, bin string, port int) {
 	}
 }
 
-// Restart kills the server (SIGKILL, losing all data as a crash would) and starts a
-// new one on the same port. It fails the test for a server it does not own.
+// Restart kills the server (SIGKILL, as a crash would) and starts a new one on the
+// same port: empty, or with every acknowledged write for a durable server. It fails the test for a server it does not own.
 func (s *Server) Restart(t testing.TB) {
 	t.Helper()
 	if s.cmd == nil {
