@@ -40,6 +40,7 @@ func FromValues(v *iparams.Values) (Settings, error) {
 		OpenCallsInterval:    r.duration("open_calls_interval_seconds", time.Second),
 		MetricsInterval:      r.duration("metrics_interval_seconds", time.Second),
 		MetricsLookback:      r.duration("metrics_lookback_minutes", time.Minute),
+		CallsBackfill:        r.duration("calls_backfill_hours", time.Hour),
 		UsersInterval:        r.duration("users_interval_seconds", time.Second),
 		TeamsInterval:        r.duration("teams_interval_seconds", time.Second),
 		UserStatusesInterval: r.duration("user_statuses_interval_seconds", time.Second),

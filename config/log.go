@@ -33,6 +33,7 @@ func (s Settings) LogFields() map[string]any {
 		"open_calls_interval":     s.OpenCallsInterval.String(),
 		"metrics_interval":        s.MetricsInterval.String(),
 		"metrics_lookback":        s.MetricsLookback.String(),
+		"calls_backfill":          s.CallsBackfill.String(),
 		"users_interval":          s.UsersInterval.String(),
 		"teams_interval":          s.TeamsInterval.String(),
 		"user_statuses_interval":  s.UserStatusesInterval.String(),

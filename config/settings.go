@@ -47,6 +47,7 @@ type Settings struct {
 	OpenCallsInterval    time.Duration
 	MetricsInterval      time.Duration
 	MetricsLookback      time.Duration // > MetricsInterval
+	CallsBackfill        time.Duration // how far back the first calls read reaches
 	UsersInterval        time.Duration
 	TeamsInterval        time.Duration
 	UserStatusesInterval time.Duration

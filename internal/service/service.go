@@ -162,6 +162,6 @@ func pollConfig(s config.Settings) poll.Config {
 	add(poll.ResTeams, s.TeamsInterval)
 	return poll.Config{
 		Account: s.Account, Prefix: s.SubjectPrefix, Intervals: iv,
-		MetricsLookback: s.MetricsLookback,
+		MetricsLookback: s.MetricsLookback, Backfill: s.CallsBackfill,
 	}
 }
