@@ -33,7 +33,7 @@ var (
 )
 
 // pollerBinary builds this command once per test binary.
-func pollerBinary(t *testing.T) string {
+func pollerBinary(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "callbus-poller-bin-")
@@ -64,11 +64,24 @@ type liveWorld struct {
 	done  chan struct{}
 }
 
-func startWorld(t *testing.T, speed float64, backlog int) *liveWorld {
+func startWorld(t testing.TB, speed float64, backlog int) *liveWorld {
+	t.Helper()
+	return startWorldWith(t, speed, sim.Config{Seed: 11, Agents: 12, CallRate: 4, Backlog: backlog})
+}
+
+// startWorldWith starts a world from cfg (key and truth are set here; without a
+// clock, a manual one moved at speed, where 0 leaves the world frozen).
+func startWorldWith(t testing.TB, speed float64, cfg sim.Config) *liveWorld {
 	t.Helper()
 	w := &liveWorld{clock: sim.NewManualClock(time.Now().UTC().Truncate(time.Second)), truth: &lockedBuffer{},
 		stop: make(chan struct{}), done: make(chan struct{})}
-	s, err := sim.New(sim.Config{Seed: 11, Clock: w.clock, Agents: 12, CallRate: 4, APIKey: procKey, Truth: w.truth, Backlog: backlog})
+	if cfg.Clock == nil {
+		cfg.Clock = w.clock
+	} else {
+		speed = 0 // a clock of the caller's: nothing to advance
+	}
+	cfg.APIKey, cfg.Truth = procKey, w.truth
+	s, err := sim.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,6 +91,10 @@ func startWorld(t *testing.T, speed float64, backlog int) *liveWorld {
 	w.url = srv.URL
 	go func() {
 		defer close(w.done)
+		if speed == 0 {
+			<-w.stop
+			return
+		}
 		tick := time.NewTicker(20 * time.Millisecond)
 		defer tick.Stop()
 		for {
@@ -109,7 +126,7 @@ type child struct {
 	exited chan error
 }
 
-func freeAddr(t *testing.T) string {
+func freeAddr(t testing.TB) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -139,7 +156,7 @@ func pollerEnv(w *liveWorld, natsURL, redisURL, instance, httpAddr string) []str
 	)
 }
 
-func startPoller(t *testing.T, env []string) *child {
+func startPoller(t testing.TB, env []string) *child {
 	t.Helper()
 	c := &child{cmd: exec.Command(pollerBinary(t), "run"), stderr: &lockedBuffer{}, exited: make(chan error, 1)}
 	c.cmd.Env = env
@@ -173,7 +190,7 @@ func (c *child) wait(limit time.Duration) <-chan error {
 	return out
 }
 
-func (c *child) kill(t *testing.T) {
+func (c *child) kill(t testing.TB) {
 	t.Helper()
 	c.signal(syscall.SIGKILL)
 	<-c.wait(10 * time.Second)

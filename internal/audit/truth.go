@@ -16,6 +16,18 @@ type Truth struct {
 	Participants map[int64]*TruthParticipant
 	Users        map[int64]map[string]int // user id → field → last value (fields that changed)
 	Last         time.Time                // time of the last line
+	// changes indexes every change by entity, id and field ("participant:7:call_status",
+	// "call:3:ended"), in time order, for Delays.
+	changes map[string][]change
+}
+
+type change struct {
+	at time.Time
+	to int
+}
+
+func changeKey(entity string, id int64, field string) string {
+	return fmt.Sprintf("%s:%d:%s", entity, id, field)
 }
 
 // TruthCall is one call's life.
@@ -41,7 +53,8 @@ type truthLine struct {
 
 // ReadTruth parses a ground-truth NDJSON log.
 func ReadTruth(r io.Reader) (*Truth, error) {
-	t := &Truth{Calls: map[int64]*TruthCall{}, Participants: map[int64]*TruthParticipant{}, Users: map[int64]map[string]int{}}
+	t := &Truth{Calls: map[int64]*TruthCall{}, Participants: map[int64]*TruthParticipant{}, Users: map[int64]map[string]int{}, changes: map[string][]change{}}
+	note := func(key string, at time.Time, to int) { t.changes[key] = append(t.changes[key], change{at, to}) }
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 4<<20)
 	for n := 1; sc.Scan(); n++ {
@@ -53,14 +66,17 @@ func ReadTruth(r io.Reader) (*Truth, error) {
 		switch {
 		case l.Entity == "call" && l.Change == "created":
 			t.Calls[l.ID] = &TruthCall{Created: l.Time}
+			note(changeKey("call", l.ID, "created"), l.Time, 0)
 		case l.Entity == "call" && l.Change == "ended":
 			if c := t.Calls[l.ID]; c != nil {
 				c.Ended = l.Time
 			}
+			note(changeKey("call", l.ID, "ended"), l.Time, 0)
 		case l.Entity == "metric" && l.Change == "finalized":
 			if c := t.Calls[l.CallID]; c != nil {
 				c.Finalized = l.Time
 			}
+			note(changeKey("metric", l.CallID, "finalized"), l.Time, 0)
 		case l.Entity == "participant" && (l.Change == "joined" || (l.Change == "status_changed" && l.Field == "call_status")):
 			var v int
 			if err := json.Unmarshal(l.To, &v); err != nil {
@@ -72,6 +88,7 @@ func ReadTruth(r io.Reader) (*Truth, error) {
 				t.Participants[l.ID] = p
 			}
 			p.Statuses = append(p.Statuses, v)
+			note(changeKey("participant", l.ID, "call_status"), l.Time, v)
 		case l.Entity == "user" && l.Change == "status_changed":
 			var v int
 			if err := json.Unmarshal(l.To, &v); err != nil {
@@ -81,6 +98,7 @@ func ReadTruth(r io.Reader) (*Truth, error) {
 				t.Users[l.ID] = map[string]int{}
 			}
 			t.Users[l.ID][l.Field] = v
+			note(changeKey("user", l.ID, l.Field), l.Time, v)
 		}
 	}
 	if err := sc.Err(); err != nil {

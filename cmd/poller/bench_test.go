@@ -1,0 +1,173 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/callbus/callbus/internal/audit"
+	"github.com/callbus/callbus/internal/cursor"
+	"github.com/callbus/callbus/internal/event"
+	"github.com/callbus/callbus/internal/natstest"
+	"github.com/callbus/callbus/internal/redistest"
+	"github.com/callbus/callbus/internal/sim"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Benchmarks of the poller binary end to end (make bench). Each iteration is a
+// whole run: use -benchtime 1x.
+
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
+		return v
+	}
+	return def
+}
+
+func envDuration(name string, def time.Duration) time.Duration {
+	if v, err := time.ParseDuration(os.Getenv(name)); err == nil && v > 0 {
+		return v
+	}
+	return def
+}
+
+// subjectCount is the number of messages on one subject of the stream.
+func subjectCount(b testing.TB, js jetstream.JetStream, subject string) uint64 {
+	s, err := js.Stream(b.Context(), "CALLCENTER")
+	if err != nil {
+		return 0
+	}
+	info, err := s.Info(b.Context(), jetstream.WithSubjectFilter(subject))
+	if err != nil {
+		return 0
+	}
+	return info.State.Subjects[subject]
+}
+
+// BenchmarkBacklog: a simulator holding CALLBUS_BENCH_BACKLOG (100,000) ended
+// calls, no rate limit; the poller starts with no state and runs until every call,
+// its end and its final metric are in the stream. Reports events per second end to
+// end, the poller's CPU seconds and peak memory (RSS) per 10,000 events, and Redis
+// bytes per tracked call.
+func BenchmarkBacklog(b *testing.B) {
+	n := envInt("CALLBUS_BENCH_BACKLOG", 100000)
+	for range b.N {
+		rs := redistest.Start(b)
+		ns := natstest.Start(b)
+		// One call a second: 100,000 calls span about 28 hours before the start.
+		w := startWorldWith(b, 0, sim.Config{Seed: 3, Agents: 40, CallRate: 60, Backlog: n})
+		want := uint64(w.sim.Stats().MetricsFinalized)
+		js, err := jetstream.New(ns.Conn(b))
+		if err != nil {
+			b.Fatal(err)
+		}
+		store, err := cursor.New(rs.Client(b), "acme")
+		if err != nil {
+			b.Fatal(err)
+		}
+		env := append(pollerEnv(w, ns.URL(), rs.URL, "bench", freeAddr(b)), "CALLBUS_CALLS_BACKFILL_HOURS=72", "CALLBUS_LOG_LEVEL=warn")
+		start := time.Now()
+		c := startPoller(b, env)
+		for subjectCount(b, js, "callcenter.acme.metric.finalized") < want {
+			if time.Since(start) > 20*time.Minute {
+				b.Fatalf("not caught up after 20 minutes: %d of %d metrics finalized\n%s", subjectCount(b, js, "callcenter.acme.metric.finalized"), want, c.stderr.String())
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		elapsed := time.Since(start)
+		c.signal(syscall.SIGTERM)
+		if err := <-c.wait(60 * time.Second); err != nil {
+			b.Fatalf("poller: %v", err)
+		}
+		ru := c.cmd.ProcessState.SysUsage().(*syscall.Rusage)
+		cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		peakMB := float64(ru.Maxrss) / 1024 // KiB on Linux
+		s, err := js.Stream(b.Context(), "CALLCENTER")
+		if err != nil {
+			b.Fatal(err)
+		}
+		info, err := s.Info(b.Context())
+		if err != nil {
+			b.Fatal(err)
+		}
+		events := float64(info.State.Msgs)
+		_, keys, err := store.MemoryUsage(b.Context())
+		if err != nil {
+			b.Fatal(err)
+		}
+		calls, err := store.SnapshotCount(b.Context(), "call")
+		if err != nil || calls == 0 {
+			b.Fatalf("no call snapshots left to measure (%v)", err)
+		}
+		perCall := float64(keys["snap:call"]+keys["snap:metric"]+keys["open"]+keys["terminal"]) / float64(calls)
+		b.ReportMetric(events/elapsed.Seconds(), "events/s")
+		b.ReportMetric(cpu.Seconds()/events*1e4, "cpu-s/10k-events")
+		b.ReportMetric(peakMB, "peak-RSS-MB")
+		b.ReportMetric(peakMB/events*1e4, "peak-RSS-MB/10k-events")
+		b.ReportMetric(perCall, "redis-B/tracked-call")
+		b.Logf("%d calls, %.0f events in %s; poller CPU %s, peak RSS %.1f MB; %d calls tracked in Redis at the end, %.0f B each",
+			n, events, elapsed.Round(time.Millisecond), cpu.Round(time.Millisecond), peakMB, calls, perCall)
+	}
+}
+
+// BenchmarkLiveDelay: live traffic at plan 100 (100 requests a minute for the
+// whole account, callbus using its default 80% share and default intervals) for
+// CALLBUS_BENCH_LIVE (3m) of real time, simulator at speed 1. Reports the
+// detection delay (the time the stream stored an event minus the time the change
+// happened in the simulated world) per event type, p50 and p99.
+func BenchmarkLiveDelay(b *testing.B) {
+	live := envDuration("CALLBUS_BENCH_LIVE", 3*time.Minute)
+	for range b.N {
+		rs := redistest.Start(b)
+		ns := natstest.Start(b)
+		start := time.Now()
+		w := startWorldWith(b, 0, sim.Config{Seed: 5, Agents: 20, CallRate: 6, Plan: 100, Clock: sim.NewScaledClock(start, 1)})
+		var env []string
+		for _, kv := range pollerEnv(w, ns.URL(), rs.URL, "bench-live", freeAddr(b)) {
+			if !strings.Contains(kv, "_INTERVAL_SECONDS=") && !strings.HasPrefix(kv, "CALLBUS_RATE_LIMIT_SHARE=") {
+				env = append(env, kv) // the defaults of the configuration instead
+			}
+		}
+		c := startPoller(b, env)
+		time.Sleep(live) // the measured period: live traffic, not a wait for a condition
+		c.signal(syscall.SIGTERM)
+		if err := <-c.wait(60 * time.Second); err != nil {
+			b.Fatalf("poller: %v", err)
+		}
+		if err := w.sim.Close(); err != nil {
+			b.Fatal(err)
+		}
+		truth, err := audit.ReadTruth(bytes.NewReader([]byte(w.truth.String())))
+		if err != nil {
+			b.Fatal(err)
+		}
+		js, err := jetstream.New(ns.Conn(b))
+		if err != nil {
+			b.Fatal(err)
+		}
+		msgs, err := audit.ReadStream(b.Context(), js, "CALLCENTER")
+		if err != nil {
+			b.Fatal(err)
+		}
+		delays := audit.Delays(msgs, truth, func(t time.Time) time.Time { return t })
+		var lines []string
+		for _, typ := range []event.Type{event.CallCreated, event.ParticipantStatusChanged, event.CallEnded, event.MetricFinalized, event.UserStatusChanged} {
+			ds := delays[typ]
+			if len(ds) == 0 {
+				continue
+			}
+			p50, p99 := audit.Percentile(ds, 50), audit.Percentile(ds, 99)
+			b.ReportMetric(p50.Seconds(), string(typ)+"-p50-s")
+			b.ReportMetric(p99.Seconds(), string(typ)+"-p99-s")
+			lines = append(lines, fmt.Sprintf("| `%s` | %d | %.1f s | %.1f s |", typ, len(ds), p50.Seconds(), p99.Seconds()))
+		}
+		slices.Sort(lines)
+		b.Logf("detection delay over %s at plan 100 (%d messages):\n| event | n | p50 | p99 |\n|---|---|---|---|\n%s", live, len(msgs), strings.Join(lines, "\n"))
+	}
+}
