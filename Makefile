@@ -5,7 +5,7 @@ BENCH   ?= .
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: build test vet fmt-check fuzz bench sim clean
+.PHONY: build test vet fmt-check asyncapi fuzz bench bench-micro sim clean
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/ ./cmd/...
@@ -16,9 +16,16 @@ vet:
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
-# The test command of the README: formatting, vet, and every test with the race detector.
-test: fmt-check vet
-	$(GO) test -race -count=1 $(PKGS)
+# The test command of the README: formatting, vet, every test with the race
+# detector, and the AsyncAPI document through a real parser (Node.js).
+test: fmt-check vet asyncapi
+	$(GO) test -race -count=1 -timeout 30m $(PKGS)
+
+# The AsyncAPI document parsed by @asyncapi/parser, with the checker's own tests.
+asyncapi:
+	npm ci --prefix tools/asyncapi --ignore-scripts --no-audit --no-fund --silent
+	node tools/asyncapi/check.mjs
+	node --test tools/asyncapi/check.test.mjs
 
 # Short fuzzing of every decoder (FUZZTIME per target).
 FUZZTIME ?= 20s
@@ -27,7 +34,14 @@ fuzz:
 		echo "== $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) ./internal/callcenter/ || exit 1; \
 	done
 
+# End-to-end benchmarks of the poller binary (one run each; see the README for
+# the figures): CALLBUS_BENCH_BACKLOG calls of backlog, CALLBUS_BENCH_LIVE of live
+# traffic at plan 100.
 bench:
+	$(GO) test -run '^$$' -bench '$(BENCH)' -benchtime 1x -timeout 60m ./cmd/poller/
+
+# Micro-benchmarks of the packages (store commits, simulator, ...).
+bench-micro:
 	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem $(PKGS)
 
 # The simulator on its own, a minute of call-center life per real second.

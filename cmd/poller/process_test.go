@@ -19,6 +19,7 @@ import (
 	"github.com/callbus/callbus/internal/natstest"
 	"github.com/callbus/callbus/internal/redistest"
 	"github.com/callbus/callbus/internal/sim"
+	"github.com/callbus/callbus/schemas"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -165,7 +166,13 @@ func startPoller(t testing.TB, env []string) *child {
 		t.Fatal(err)
 	}
 	go func() { c.exited <- c.cmd.Wait() }()
-	t.Cleanup(func() { c.signal(syscall.SIGKILL); <-c.wait(10 * time.Second) })
+	t.Cleanup(func() {
+		c.signal(syscall.SIGKILL)
+		<-c.wait(10 * time.Second)
+		if strings.Contains(c.stderr.String(), procKey) {
+			t.Errorf("the API key appears in the poller's output")
+		}
+	})
 	return c
 }
 
@@ -225,6 +232,11 @@ func auditUntilSettled(t *testing.T, ns *natstest.Server, w *liveWorld, store *c
 		st := w.sim.Stats() // the backlog is not in the truth: count it
 		counts := len(r.Created) == st.Calls && len(r.Ended) == st.CallsEnded && len(r.Finalized) == st.MetricsFinalized
 		if (len(r.Problems) == before && n == 0 && counts) || time.Now().After(deadline) {
+			v, err := schemas.New()
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.Problems = append(r.Problems, audit.ValidateSchemas(msgs, v)...)
 			return r
 		}
 		time.Sleep(500 * time.Millisecond)

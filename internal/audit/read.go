@@ -21,6 +21,7 @@ type Message struct {
 	Subject   string
 	Header    nats.Header
 	Published time.Time // when the stream stored it
+	Body      []byte    // the message body as published
 	Event     event.Envelope
 	DecodeErr error
 }
@@ -57,7 +58,7 @@ func ReadStream(ctx context.Context, js jetstream.JetStream, stream string) ([]M
 			if err != nil {
 				return nil, fmt.Errorf("audit: metadata: %w", err)
 			}
-			msg := Message{Seq: md.Sequence.Stream, Subject: m.Subject(), Header: m.Headers(), Published: md.Timestamp}
+			msg := Message{Seq: md.Sequence.Stream, Subject: m.Subject(), Header: m.Headers(), Published: md.Timestamp, Body: m.Data()}
 			msg.DecodeErr = json.Unmarshal(m.Data(), &msg.Event)
 			out = append(out, msg)
 			if msg.Seq >= last {

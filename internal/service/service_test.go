@@ -18,6 +18,7 @@ import (
 	"github.com/callbus/callbus/internal/redistest"
 	"github.com/callbus/callbus/internal/secret"
 	"github.com/callbus/callbus/internal/sim"
+	"github.com/callbus/callbus/schemas"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rs/zerolog"
 )
@@ -163,6 +164,11 @@ func auditStream(t *testing.T, ns *natstest.Server, w *world) *audit.Report {
 	}
 	r := audit.Check(msgs, "callcenter")
 	r.CompareTruth(truth)
+	v, err := schemas.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Problems = append(r.Problems, audit.ValidateSchemas(msgs, v)...)
 	return r
 }
 

@@ -1,0 +1,22 @@
+// Package schemas is callbus's published contract in machine-readable form (DESIGN
+// §3): JSON Schema (draft 2020-12) for the CloudEvents envelope, for the data of
+// every event type of the catalog and for the API records that data embeds, plus an
+// AsyncAPI document (asyncapi.yaml) of the NATS channels. The schema files are
+// embedded; Validator checks event bodies against them.
+//
+// The files are the source of truth for consumers. Tests keep them and the Go types
+// of internal/event and internal/callcenter from drifting apart.
+package schemas
+
+import (
+	"embed"
+	"io/fs"
+)
+
+//go:embed envelope.json event.json headers.json data/*.json defs/*.json
+var files embed.FS
+
+// FS returns the embedded schema files: envelope.json, event.json (envelope and
+// data in one), headers.json, data/<type>.json and defs/<record>.json, with the
+// relative $refs between them.
+func FS() fs.FS { return files }
