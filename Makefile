@@ -5,7 +5,7 @@ BENCH   ?= .
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: build test vet fmt-check asyncapi fuzz bench bench-micro sim clean
+.PHONY: build test vet fmt-check asyncapi chart fuzz bench bench-micro sim clean
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/ ./cmd/...
@@ -33,6 +33,23 @@ fuzz:
 	@for f in $$($(GO) test -list 'Fuzz.*' ./internal/callcenter/ | grep ^Fuzz); do \
 		echo "== $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) ./internal/callcenter/ || exit 1; \
 	done
+
+# The Helm chart: lint and render every values file, then decode every manifest
+# into the Kubernetes types (deploy/ is its own Go module).
+HELM_VERSION ?= v3.22.0
+KUBE_VERSION ?= 1.30.0
+bin/helm:
+	GOBIN="$(CURDIR)/bin" $(GO) install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
+
+chart: bin/helm
+	bin/helm lint --strict --kube-version $(KUBE_VERSION) deploy/helm/callbus
+	bin/helm template callbus deploy/helm/callbus --kube-version $(KUBE_VERSION) >/dev/null
+	@for f in deploy/helm/callbus/ci/*.yaml; do \
+		echo "== $$f"; \
+		bin/helm lint --strict --kube-version $(KUBE_VERSION) deploy/helm/callbus --values "$$f" || exit 1; \
+		bin/helm template callbus deploy/helm/callbus --kube-version $(KUBE_VERSION) --values "$$f" >/dev/null || exit 1; \
+	done
+	cd deploy && HELM="$(CURDIR)/bin/helm" $(GO) test -count=1 ./...
 
 # End-to-end benchmarks of the poller binary (one run each; see the README for
 # the figures): CALLBUS_BENCH_BACKLOG calls of backlog, CALLBUS_BENCH_LIVE of live

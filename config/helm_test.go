@@ -1,0 +1,158 @@
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+const helmSchemaPath = "../deploy/helm/callbus/values.schema.json"
+
+// The chart's checked-in values.schema.json is the one HelmValuesSchema renders
+// (`go test ./config -update` rewrites it, with the other generated files).
+func TestHelmValuesSchemaUpToDate(t *testing.T) {
+	want, err := HelmValuesSchema()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(helmSchemaPath)
+	if err != nil && !*update {
+		t.Fatalf("%v: run `go test ./config -update`", err)
+	}
+	if bytes.Equal(got, want) {
+		return
+	}
+	if *update {
+		if err := os.WriteFile(helmSchemaPath, want, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Errorf("deploy/helm/callbus/values.schema.json is stale: run `go test ./config -update`")
+}
+
+// The chart schema is a valid draft-07 schema that takes a full values object and
+// refuses typos, secure settings in the ConfigMap's config, chart-owned keys and
+// values the declaration refuses.
+func TestHelmValuesSchema(t *testing.T) {
+	schema := compileHelmSchema(t)
+	good := `{
+		"image": {"repository": "ghcr.io/callbus/poller", "tag": "", "digest": "", "pullPolicy": "IfNotPresent"},
+		"replicaCount": 2,
+		"config": {"account": "acme", "api_domain": "acme", "nats_url": "nats://nats:4222",
+			"redis_url": "redis://redis:6379/0", "resources": ["calls", "teams"], "stream_replicas": 3},
+		"secret": {"api_key": "k", "nats_password": "", "redis_password": "p w"},
+		"existingSecret": {"name": "", "keys": {"api_key": "api-key", "nats_password": "", "redis_password": ""}},
+		"terminationGracePeriodSeconds": null,
+		"serviceMonitor": {"enabled": true, "interval": "1m30s", "scrapeTimeout": "10s", "labels": {"release": "prom"}},
+		"networkPolicy": {"enabled": true, "egress": {"nats": {"ports": [{"port": 4222, "protocol": "TCP"}],
+			"to": [{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "nats"}}}]}}},
+		"podDisruptionBudget": {"enabled": true, "minAvailable": "50%"},
+		"podAntiAffinity": "hard"
+	}`
+	validateHelmValues(t, schema, good, true)
+	for _, bad := range []string{
+		`{"replicas": 2}`,
+		`{"replicaCount": "2"}`,
+		`{"config": {"api_key": "k"}}`,
+		`{"config": {"redis_password": "p"}}`,
+		`{"config": {"instance_id": "poller-0"}}`,
+		`{"config": {"http_addr": ":9090"}}`,
+		`{"config": {"stream_replicas": 6}}`,
+		`{"config": {"account": "acme.eu"}}`,
+		`{"config": {"resources": ["recordings"]}}`,
+		`{"config": {"unknown": 1}}`,
+		`{"secret": {"api_key": "two words"}}`,
+		`{"secret": {"token": "t"}}`,
+		`{"existingSecret": {"name": "Not_A_Name"}}`,
+		`{"existingSecret": {"keys": {"api_key": "a/b"}}}`,
+		`{"image": {"digest": "latest"}}`,
+		`{"serviceMonitor": {"interval": "30"}}`,
+		`{"podAntiAffinity": "always"}`,
+		`{"terminationGracePeriodSeconds": 0}`,
+	} {
+		validateHelmValues(t, schema, bad, false)
+	}
+}
+
+// Every parameter is in exactly one place of the chart's values: config, or
+// secret and existingSecret.keys, or set by the chart.
+func TestHelmValuesSchemaCoversEveryParameter(t *testing.T) {
+	d, err := Declarations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := HelmValuesSchema()
+	if err != nil {
+		t.Fatal(err)
+	}
+	type props struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	var root struct {
+		Properties struct {
+			Config, Secret props
+			Existing       struct {
+				Properties struct{ Keys props } `json:"properties"`
+			} `json:"existingSecret"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(data, &root); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range chartOwnedKeys {
+		if _, ok := d.Param(k); !ok {
+			t.Errorf("chart-owned key %s is not declared in iparams.json", k)
+		}
+	}
+	for _, p := range d.Params() {
+		_, inConfig := root.Properties.Config.Properties[p.Key]
+		_, inSecret := root.Properties.Secret.Properties[p.Key]
+		_, inKeys := root.Properties.Existing.Properties.Keys.Properties[p.Key]
+		owned := slices.Contains(chartOwnedKeys, p.Key)
+		switch {
+		case p.Secure && (!inSecret || !inKeys || inConfig):
+			t.Errorf("secure %s: in secret %v, in existingSecret.keys %v, in config %v; want true, true, false", p.Key, inSecret, inKeys, inConfig)
+		case !p.Secure && (inSecret || inKeys || inConfig == owned):
+			t.Errorf("%s: in config %v (chart-owned %v), in secret %v", p.Key, inConfig, owned, inSecret || inKeys)
+		}
+	}
+}
+
+func compileHelmSchema(t *testing.T) *jsonschema.Schema {
+	t.Helper()
+	data, err := HelmValuesSchema()
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	if err := c.AddResource("values.schema.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	schema, err := c.Compile("values.schema.json")
+	if err != nil {
+		t.Fatalf("not a valid schema: %v", err)
+	}
+	return schema
+}
+
+func validateHelmValues(t *testing.T, schema *jsonschema.Schema, values string, valid bool) {
+	t.Helper()
+	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(values))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := schema.Validate(inst); (err == nil) != valid {
+		t.Errorf("%s: validation error %v, want valid %v", values, err, valid)
+	}
+}
