@@ -5,9 +5,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/callbus/callbus/config"
 	"github.com/callbus/callbus/internal/service"
+	"github.com/callbus/callbus/internal/telemetry"
 )
 
 // runService is `poller run`.
@@ -25,5 +27,17 @@ func runService(ctx context.Context, args []string, getenv func(string) string, 
 		}
 		return err
 	}
-	return service.Run(ctx, s, newLogger(stderr, s.LogLevel, s.LogFormat), service.Options{Version: version})
+	log := newLogger(stderr, s.LogLevel, s.LogFormat)
+	tp, shutdown, err := telemetry.NewTracerProvider(ctx, getenv, version)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if err := shutdown(sctx); err != nil {
+			log.Warn().Err(err).Msg("traces not flushed")
+		}
+	}()
+	return service.Run(ctx, s, log, service.Options{Version: version, TracerProvider: tp})
 }

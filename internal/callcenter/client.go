@@ -67,7 +67,10 @@ func withClock(k clock) Option { return func(c *Client) { c.clock = k } }
 
 // ResponseInfo describes one attempt of an operation.
 type ResponseInfo struct {
-	Operation, Method, Path string
+	// Operation describes the request ("list calls page 3", "get call 812");
+	// Name is the operation without ids and page numbers ("list calls", "get
+	// call"), a bounded set fit for metric labels.
+	Operation, Name, Method, Path string
 	// Status is 0 when no response arrived (Err says why).
 	Status   int
 	Attempt  int

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -203,7 +204,20 @@ func (c *Client) observe(r request, attempt, status int, start time.Time, rate R
 			Int("attempt", attempt).Err(err).Msg("callcenter request")
 	}
 	if c.onResp != nil {
-		c.onResp(ResponseInfo{Operation: r.op, Method: r.method, Path: path,
+		c.onResp(ResponseInfo{Operation: r.op, Name: opName(r.op), Method: r.method, Path: path,
 			Status: status, Attempt: attempt, Duration: d, Rate: rate, Err: err})
 	}
+}
+
+// opName drops the numbers (ids, page numbers) and the word "page" from an
+// operation's description: "list calls page 3" → "list calls".
+func opName(op string) string {
+	var keep []string
+	for _, w := range strings.Fields(op) {
+		if w == "page" || strings.Trim(w, "0123456789") == "" {
+			continue
+		}
+		keep = append(keep, w)
+	}
+	return strings.Join(keep, " ")
 }

@@ -139,3 +139,16 @@ func TestKeyNeverLeaks(t *testing.T) {
 		}
 	}
 }
+
+func TestOpName(t *testing.T) {
+	for op, want := range map[string]string{
+		"list calls page 3":              "list calls",
+		"get call 812":                   "get call",
+		"download recording 3 of call 4": "download recording of call",
+		"export":                         "export",
+	} {
+		if got := opName(op); got != want {
+			t.Errorf("opName(%q) = %q, want %q", op, got, want)
+		}
+	}
+}

@@ -6,6 +6,9 @@ import (
 
 	"github.com/callbus/callbus/internal/cursor"
 	"github.com/callbus/callbus/internal/event"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Batch limits: a commit is one Lua script; keep it well under the store's hard
@@ -35,7 +38,7 @@ func (bt *batcher) add(kind, id string, snap []byte, evs []event.Envelope) error
 		bt.b.Snapshots = append(bt.b.Snapshots, cursor.Snapshot{Kind: kind, ID: id, Data: snap})
 	}
 	for _, e := range evs {
-		entry, err := bt.p.outboxEntry(e)
+		entry, err := bt.p.outboxEntry(bt.ctx, e)
 		if err != nil {
 			return err
 		}
@@ -52,9 +55,15 @@ func (bt *batcher) flush() error {
 	if bt.b.Items() == 0 {
 		return nil
 	}
-	if _, err := bt.p.store.Commit(bt.ctx, bt.p.lease(), bt.b); err != nil {
+	ctx, span := bt.p.hooks.Tracer.Start(bt.ctx, "redis commit", trace.WithAttributes(
+		attribute.Int("callbus.events", len(bt.b.Events)), attribute.Int("callbus.snapshots", len(bt.b.Snapshots))))
+	_, err := bt.p.store.Commit(ctx, bt.p.lease(), bt.b)
+	if err != nil {
+		span.SetStatus(codes.Error, err.Error())
+		span.End()
 		return fmt.Errorf("commit %d events, %d snapshots: %w", len(bt.b.Events), len(bt.b.Snapshots), err)
 	}
+	span.End()
 	bt.events += len(bt.b.Events)
 	bt.p.committed(bt.b)
 	bt.b = cursor.Batch{}

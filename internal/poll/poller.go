@@ -1,6 +1,7 @@
 package poll
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,7 +12,10 @@ import (
 	"github.com/callbus/callbus/internal/cursor"
 	"github.com/callbus/callbus/internal/diff"
 	"github.com/callbus/callbus/internal/event"
+	"github.com/callbus/callbus/internal/telemetry"
 	"github.com/rs/zerolog"
+	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 )
 
 // Resource names, as in the configuration's `resources`.
@@ -75,6 +79,8 @@ func (c *Config) defaults() {
 // Hooks let the service observe the poller (metrics, the demo feed). Each may be
 // nil and must not block.
 type Hooks struct {
+	// Tracer traces poll cycles and commits (nil: no traces).
+	Tracer    trace.Tracer
 	Cycle     func(resource string, d time.Duration, requests int, err error)
 	Intervals func(effective map[string]time.Duration)
 	Committed func(events int)
@@ -113,6 +119,9 @@ func New(cfg Config, api *callcenter.Client, store Store, wake func(), log zerol
 	if wake == nil {
 		wake = func() {}
 	}
+	if hooks.Tracer == nil {
+		hooks.Tracer = noop.NewTracerProvider().Tracer("")
+	}
 	return &Poller{cfg: cfg, api: api, store: store, wake: wake, log: log, hooks: hooks}, nil
 }
 
@@ -127,13 +136,14 @@ func (p *Poller) Effective() map[string]time.Duration {
 	return out
 }
 
-// outboxEntry turns an event into what the store keeps for the relay.
-func (p *Poller) outboxEntry(e event.Envelope) (cursor.OutboxEntry, error) {
+// outboxEntry turns an event into what the store keeps for the relay, with the
+// trace context of the cycle that found it (the relay's publish span continues it).
+func (p *Poller) outboxEntry(ctx context.Context, e event.Envelope) (cursor.OutboxEntry, error) {
 	body, err := json.Marshal(e)
 	if err != nil {
 		return cursor.OutboxEntry{}, fmt.Errorf("encode event %s: %w", e.ID, err)
 	}
-	return cursor.OutboxEntry{ID: e.ID, Subject: event.Subject(p.cfg.Prefix, p.cfg.Account, e.Type), Data: body}, nil
+	return cursor.OutboxEntry{ID: e.ID, Subject: event.Subject(p.cfg.Prefix, p.cfg.Account, e.Type), Data: body, Headers: telemetry.Inject(ctx)}, nil
 }
 
 func (p *Poller) committed(b cursor.Batch) {

@@ -7,6 +7,9 @@ import (
 	"time"
 
 	"github.com/callbus/callbus/internal/cursor"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // ErrLostLease is returned by Run when a commit was refused because another
@@ -47,7 +50,12 @@ func (p *Poller) Run(ctx context.Context, lease func() cursor.Lease) error {
 		}
 		start := time.Now()
 		used0 := p.api.Limiter().Stats().Acquired
-		err := p.cycle(ctx, res)
+		cctx, span := p.hooks.Tracer.Start(ctx, "poll "+res, trace.WithAttributes(attribute.String("callbus.resource", res)))
+		err := p.cycle(cctx, res)
+		if err != nil {
+			span.SetStatus(codes.Error, err.Error())
+		}
+		span.End()
 		used := int(p.api.Limiter().Stats().Acquired - used0)
 		if p.hooks.Cycle != nil {
 			p.hooks.Cycle(res, time.Since(start), used, err)

@@ -10,9 +10,14 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/callbus/callbus/internal/telemetry"
 	"github.com/cenkalti/backoff/v4"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rs/zerolog"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 )
 
 // Outbox is what the relay needs of the store: entries in commit order, and
@@ -54,7 +59,11 @@ type Relay struct {
 	// OnPublished, when set, is called after each acknowledged record (for the
 	// detection-delay metric and the demo feed). It must not block.
 	OnPublished func(r Record, ack *jetstream.PubAck)
-	Stats       Stats
+	// Tracer traces each publish as a child of the trace context the record
+	// carries (the poll cycle that found the change), and the published message
+	// carries the publish span's context on (no-op unless set).
+	Tracer trace.Tracer
+	Stats  Stats
 }
 
 // NewRelay returns a relay from outbox to js.
@@ -71,7 +80,7 @@ func NewRelay(js jetstream.JetStream, outbox Outbox, cfg RelayConfig, log zerolo
 	if cfg.Idle <= 0 {
 		cfg.Idle = 250 * time.Millisecond
 	}
-	return &Relay{js: js, outbox: outbox, cfg: cfg, log: log, wake: make(chan struct{}, 1)}
+	return &Relay{js: js, outbox: outbox, cfg: cfg, log: log, wake: make(chan struct{}, 1), Tracer: noop.NewTracerProvider().Tracer("")}
 }
 
 // Wake tells the relay that new entries were committed.
@@ -170,14 +179,31 @@ func (r *Relay) once(ctx context.Context, last string) (int, string, error) {
 // the length of the acknowledged prefix.
 func (r *Relay) publish(ctx context.Context, recs []Record) (int, error) {
 	futures := make([]jetstream.PubAckFuture, 0, len(recs))
+	spans := make([]trace.Span, 0, len(recs))
+	defer func() {
+		for _, sp := range spans { // those not ended by an ack
+			sp.End()
+		}
+	}()
 	var sendErr error
 	for _, rec := range recs {
-		f, err := r.js.PublishMsgAsync(message(rec, r.cfg.Stream))
+		pctx := telemetry.Extract(ctx, rec.Headers)
+		pctx, span := r.Tracer.Start(pctx, "publish "+rec.Subject, trace.WithSpanKind(trace.SpanKindProducer),
+			trace.WithAttributes(attribute.String("messaging.system", "nats"), attribute.String("messaging.destination.name", rec.Subject),
+				attribute.String("messaging.message.id", rec.ID)))
+		msg := message(rec, r.cfg.Stream)
+		for k, v := range telemetry.Inject(pctx) {
+			msg.Header[k] = []string{v} // lower-case traceparent/tracestate (W3C)
+		}
+		f, err := r.js.PublishMsgAsync(msg)
 		if err != nil {
+			span.SetStatus(codes.Error, err.Error())
+			span.End()
 			sendErr = fmt.Errorf("publish %s (%s): %w", rec.ID, rec.Subject, err)
 			break
 		}
 		futures = append(futures, f)
+		spans = append(spans, span)
 	}
 	for i, f := range futures {
 		timer := time.NewTimer(r.cfg.AckWait)
@@ -189,19 +215,26 @@ func (r *Relay) publish(ctx context.Context, recs []Record) (int, error) {
 			} else {
 				r.Stats.Published.Add(1)
 			}
+			spans[i].SetAttributes(attribute.Int64("messaging.nats.stream.sequence", int64(ack.Sequence)), attribute.Bool("callbus.duplicate", ack.Duplicate))
+			spans[i].End()
 			if r.OnPublished != nil {
 				r.OnPublished(recs[i], ack)
 			}
 		case err := <-f.Err():
 			timer.Stop()
+			spans[i].SetStatus(codes.Error, err.Error())
+			spans = spans[i:]
 			return i, fmt.Errorf("publish %s (%s): %w", recs[i].ID, recs[i].Subject, err)
 		case <-timer.C:
+			spans = spans[i:]
 			return i, fmt.Errorf("publish %s (%s): no acknowledgement within %s", recs[i].ID, recs[i].Subject, r.cfg.AckWait)
 		case <-ctx.Done():
 			timer.Stop()
+			spans = spans[i:]
 			return i, ctx.Err()
 		}
 	}
+	spans = nil
 	return len(futures), sendErr
 }
 

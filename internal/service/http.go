@@ -14,10 +14,12 @@ import (
 	"github.com/rs/zerolog"
 )
 
-// healthHandler serves /healthz (the process is alive) and /readyz (Redis answers;
-// the body says whether this replica leads or stands by — a standby is ready).
-func healthHandler(rdb *redis.Client, lead *poll.Leadership) http.Handler {
+// healthHandler serves /healthz (the process is alive), /readyz (Redis answers;
+// the body says whether this replica leads or stands by — a standby is ready) and
+// /metrics.
+func healthHandler(rdb *redis.Client, lead *poll.Leadership, metrics http.Handler) http.Handler {
 	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", metrics)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
 		_, _ = w.Write([]byte("ok\n"))
@@ -52,7 +54,7 @@ func serveHTTP(addr string, h http.Handler, log zerolog.Logger) (stop func(), er
 			log.Error().Err(err).Msg("http server")
 		}
 	}()
-	log.Info().Str("addr", l.Addr().String()).Msg("serving /healthz /readyz")
+	log.Info().Str("addr", l.Addr().String()).Msg("serving /healthz /readyz /metrics")
 	return func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()

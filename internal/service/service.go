@@ -16,9 +16,13 @@ import (
 	"github.com/callbus/callbus/internal/event"
 	"github.com/callbus/callbus/internal/poll"
 	"github.com/callbus/callbus/internal/publish"
+	"github.com/callbus/callbus/internal/telemetry"
 	"github.com/cenkalti/backoff/v4"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rs/zerolog"
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
+	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 )
 
 // Options are what callers add to the service.
@@ -27,8 +31,11 @@ type Options struct {
 	// OnPublished, when set, sees every event the relay got acknowledged (the
 	// demo's feed). It must not block.
 	OnPublished func(publish.Record)
-	// PollHooks observe the poller (tests, metrics).
+	// PollHooks observe the poller (tests).
 	PollHooks poll.Hooks
+	// TracerProvider traces poll cycles, API requests, Redis commits and
+	// publishes (nil: no traces; see telemetry.NewTracerProvider).
+	TracerProvider trace.TracerProvider
 }
 
 // Run runs the service until ctx ends, then shuts down in order: stop polling
@@ -36,11 +43,21 @@ type Options struct {
 // JetStream, release the lease, stop serving HTTP, drain NATS, close Redis.
 func Run(ctx context.Context, s config.Settings, log zerolog.Logger, x Options) error {
 	log.Info().Str("version", x.Version).Object("config", s).Msg("starting")
+	if x.TracerProvider == nil {
+		x.TracerProvider = noop.NewTracerProvider()
+	}
+	tracer := x.TracerProvider.Tracer("github.com/callbus/callbus")
+	metrics, err := telemetry.NewMetrics()
+	if err != nil {
+		return err
+	}
+	defer func() { _ = metrics.Shutdown(context.WithoutCancel(ctx)) }()
 	rdb, err := connectRedis(s)
 	if err != nil {
 		return err
 	}
 	defer rdb.Close()
+	rdb.AddHook(redisErrors{metrics})
 	nc, err := connectNATS(ctx, s, log)
 	if err != nil {
 		return err
@@ -66,7 +83,8 @@ func Run(ctx context.Context, s config.Settings, log zerolog.Logger, x Options) 
 		callcenter.WithLimiter(lim),
 		callcenter.WithLogger(log.With().Str("component", "api").Logger()),
 		callcenter.WithVersion(x.Version),
-		callcenter.WithHTTPClient(apiHTTPClient(s.APITimeout)))
+		callcenter.WithResponseHook(apiObserver(metrics)),
+		callcenter.WithHTTPClient(apiHTTPClient(s.APITimeout, x.TracerProvider)))
 	if err != nil {
 		return err
 	}
@@ -74,15 +92,26 @@ func Run(ctx context.Context, s config.Settings, log zerolog.Logger, x Options) 
 		Stream: s.StreamName,
 		Filter: event.AccountFilter(s.SubjectPrefix, s.Account),
 	}, log.With().Str("component", "relay").Logger())
-	if x.OnPublished != nil {
-		relay.OnPublished = func(r publish.Record, _ *jetstream.PubAck) { x.OnPublished(r) }
+	relay.OnPublished = publishObserver(metrics, x.OnPublished)
+	relay.Tracer = tracer
+	if err := observeState(metrics, store, lim, relay); err != nil {
+		return fmt.Errorf("metrics: %w", err)
 	}
-	poller, err := poll.New(pollConfig(s), api, store, relay.Wake, log.With().Str("component", "poll").Logger(), x.PollHooks)
+	poller, err := poll.New(pollConfig(s), api, store, relay.Wake, log.With().Str("component", "poll").Logger(),
+		pollObserver(metrics, x.PollHooks, tracer))
 	if err != nil {
 		return err
 	}
 	lead := poll.NewLeadership(store, s.InstanceID, s.LeaseTTL, log)
-	stopHTTP, err := serveHTTP(s.HTTPAddr, healthHandler(rdb, lead), log)
+	lead.OnChange = func(leader bool) {
+		v := int64(0)
+		if leader {
+			v = 1
+		}
+		metrics.Leader.Record(context.WithoutCancel(ctx), v)
+	}
+	lead.OnChange(false)
+	stopHTTP, err := serveHTTP(s.HTTPAddr, healthHandler(rdb, lead, metrics.Handler()), log)
 	if err != nil {
 		return err
 	}
@@ -137,9 +166,13 @@ func ensureStream(ctx context.Context, js jetstream.JetStream, cfg publish.Strea
 	})
 }
 
-func apiHTTPClient(timeout time.Duration) *http.Client {
+// apiHTTPClient traces each request (a child of the poll cycle's span; otelhttp
+// records method, URL without credentials — the key travels in a header it does
+// not record — and status).
+func apiHTTPClient(timeout time.Duration, tp trace.TracerProvider) *http.Client {
 	return &http.Client{
-		Timeout: timeout,
+		Timeout:   timeout,
+		Transport: otelhttp.NewTransport(http.DefaultTransport, otelhttp.WithTracerProvider(tp), otelhttp.WithPropagators(telemetry.Propagator)),
 		// The recording download answers 302: report the location, never follow it.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}

@@ -1,0 +1,92 @@
+// Package telemetry sets up callbus's metrics (OpenTelemetry with the Prometheus
+// exporter, on the service's own registry) and traces (OTLP when the standard
+// OTEL_EXPORTER_OTLP_ENDPOINT is set, otherwise none). Nothing is global: the
+// service passes the instruments and the tracer to the parts that use them.
+package telemetry
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
+	"go.opentelemetry.io/otel/metric"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+)
+
+// Metrics are the service's instruments. Prometheus names (units and _total
+// suffixes added by the exporter) are in the comments.
+type Metrics struct {
+	APIRequests     metric.Int64Counter     // callbus_api_requests_total{operation,status}
+	RateLimitTotal  metric.Int64Gauge       // callbus_api_rate_limit: the account's limit per window
+	RateLimitRemain metric.Int64Gauge       // callbus_api_rate_limit_remaining
+	Interval        metric.Float64Gauge     // callbus_poll_interval_seconds{resource}: effective interval
+	CycleDuration   metric.Float64Histogram // callbus_poll_cycle_duration_seconds{resource,outcome}
+	CycleRequests   metric.Int64Counter     // callbus_poll_requests_total{resource}: API requests spent
+	EventsPublished metric.Int64Counter     // callbus_events_published_total{type}
+	DetectionDelay  metric.Float64Histogram // callbus_detection_delay_seconds{type}
+	Leader          metric.Int64Gauge       // callbus_leader: 1 while this replica holds the lease
+	RedisErrors     metric.Int64Counter     // callbus_redis_errors_total
+	meter           metric.Meter
+	handler         http.Handler
+	provider        *sdkmetric.MeterProvider
+}
+
+// NewMetrics creates the instruments on a meter provider exporting to a fresh
+// Prometheus registry (with Go and process collectors), served by Handler.
+func NewMetrics() (*Metrics, error) {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
+	exp, err := otelprom.New(otelprom.WithRegisterer(reg), otelprom.WithoutScopeInfo())
+	if err != nil {
+		return nil, fmt.Errorf("prometheus exporter: %w", err)
+	}
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(exp))
+	m := &Metrics{meter: mp.Meter("github.com/callbus/callbus"), provider: mp,
+		handler: promhttp.HandlerFor(reg, promhttp.HandlerOpts{})}
+	var errs []error
+	add := func(err error) {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	var e error
+	m.APIRequests, e = m.meter.Int64Counter("callbus.api.requests", metric.WithDescription("Requests to the call-center API, by operation and HTTP status (0: no response)."), metric.WithUnit("{request}"))
+	add(e)
+	m.RateLimitTotal, e = m.meter.Int64Gauge("callbus.api.rate_limit", metric.WithDescription("The account's API rate limit per window (X-RateLimit-Total)."), metric.WithUnit("{request}"))
+	add(e)
+	m.RateLimitRemain, e = m.meter.Int64Gauge("callbus.api.rate_limit.remaining", metric.WithDescription("Requests left in the API's current window (X-RateLimit-Remaining)."), metric.WithUnit("{request}"))
+	add(e)
+	m.Interval, e = m.meter.Float64Gauge("callbus.poll.interval", metric.WithDescription("Effective poll interval per resource, after sharing the rate budget."), metric.WithUnit("s"))
+	add(e)
+	m.CycleDuration, e = m.meter.Float64Histogram("callbus.poll.cycle.duration", metric.WithDescription("Duration of poll cycles per resource and outcome."), metric.WithUnit("s"),
+		metric.WithExplicitBucketBoundaries(0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60))
+	add(e)
+	m.CycleRequests, e = m.meter.Int64Counter("callbus.poll.requests", metric.WithDescription("API requests spent by poll cycles, per resource."), metric.WithUnit("{request}"))
+	add(e)
+	m.EventsPublished, e = m.meter.Int64Counter("callbus.events.published", metric.WithDescription("Events acknowledged by JetStream, per type."), metric.WithUnit("{event}"))
+	add(e)
+	m.DetectionDelay, e = m.meter.Float64Histogram("callbus.detection.delay", metric.WithDescription("Publish time minus the time of the change, where the API gives one, per event type."), metric.WithUnit("s"),
+		metric.WithExplicitBucketBoundaries(0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300, 600))
+	add(e)
+	m.Leader, e = m.meter.Int64Gauge("callbus.leader", metric.WithDescription("1 while this replica holds the account's lease and polls, 0 on standby."))
+	add(e)
+	m.RedisErrors, e = m.meter.Int64Counter("callbus.redis.errors", metric.WithDescription("Failed Redis commands."), metric.WithUnit("{error}"))
+	add(e)
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("metrics: %v", errs)
+	}
+	m.RedisErrors.Add(context.Background(), 0) // shown from the start, not from the first error
+	return m, nil
+}
+
+// Handler serves the Prometheus exposition.
+func (m *Metrics) Handler() http.Handler { return m.handler }
+
+// Meter is for instruments registered elsewhere (observable gauges with callbacks).
+func (m *Metrics) Meter() metric.Meter { return m.meter }
+
+// Shutdown stops the meter provider.
+func (m *Metrics) Shutdown(ctx context.Context) error { return m.provider.Shutdown(ctx) }
