@@ -65,6 +65,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runConfig(args, getenv, stdout, stderr)
 	case "setup":
 		return runSetup(ctx, args, getenv, stderr)
+	case "replay":
+		return runReplay(ctx, args, getenv, stdout, stderr)
+	case "tail":
+		return runTail(ctx, args, getenv, stdout, stderr)
 	case "version":
 		_, err := fmt.Fprintln(stdout, "callbus poller", version)
 		return err
@@ -84,5 +88,7 @@ commands:
   config docs          print the configuration table (Markdown)
   config schema        print the JSON Schema of the configuration (Helm values)
   setup --addr ADDR    serve the setup page at /custom_configs
+  replay [flags]       print stored events as NDJSON (--since, --from-seq, --until, --subject, --type, --pretty, --to, --follow)
+  tail [flags]         print new events as readable lines until interrupted (--subject, --type)
   version              print the version
 `

@@ -1,0 +1,189 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/callbus/callbus/internal/event"
+	"github.com/nats-io/nats-server/v2/server"
+)
+
+// replayOptions is what `poller replay` and `poller tail` read, and where.
+type replayOptions struct {
+	natsURL  string
+	stream   string
+	since    time.Time // zero: from the first message (or fromSeq)
+	fromSeq  uint64    // 0: not set
+	until    time.Time // zero: no time bound
+	subjects []string  // NATS subject filters; none: the whole stream
+	types    map[event.Type]bool
+	pretty   bool
+	to       string // republish under this first subject token
+	follow   bool
+	fromNow  bool // tail: only messages stored from now on
+}
+
+const replayUsage = `usage: poller replay [flags]
+
+Reads the stream with an ordered consumer and prints each event's CloudEvents JSON
+on one line (NDJSON), from the first message or --since/--from-seq, up to the last
+message stored when it started (or --until), then exits; --follow keeps printing
+new events until interrupted. An empty range prints nothing and exits 0.
+Times are the stream's storage times. A DURATION counts back from now: --since 2h.
+
+`
+
+// runReplay is `poller replay`.
+func runReplay(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	o, err := parseReplay(args, getenv, stderr, time.Now())
+	if err != nil {
+		return err
+	}
+	return replay(ctx, o, getenv, stdout, stderr)
+}
+
+// runTail is `poller tail`: replay from now with --follow --pretty.
+func runTail(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("tail", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), "usage: poller tail [flags]\n\nPrints new events as readable lines until interrupted.\n\n")
+		fs.PrintDefaults()
+	}
+	o := replayOptions{follow: true, pretty: true, fromNow: true}
+	commonReplayFlags(fs, &o, getenv)
+	if err := parseReplayFlags(fs, args); err != nil {
+		return err
+	}
+	if err := o.validate(); err != nil {
+		return exitCode{2, err}
+	}
+	return replay(ctx, o, getenv, stdout, stderr)
+}
+
+// parseReplay reads the flags of `poller replay`; now anchors relative times.
+func parseReplay(args []string, getenv func(string) string, stderr io.Writer, now time.Time) (replayOptions, error) {
+	var o replayOptions
+	var since, until string
+	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(fs.Output(), replayUsage); fs.PrintDefaults() }
+	commonReplayFlags(fs, &o, getenv)
+	fs.StringVar(&since, "since", "", "start at this `DURATION|TIME`: 90m ago, or an RFC 3339 time")
+	fs.Uint64Var(&o.fromSeq, "from-seq", 0, "start at this stream sequence `N`")
+	fs.StringVar(&until, "until", "", "stop after this `DURATION|TIME`: 30m ago, or an RFC 3339 time")
+	fs.BoolVar(&o.pretty, "pretty", false, "readable lines (time, type, entity, change) instead of JSON")
+	fs.StringVar(&o.to, "to", "", "republish each event with its first subject token replaced by `PREFIX` (e.g. callcenter-replay); prints nothing unless --pretty")
+	fs.BoolVar(&o.follow, "follow", false, "keep going with new events until interrupted")
+	if err := parseReplayFlags(fs, args); err != nil {
+		return o, err
+	}
+	var errs []error
+	var err error
+	if since != "" {
+		if o.since, err = parseReplayTime(since, now); err != nil {
+			errs = append(errs, fmt.Errorf("--since: %w", err))
+		}
+	}
+	if until != "" {
+		if o.until, err = parseReplayTime(until, now); err != nil {
+			errs = append(errs, fmt.Errorf("--until: %w", err))
+		}
+	}
+	if since != "" && o.fromSeq > 0 {
+		errs = append(errs, errors.New("--since and --from-seq: give one starting point"))
+	}
+	if !o.since.IsZero() && !o.until.IsZero() && o.until.Before(o.since) {
+		errs = append(errs, fmt.Errorf("--until %s is before --since %s", o.until.Format(time.RFC3339), o.since.Format(time.RFC3339)))
+	}
+	if o.to != "" && !event.ValidToken(o.to) {
+		errs = append(errs, fmt.Errorf("--to %q: one subject token (letters, digits, '-' or '_')", o.to))
+	}
+	errs = append(errs, o.validate())
+	if err := errors.Join(errs...); err != nil {
+		return o, exitCode{2, err}
+	}
+	return o, nil
+}
+
+// commonReplayFlags are the flags replay and tail share.
+func commonReplayFlags(fs *flag.FlagSet, o *replayOptions, getenv func(string) string) {
+	fs.StringVar(&o.natsURL, "nats-url", replayEnv(getenv, "CALLBUS_NATS_URL", "nats://127.0.0.1:4222"), "NATS server URL(s) (CALLBUS_NATS_URL; credentials from CALLBUS_NATS_CREDS, _USER, _PASSWORD, _TLS_CA)")
+	fs.StringVar(&o.stream, "stream", replayEnv(getenv, "CALLBUS_STREAM_NAME", "CALLCENTER"), "stream to read (CALLBUS_STREAM_NAME)")
+	fs.Func("subject", "only subjects matching this NATS `FILTER`, e.g. 'callcenter.acme.>' or '*.*.call.*' (repeatable)", func(s string) error {
+		o.subjects = append(o.subjects, s)
+		return nil
+	})
+	fs.Func("type", "only events of this CloudEvents `TYPE`, e.g. call.created (repeatable or comma-separated)", func(s string) error {
+		if o.types == nil {
+			o.types = map[event.Type]bool{}
+		}
+		for t := range strings.SplitSeq(s, ",") {
+			if t = strings.TrimSpace(t); t != "" {
+				o.types[event.Type(t)] = true
+			}
+		}
+		return nil
+	})
+}
+
+// validate checks the filters shared by replay and tail.
+func (o replayOptions) validate() error {
+	var errs []error
+	for _, s := range o.subjects {
+		if !server.IsValidSubject(s) {
+			errs = append(errs, fmt.Errorf("--subject %q: not a NATS subject filter", s))
+		}
+	}
+	for t := range o.types {
+		if !event.Known(t) {
+			errs = append(errs, fmt.Errorf("--type %q: not an event type (%s)", t, replayTypeList()))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func parseReplayFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		return exitCode{2, err}
+	}
+	if fs.NArg() > 0 {
+		return exitCode{2, fmt.Errorf("unexpected arguments %q", fs.Args())}
+	}
+	return nil
+}
+
+// parseReplayTime reads a duration back from now ("90m") or an RFC 3339 time.
+func parseReplayTime(s string, now time.Time) (time.Time, error) {
+	if d, err := time.ParseDuration(s); err == nil {
+		if d < 0 {
+			return time.Time{}, fmt.Errorf("%q: a duration counts back from now, give it without a sign", s)
+		}
+		return now.Add(-d), nil
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%q: want a duration such as 90m or an RFC 3339 time such as 2026-11-21T10:00:00Z", s)
+	}
+	return t, nil
+}
+
+func replayTypeList() string {
+	var s []string
+	for _, i := range event.Catalog {
+		s = append(s, string(i.Type))
+	}
+	return strings.Join(s, ", ")
+}
+
+func replayEnv(getenv func(string) string, key, def string) string {
+	if v := getenv(key); v != "" {
+		return v
+	}
+	return def
+}
