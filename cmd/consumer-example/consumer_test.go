@@ -10,7 +10,10 @@ import (
 	"time"
 
 	"github.com/callbus/callbus/internal/event"
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 )
 
 // An event resent under a new stream sequence (the poller's relay resending after
@@ -245,4 +248,38 @@ func TestRedisOutageRetriesWithoutDeadLetter(t *testing.T) {
 	if n := len(h.deadLetterMsgs()); n != 0 {
 		t.Fatalf("%d dead letters during a Redis outage, want none", n)
 	}
+}
+
+// TestContinuesTrace checks that a delivery's span continues the trace named by
+// the message's lower-case traceparent header (the poller's publish span).
+func TestContinuesTrace(t *testing.T) {
+	h := newHarness(t)
+	sr := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))
+	e := mustEvent(t, event.UserCreated, "users/8", "created", t0, event.UserData{User: yara()})
+	body, err := json.Marshal(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const traceID, parentID = "0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331"
+	m := &nats.Msg{Subject: event.Subject("callcenter", "acme", e.Type), Data: body, Header: nats.Header{}}
+	m.Header.Set(jetstream.MsgIDHeader, e.ID)
+	m.Header["traceparent"] = []string{"00-" + traceID + "-" + parentID + "-01"}
+	ack, err := h.js.PublishMsg(t.Context(), m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := h.config("traced")
+	r := h.startTraced(c, func(context.Context, event.Envelope) error { return nil }, tp.Tracer("test"))
+	h.settled("traced", ack.Sequence)
+	r.stop(t)
+	for _, sp := range sr.Ended() {
+		if strings.HasPrefix(sp.Name(), "consume ") {
+			if sp.SpanContext().TraceID().String() != traceID || sp.Parent().SpanID().String() != parentID {
+				t.Fatalf("consumer span %s/%s does not continue %s/%s", sp.SpanContext().TraceID(), sp.Parent().SpanID(), traceID, parentID)
+			}
+			return
+		}
+	}
+	t.Fatal("no consumer span")
 }

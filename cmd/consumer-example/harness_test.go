@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"go.opentelemetry.io/otel/trace"
 	"strings"
 	"sync"
 	"testing"
@@ -93,6 +94,12 @@ type running struct {
 // start runs consume with the handler until stop.
 func (h *harness) start(c config, handle handlerFunc) *running {
 	h.t.Helper()
+	return h.startTraced(c, handle, nil)
+}
+
+// startTraced is start with deliveries traced by tracer.
+func (h *harness) startTraced(c config, handle handlerFunc, tracer trace.Tracer) *running {
+	h.t.Helper()
 	ctx, cancel := context.WithCancel(h.t.Context())
 	cons, err := ensureConsumer(ctx, h.js, c)
 	if err != nil {
@@ -104,7 +111,7 @@ func (h *harness) start(c config, handle handlerFunc) *running {
 	p := &processor{
 		handle: handle, dedup: newDedup(h.rdb, c.Durable, c.AckWait, c.DedupTTL),
 		dead: &deadLetters{js: h.js, prefix: c.DeadLetter}, maxDeliver: c.MaxDeliver, retryDelay: c.RetryDelay,
-		log: zerolog.New(h.t.Output()),
+		log: zerolog.New(h.t.Output()), tracer: tracer,
 	}
 	r := &running{cancel: cancel, done: make(chan error, 1)}
 	go func() { r.done <- consume(ctx, cons, p, c.ShutdownTimeout) }()

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/callbus/callbus/internal/telemetry"
 	"io"
 	"os"
 	"os/signal"
@@ -48,5 +49,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	log := zerolog.New(stderr).With().Timestamp().Str("service", "consumer-example").Str("durable", c.Durable).Logger()
-	return serve(ctx, c, stdout, log, nil)
+	// Traces when OTEL_EXPORTER_OTLP_ENDPOINT is set.
+	tp, shutdownTraces, err := telemetry.NewTracerProvider(ctx, getenv, "example")
+	if err != nil {
+		return err
+	}
+	defer func() { _ = shutdownTraces(context.WithoutCancel(ctx)) }()
+	return serve(ctx, c, tp, stdout, log, nil)
 }

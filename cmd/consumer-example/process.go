@@ -10,6 +10,7 @@ import (
 	"github.com/callbus/callbus/internal/event"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rs/zerolog"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // handlerFunc does the downstream work for one event. It returns an error wrapped
@@ -34,6 +35,7 @@ type processor struct {
 	maxDeliver int
 	retryDelay time.Duration
 	log        zerolog.Logger
+	tracer     trace.Tracer // nil: no traces
 }
 
 // process handles one message. It is called for one message at a time.
@@ -44,6 +46,11 @@ func (p *processor) process(ctx context.Context, msg jetstream.Msg) {
 		return
 	}
 	log := p.log.With().Uint64("seq", md.Sequence.Stream).Uint64("delivered", md.NumDelivered).Str("subject", msg.Subject()).Logger()
+	if p.tracer != nil {
+		var span trace.Span
+		ctx, span = startSpan(ctx, p.tracer, msg.Headers(), msg.Subject())
+		defer span.End()
+	}
 
 	e, err := decode(msg.Data())
 	if err != nil {

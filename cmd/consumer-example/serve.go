@@ -13,11 +13,14 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/redis/go-redis/v9"
 	"github.com/rs/zerolog"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // serve builds each dependency in order, with its teardown right after it, and
 // consumes until ctx ends. listening, when set, is told the HTTP address (tests).
-func serve(ctx context.Context, c config, stdout io.Writer, log zerolog.Logger, listening func(addr string)) error {
+// tp traces each delivery as a continuation of the poller's trace (the message's
+// traceparent header).
+func serve(ctx context.Context, c config, tp trace.TracerProvider, stdout io.Writer, log zerolog.Logger, listening func(addr string)) error {
 	nc, err := nats.Connect(c.NATSURL, nats.Name("callbus-consumer-"+c.Durable), nats.MaxReconnects(-1))
 	if err != nil {
 		return fmt.Errorf("connect nats: %w", err)
@@ -81,6 +84,7 @@ func serve(ctx context.Context, c config, stdout io.Writer, log zerolog.Logger, 
 		maxDeliver: c.MaxDeliver,
 		retryDelay: c.RetryDelay,
 		log:        log,
+		tracer:     tp.Tracer("github.com/callbus/callbus/cmd/consumer-example"),
 	}
 	if err := consume(ctx, cons, p, c.ShutdownTimeout); err != nil {
 		return err

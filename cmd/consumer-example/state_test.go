@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"go.opentelemetry.io/otel/trace/noop"
 	"net/http"
 	"strings"
 	"testing"
@@ -25,7 +26,9 @@ func (h *harness) serve(c config) *service {
 	ctx, cancel := context.WithCancel(h.t.Context())
 	s := &service{out: &lockedBuffer{}, log: &lockedBuffer{}, cancel: cancel, done: make(chan error, 1)}
 	addr := make(chan string, 1)
-	go func() { s.done <- serve(ctx, c, s.out, zerolog.New(s.log), func(a string) { addr <- a }) }()
+	go func() {
+		s.done <- serve(ctx, c, noop.NewTracerProvider(), s.out, zerolog.New(s.log), func(a string) { addr <- a })
+	}()
 	select {
 	case s.addr = <-addr:
 	case err := <-s.done:

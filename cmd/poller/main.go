@@ -6,6 +6,8 @@
 //	poller demo                       everything in one process, with a live feed of events
 //	poller config validate|docs|schema
 //	poller setup --addr 127.0.0.1:10001
+//	poller replay [--since D|T] [--from-seq N] [--until D|T] [--subject F] [--type T] [--pretty] [--to PREFIX] [--follow]
+//	poller tail [--subject F] [--type T]
 package main
 
 import (
