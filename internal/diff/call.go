@@ -58,7 +58,7 @@ type CallResult struct {
 // (tracked fields), participant.joined for each new participant (also those present
 // at first sight, so every participant's status chain starts at its joined event),
 // participant.status_changed, and call.ended once every participant is terminal.
-func Call(account string, prev []byte, c callcenter.Call) (CallResult, error) {
+func Call(scope Scope, prev []byte, c callcenter.Call) (CallResult, error) {
 	var s callSnap
 	if prev != nil {
 		if err := json.Unmarshal(prev, &s); err != nil {
@@ -76,7 +76,7 @@ func Call(account string, prev []byte, c callcenter.Call) (CallResult, error) {
 		s.P = map[string]partSnap{}
 	}
 	entity := "calls/" + strconv.FormatInt(c.ID, 10)
-	em := &emitter{account: account, seq: &s.Seq}
+	em := &emitter{scope: scope, seq: &s.Seq}
 	if creating {
 		em.emit(event.CallCreated, entity, c.CreatedTime, event.CallData{Call: c})
 	}

@@ -25,13 +25,23 @@ import (
 	"github.com/callbus/callbus/internal/event"
 )
 
+// Scope is whose events a diff produces: the account, and the epoch of the state
+// the snapshots belong to. The poller draws a new epoch whenever the store has no
+// state (first start, or a Redis that lost its data); it goes into every event id,
+// so events re-derived from scratch after such a loss get new ids instead of
+// colliding with, and being dropped as duplicates of, different earlier events.
+type Scope struct {
+	Account string
+	Epoch   string
+}
+
 // emitter collects the events of one entity, numbering them from its snapshot's
 // sequence.
 type emitter struct {
-	account string
-	seq     *int64
-	events  []event.Envelope
-	err     error
+	scope  Scope
+	seq    *int64
+	events []event.Envelope
+	err    error
 }
 
 func (e *emitter) emit(t event.Type, entity string, at time.Time, data any) {
@@ -39,7 +49,11 @@ func (e *emitter) emit(t event.Type, entity string, at time.Time, data any) {
 		return
 	}
 	*e.seq++
-	env, err := event.New(e.account, t, entity, strconv.FormatInt(*e.seq, 10), at, data)
+	key := strconv.FormatInt(*e.seq, 10)
+	if e.scope.Epoch != "" {
+		key = e.scope.Epoch + "/" + key
+	}
+	env, err := event.New(e.scope.Account, t, entity, key, at, data)
 	if err != nil {
 		e.err = err
 		return

@@ -29,7 +29,7 @@ type MetricResult struct {
 // metric was updated after the end (the API updates metrics after the call, after
 // after-call work); then metric.finalized is emitted, once per call. Later changes
 // to the tracked fields (csat, tags, durations, cost) give metric.updated.
-func Metric(account string, prev []byte, m callcenter.CallMetric, call CallState) (MetricResult, error) {
+func Metric(scope Scope, prev []byte, m callcenter.CallMetric, call CallState) (MetricResult, error) {
 	entity := "calls/" + strconv.FormatInt(m.CallID, 10) + "/metric"
 	if prev == nil {
 		if !call.Ended || !m.UpdatedTime.After(call.EndedAt) {
@@ -38,7 +38,7 @@ func Metric(account string, prev []byte, m callcenter.CallMetric, call CallState
 		s := metricSnap{F: map[string]string{}}
 		compare(s.F, metricFields(m), true)
 		s.Upd = ms(m.UpdatedTime)
-		em := &emitter{account: account, seq: &s.Seq}
+		em := &emitter{scope: scope, seq: &s.Seq}
 		em.emit(event.MetricFinalized, entity, m.UpdatedTime, event.MetricData{CallID: m.CallID, Metric: m})
 		return metricResult(s, em, prev, m)
 	}
@@ -52,7 +52,7 @@ func Metric(account string, prev []byte, m callcenter.CallMetric, call CallState
 	if s.F == nil {
 		s.F = map[string]string{}
 	}
-	em := &emitter{account: account, seq: &s.Seq}
+	em := &emitter{scope: scope, seq: &s.Seq}
 	if ch := compare(s.F, metricFields(m), false); len(ch) > 0 {
 		em.emit(event.MetricUpdated, entity, m.UpdatedTime, event.MetricData{CallID: m.CallID, Metric: m, Changes: ch})
 	}

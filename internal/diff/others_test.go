@@ -40,7 +40,7 @@ func TestMetricDiff(t *testing.T) {
 			var snap []byte
 			var got []event.Type
 			for _, s := range tc.steps {
-				r, err := Metric("acme", snap, s.m, s.call)
+				r, err := Metric(Scope{Account: "acme"}, snap, s.m, s.call)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -107,7 +107,7 @@ func TestUserDiff(t *testing.T) {
 			var snap []byte
 			var got []event.Type
 			for _, u := range tc.obs {
-				r, err := User("acme", snap, u, names, at(1))
+				r, err := User(Scope{Account: "acme"}, snap, u, names, at(1))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -126,7 +126,7 @@ func TestUserStatusNamesAndChain(t *testing.T) {
 	var snap []byte
 	var evs []event.Envelope
 	for _, u := range []callcenter.User{user(1, 1), user(2, 1), user(3, 1), user(0, 7)} {
-		r, err := User("acme", snap, u, names, at(1))
+		r, err := User(Scope{Account: "acme"}, snap, u, names, at(1))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -159,7 +159,7 @@ func TestTeamDiff(t *testing.T) {
 	var snap []byte
 	var evs []event.Envelope
 	for _, tm := range []callcenter.Team{team("Sales", 1, 2), team("Sales", 2, 1), team("Sales", 2, 3), team("Sales EU", 2, 3)} {
-		r, err := Team("acme", snap, tm, at(1))
+		r, err := Team(Scope{Account: "acme"}, snap, tm, at(1))
 		if err != nil {
 			t.Fatal(err)
 		}

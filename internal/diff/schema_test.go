@@ -142,7 +142,7 @@ func TestEventsMatchSchemas(t *testing.T) {
 	for _, obs := range schemaCalls() {
 		var snap []byte
 		for _, c := range obs {
-			r, err := Call("acme", snap, c)
+			r, err := Call(Scope{Account: "acme"}, snap, c)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -152,7 +152,7 @@ func TestEventsMatchSchemas(t *testing.T) {
 	for _, obs := range schemaMetrics() {
 		var snap []byte
 		for _, m := range obs {
-			r, err := Metric("acme", snap, m, states[m.CallID])
+			r, err := Metric(Scope{Account: "acme"}, snap, m, states[m.CallID])
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -165,20 +165,20 @@ func TestEventsMatchSchemas(t *testing.T) {
 	})
 	var snap []byte
 	for i, u := range schemaUsers() {
-		r, err := User("acme", snap, u, names, schemaAt(i))
+		r, err := User(Scope{Account: "acme"}, snap, u, names, schemaAt(i))
 		if err != nil {
 			t.Fatal(err)
 		}
 		evs, snap = append(evs, r.Events...), r.Snap
 	}
-	sparseUser, err := User("acme", nil, callcenter.User{ID: 4}, names, schemaAt(0))
+	sparseUser, err := User(Scope{Account: "acme"}, nil, callcenter.User{ID: 4}, names, schemaAt(0))
 	if err != nil {
 		t.Fatal(err)
 	}
 	evs = append(evs, sparseUser.Events...)
 	snap = nil
 	for i, tm := range schemaTeams() {
-		r, err := Team("acme", snap, tm, schemaAt(i))
+		r, err := Team(Scope{Account: "acme"}, snap, tm, schemaAt(i))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -241,25 +241,25 @@ func TestAPISamplesMatchSchemas(t *testing.T) {
 		case base == "call" || (strings.HasPrefix(base, "call_") && !strings.HasPrefix(base, "call_metric")):
 			var c callcenter.Call
 			decode(f, &c)
-			r, err := Call("acme", nil, c)
+			r, err := Call(Scope{Account: "acme"}, nil, c)
 			add(base, r.Events, err)
 		case base == "call_metric" || strings.HasPrefix(base, "call_metric_"):
 			var m callcenter.CallMetric
 			decode(f, &m)
-			r, err := Metric("acme", nil, m, CallState{Ended: true, EndedAt: m.UpdatedTime.Add(-time.Second)})
+			r, err := Metric(Scope{Account: "acme"}, nil, m, CallState{Ended: true, EndedAt: m.UpdatedTime.Add(-time.Second)})
 			add(base, r.Events, err)
 		case base == "user" || base == "user_drift":
 			var u callcenter.User
 			decode(f, &u)
-			r, err := User("acme", nil, u, StatusNames{}, schemaAt(0))
+			r, err := User(Scope{Account: "acme"}, nil, u, StatusNames{}, schemaAt(0))
 			add(base, r.Events, err)
 			u.Status, u.Role = u.Status+1, "Admin"
-			r2, err := User("acme", r.Snap, u, StatusNames{}, schemaAt(1))
+			r2, err := User(Scope{Account: "acme"}, r.Snap, u, StatusNames{}, schemaAt(1))
 			add(base, r2.Events, err)
 		case base == "team":
 			var tm callcenter.Team
 			decode(f, &tm)
-			r, err := Team("acme", nil, tm, schemaAt(0))
+			r, err := Team(Scope{Account: "acme"}, nil, tm, schemaAt(0))
 			add(base, r.Events, err)
 		default:
 			continue

@@ -21,7 +21,7 @@ type teamSnap struct {
 // seen), stamping events with seen (teams carry no updated_time). Events:
 // team.created, team.updated with the members added and removed and the changed
 // name, description or omni_channel.
-func Team(account string, prev []byte, t callcenter.Team, seen time.Time) (Result, error) {
+func Team(scope Scope, prev []byte, t callcenter.Team, seen time.Time) (Result, error) {
 	var s teamSnap
 	if prev != nil {
 		if err := json.Unmarshal(prev, &s); err != nil {
@@ -39,7 +39,7 @@ func Team(account string, prev []byte, t callcenter.Team, seen time.Time) (Resul
 	slices.Sort(members)
 	members = slices.Compact(members)
 	entity := "teams/" + strconv.FormatInt(t.ID, 10)
-	em := &emitter{account: account, seq: &s.Seq}
+	em := &emitter{scope: scope, seq: &s.Seq}
 	ch := compare(s.F, []field{
 		known("name", t.Name),
 		known("description", t.Description),

@@ -79,7 +79,7 @@ type Result struct {
 // (role, email, name, phone, teams, language, time zone, confirmed; also un-deleted),
 // user.deleted (deleted turns true), user.status_changed (status, preference or
 // mobile_app_preference).
-func User(account string, prev []byte, u callcenter.User, names StatusNames, seen time.Time) (Result, error) {
+func User(scope Scope, prev []byte, u callcenter.User, names StatusNames, seen time.Time) (Result, error) {
 	var s userSnap
 	if prev != nil {
 		if err := json.Unmarshal(prev, &s); err != nil {
@@ -91,7 +91,7 @@ func User(account string, prev []byte, u callcenter.User, names StatusNames, see
 	}
 	creating := prev == nil
 	entity := "users/" + strconv.FormatInt(u.ID, 10)
-	em := &emitter{account: account, seq: &s.Seq}
+	em := &emitter{scope: scope, seq: &s.Seq}
 	cur := [3]int{u.Status, u.Preference, u.MobileAppPreference}
 	ch := compare(s.F, userFields(u), creating)
 	switch {

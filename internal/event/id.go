@@ -9,9 +9,9 @@ import (
 // state give the same id after any restart, so JetStream's duplicate window
 // (Nats-Msg-Id) and consumers can both deduplicate a republished event.
 //
-// stateKey must identify the new state the event announces, not the time it was
-// observed: e.g. "status=8@2026-11-21T10:00:03Z" (the value and the record's
-// updated_time), so a later return to the same value is a different event.
+// stateKey must identify the event among the entity's events, never the time it was
+// observed: the diff uses the state's epoch and the entity's event sequence
+// ("3f9a0c21d7e4/5"), so a later return to an earlier value is a different event.
 func ID(account string, t Type, entity, stateKey string) string {
 	h := sha256.New()
 	for _, s := range []string{account, string(t), entity, stateKey} {

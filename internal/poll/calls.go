@@ -270,7 +270,7 @@ func (p *Poller) diffCalls(ctx context.Context, bt *batcher, calls []callcenter.
 			if c.CreatedTime.After(newest) {
 				newest = c.CreatedTime
 			}
-			r, err := diff.Call(p.cfg.Account, prev, c)
+			r, err := diff.Call(p.scope, prev, c)
 			if err != nil {
 				p.log.Error().Err(err).Int64("call_id", c.ID).Msg("calls: diff failed; call skipped")
 				continue

@@ -104,7 +104,7 @@ func (p *Poller) diffMetrics(ctx context.Context, bt *batcher, metrics []callcen
 			}
 			p.saw(m.UpdatedTime)
 			prev := prevs[ids[i]]
-			r, err := diff.Metric(p.cfg.Account, prev, m, st)
+			r, err := diff.Metric(p.scope, prev, m, st)
 			if err != nil {
 				p.log.Error().Err(err).Int64("call_id", m.CallID).Msg("metrics: diff failed; skipped")
 				continue

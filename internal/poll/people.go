@@ -40,7 +40,7 @@ func (p *Poller) pollUsers(ctx context.Context) error {
 	seen := p.now()
 	return p.diffAll(ctx, "users", kindUser, len(users), func(i int) int64 { return users[i].ID },
 		func(i int, prev []byte) (diff.Result, error) {
-			return diff.User(p.cfg.Account, prev, users[i], p.names, seen)
+			return diff.User(p.scope, prev, users[i], p.names, seen)
 		})
 }
 
@@ -56,7 +56,7 @@ func (p *Poller) pollTeams(ctx context.Context) error {
 	seen := p.now()
 	return p.diffAll(ctx, "teams", kindTeam, len(teams), func(i int) int64 { return teams[i].ID },
 		func(i int, prev []byte) (diff.Result, error) {
-			return diff.Team(p.cfg.Account, prev, teams[i], seen)
+			return diff.Team(p.scope, prev, teams[i], seen)
 		})
 }
 

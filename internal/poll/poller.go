@@ -2,6 +2,8 @@ package poll
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -97,6 +99,7 @@ type Poller struct {
 	wake  func() // tells the relay that events were committed
 
 	lease func() cursor.Lease
+	scope diff.Scope // account and state epoch, set by Run
 
 	names    diff.StatusNames
 	hasNames bool
@@ -175,3 +178,32 @@ func (p *Poller) saw(t time.Time) {
 // windowEnd is the `to` of list windows: far enough ahead to include everything
 // created so far, whatever the API's clock says.
 func (p *Poller) windowEnd() time.Time { return p.now().Add(24 * time.Hour) }
+
+// loadEpoch reads the state's epoch, or starts a new one when the store holds no
+// state (first start, or a Redis that lost its data): see diff.Scope.
+func (p *Poller) loadEpoch(ctx context.Context) error {
+	cur, err := p.store.Cursors(ctx)
+	if err != nil {
+		return fmt.Errorf("read cursors: %w", err)
+	}
+	epoch := cur[cursorEpoch]
+	if epoch == "" {
+		var b [6]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return fmt.Errorf("new epoch: %w", err)
+		}
+		epoch = hex.EncodeToString(b[:])
+		bt := p.newBatcher(ctx)
+		bt.cursor(cursorEpoch, epoch)
+		if err := bt.flush(); err != nil {
+			return fmt.Errorf("store the new epoch: %w", err)
+		}
+		if len(cur) > 0 {
+			p.log.Warn().Str("epoch", epoch).Msg("the store had cursors but no epoch: state restarted")
+		} else {
+			p.log.Info().Str("epoch", epoch).Msg("no state yet: starting epoch")
+		}
+	}
+	p.scope = diff.Scope{Account: p.cfg.Account, Epoch: epoch}
+	return nil
+}

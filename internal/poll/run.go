@@ -26,6 +26,12 @@ var ErrLostLease = errors.New("poller: lost the account's lease")
 // locking between the calls and metrics diffs.
 func (p *Poller) Run(ctx context.Context, lease func() cursor.Lease) error {
 	p.lease = lease
+	if err := p.loadEpoch(ctx); err != nil {
+		if errors.Is(err, cursor.ErrStaleLeader) {
+			return ErrLostLease
+		}
+		return err
+	}
 	next := map[string]time.Time{}
 	cost := map[string]float64{}
 	for r := range p.cfg.Intervals {

@@ -24,6 +24,7 @@ const (
 	kindUser   = "user"
 	kindTeam   = "team"
 
+	cursorEpoch     = "epoch"               // the state's epoch, part of every event id (diff.Scope)
 	cursorHighWater = "calls.high_water"    // newest created_time seen (RFC 3339)
 	cursorPruned    = "calls.pruned_before" // calls created before it may be pruned: ignore them
 )
