@@ -65,8 +65,9 @@ type Limiter struct {
 	limit       int         // L; 0 while unknown
 	sends       []time.Time // start times within the last window, sorted
 	inflight    int
-	probe       bool // one request at a time until the server reports again
-	obsLeft     int  // last X-RateLimit-Remaining
+	probe       bool      // one request at a time until the server reports again
+	obsLeft     int       // last X-RateLimit-Remaining
+	obsSent     time.Time // when the request that reported obsLeft was admitted
 	obsExpires  time.Time
 	unaccounted int // requests obsLeft may not include
 	pausedUntil time.Time

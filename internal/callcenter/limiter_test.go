@@ -298,3 +298,19 @@ func TestLimiterSharedConcurrent(t *testing.T) {
 		t.Errorf("stats %+v", st)
 	}
 }
+
+// A late response to an older request must not raise the server's Remaining that a
+// newer response already lowered.
+func TestLimiterIgnoresLateOlderRemaining(t *testing.T) {
+	clk := newFakeClock()
+	l := newTestLimiter(t, clk, LimiterConfig{Share: 0.5, InitialLimit: 100})
+	l.take(clk.Now()).Done(rate(100, 99, 1)) // the limit is known
+	older := l.take(clk.Now())
+	clk.Advance(time.Second)
+	newer := l.take(clk.Now())
+	newer.Done(rate(100, 60, 1))
+	older.Done(rate(100, 90, 1))
+	if got := l.Stats().ServerRemaining; got != 60 {
+		t.Fatalf("ServerRemaining %d after a late older response, want 60", got)
+	}
+}

@@ -22,8 +22,10 @@ func (t *Ticket) Done(rs RateState) {
 		l.limit = rs.Total
 		l.probe = false
 	}
-	if rs.Remaining >= 0 {
-		l.obsLeft = rs.Remaining
+	// A response to an older request, arriving late, says less than the one
+	// already heard: it must not raise what the server has left.
+	if rs.Remaining >= 0 && !t.at.Before(l.obsSent) {
+		l.obsLeft, l.obsSent = rs.Remaining, t.at
 		l.obsExpires = l.clock.Now().Add(l.window)
 		l.unaccounted = l.inflight
 		l.probe = false
