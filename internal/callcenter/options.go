@@ -39,10 +39,12 @@ func (o ListOptions) query() url.Values {
 // number is the page number requested.
 func (o ListOptions) number() int { return max(o.Page, 1) }
 
-// TimeWindow restricts a list to records created within [From, To]. Both zero: no
-// restriction; otherwise both are required and From must be before To. The bounds
-// are sent in UTC with a Z suffix to the second (field note 5), From rounded down
-// and To up, so the window sent covers the one asked for.
+// TimeWindow restricts a list to records created from From (inclusive, field note
+// 3) to before To (the spec: "before by_time[to]"). Both zero: no restriction;
+// otherwise both are required and From must be before To. The bounds are sent in
+// UTC with a Z suffix to the second (field note 5), From rounded down and To up, so
+// the window sent never leaves out a record of the one asked for (a record exactly
+// at a whole-second To is outside it).
 type TimeWindow struct {
 	From, To time.Time
 }
