@@ -89,6 +89,9 @@ func (s *Server) start(t testing.TB, bin string, port int) {
 	}
 }
 
+// Restartable reports whether the server is this test's own (Restart works).
+func (s *Server) Restartable() bool { return s.cmd != nil }
+
 // Restart kills the server (SIGKILL, as a crash would) and starts a new one on the
 // same port: empty, or with every acknowledged write for a durable server. It fails the test for a server it does not own.
 func (s *Server) Restart(t testing.TB) {
