@@ -101,7 +101,7 @@ func (p *Poller) listCalls(ctx context.Context, from time.Time) ([]callcenter.Ca
 			return nil, false, fmt.Errorf("calls: list: %w", err)
 		}
 		for _, c := range page.Items {
-			if c.CreatedTime.Before(from) {
+			if c.CreatedTime.Before(from.Truncate(time.Second)) { // by_time is sent to the second
 				// by_time was ignored: fall back, and look again in an hour.
 				p.byTimeIgnoredUntil = time.Now().Add(time.Hour)
 				p.log.Warn().Msg("calls: /calls ignores by_time; reading pages and filtering instead")

@@ -28,7 +28,7 @@ func (p *Poller) pollMetrics(ctx context.Context) error {
 		switch {
 		case !o.At.Before(from):
 		case o.At.After(now.Add(-p.cfg.MaxWindow)):
-			from = o.At
+			from = o.At.Add(-time.Second) // the spec says "after" by_time[from]: include the boundary
 		default:
 			old = append(old, mustID(o.ID))
 		}

@@ -41,7 +41,10 @@ type Config struct {
 	// 60, teams 20, user_statuses 10.
 	Priorities map[string]int
 	// CallsOverlap is how far before the newest created_time seen each calls read
-	// starts again, for calls that reach the API late [5m].
+	// starts again [30m]: for calls that reach the API late, and so that calls that
+	// ended recently are re-read (field note 4: recordings, notes and transcriptions
+	// arrive after the end). It costs nothing while it holds under 1000 calls: one
+	// page either way.
 	CallsOverlap time.Duration
 	// Backfill is how far back the very first calls read goes [24h].
 	Backfill time.Duration
@@ -65,7 +68,7 @@ func (c *Config) defaults() {
 			*d = v
 		}
 	}
-	set(&c.CallsOverlap, 5*time.Minute)
+	set(&c.CallsOverlap, 30*time.Minute)
 	set(&c.Backfill, 24*time.Hour)
 	set(&c.MetricsLookback, 2*time.Hour)
 	set(&c.MaxWindow, 6*time.Hour)

@@ -295,3 +295,35 @@ func TestRelayResumeDoesNotTrimForeignIDs(t *testing.T) {
 		t.Fatalf("stream holds %d, want 11 (the foreign one and all 10)", got)
 	}
 }
+
+// An entry missing from the stream ends what resume may trim, even when later
+// entries are there: nothing is trimmed unpublished.
+func TestRelayResumeStopsAtAGap(t *testing.T) {
+	_, js, s := setup(t)
+	ob := &memOutbox{}
+	ob.add(10, 0)
+	for i, rec := range ob.recs {
+		if i == 5 || i > 7 { // 5 failed while 6 and 7 were stored
+			continue
+		}
+		if _, err := js.PublishMsg(t.Context(), message(rec, "CALLCENTER")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := NewRelay(js, ob, relayCfg(), zerolog.Nop())
+	if err := r.Drain(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Stats.Skipped.Load(); got != 5 {
+		t.Fatalf("skipped %d, want the 5 before the gap", got)
+	}
+	ids := map[string]bool{}
+	for _, m := range streamMsgs(t, s) {
+		ids[m.Header.Get(jetstream.MsgIDHeader)] = true
+	}
+	for i := range 10 {
+		if !ids[fmt.Sprintf("evt-%d", i)] {
+			t.Errorf("evt-%d never reached the stream", i)
+		}
+	}
+}

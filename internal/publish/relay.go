@@ -3,7 +3,6 @@ package publish
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -195,7 +194,9 @@ func (r *Relay) publish(ctx context.Context, recs []Record) (int, error) {
 		for k, v := range telemetry.Inject(pctx) {
 			msg.Header[k] = []string{v} // lower-case traceparent/tracestate (W3C)
 		}
-		f, err := r.js.PublishMsgAsync(msg)
+		// No library retries: they would land out of order. A failure makes the
+		// relay publish again from the first unacknowledged entry, in order.
+		f, err := r.js.PublishMsgAsync(msg, jetstream.WithRetryAttempts(0))
 		if err != nil {
 			span.SetStatus(codes.Error, err.Error())
 			span.End()
@@ -224,9 +225,11 @@ func (r *Relay) publish(ctx context.Context, recs []Record) (int, error) {
 			timer.Stop()
 			spans[i].SetStatus(codes.Error, err.Error())
 			spans = spans[i:]
+			r.settle(ctx, futures[i+1:])
 			return i, fmt.Errorf("publish %s (%s): %w", recs[i].ID, recs[i].Subject, err)
 		case <-timer.C:
 			spans = spans[i:]
+			r.settle(ctx, futures[i+1:])
 			return i, fmt.Errorf("publish %s (%s): no acknowledgement within %s", recs[i].ID, recs[i].Subject, r.cfg.AckWait)
 		case <-ctx.Done():
 			timer.Stop()
@@ -238,67 +241,131 @@ func (r *Relay) publish(ctx context.Context, recs []Record) (int, error) {
 	return len(futures), sendErr
 }
 
-// resume finds where publishing stopped: the outbox id carried by the newest message
-// of this account in the stream. Outbox entries up to it were published (and
-// acknowledged) but not trimmed before a crash; they are trimmed now instead of
-// republished, which matters once the duplicate window has passed.
+// settle waits (each at most AckWait) for publishes still in flight after a
+// failure, so none of them lands after the republish that follows.
+func (r *Relay) settle(ctx context.Context, fs []jetstream.PubAckFuture) {
+	for _, f := range fs {
+		t := time.NewTimer(r.cfg.AckWait)
+		select {
+		case <-f.Ok():
+		case <-f.Err():
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		t.Stop()
+	}
+}
+
+// resume trims the outbox entries that a previous relay published (and got
+// acknowledged) but did not trim before it stopped: the longest prefix of the outbox
+// whose entries are all in the stream, found by reading this account's messages
+// stored since shortly before the oldest entry was committed (Callbus-Outbox-Id
+// header). An entry missing from the stream ends the prefix, even when later ones
+// are there (a publish failed and a later one did not): everything from it is
+// published again, in order, and JetStream drops the copies it still remembers.
+// Without this, a relay that restarts after the duplicate window would publish
+// those entries twice.
 func (r *Relay) resume(ctx context.Context) (string, error) {
 	if r.cfg.Filter == "" {
 		return "", nil
 	}
-	s, err := r.js.Stream(ctx, r.cfg.Stream)
+	head, err := r.outbox.ReadOutbox(ctx, "", 1)
 	if err != nil {
-		return "", fmt.Errorf("resume: stream %s: %w", r.cfg.Stream, err)
+		return "", fmt.Errorf("resume: read outbox: %w", err)
 	}
-	msg, err := s.GetLastMsgForSubject(ctx, r.cfg.Filter)
-	if errors.Is(err, jetstream.ErrMsgNotFound) {
+	if len(head) == 0 {
 		return "", nil
 	}
+	// Redis and NATS clocks may differ: look from a margin before the entry.
+	since := streamIDTime(head[0].StreamID).Add(-resumeMargin)
+	published, err := r.publishedSince(ctx, since)
 	if err != nil {
-		return "", fmt.Errorf("resume: last message of %s: %w", r.cfg.Filter, err)
-	}
-	id, evt := msg.Header.Get(HeaderOutboxID), msg.Header.Get(jetstream.MsgIDHeader)
-	if id == "" {
-		return "", nil
-	}
-	n, err := r.countUpTo(ctx, id, evt)
-	if err != nil || n == 0 {
 		return "", err
 	}
-	if err := r.outbox.TrimOutbox(ctx, id); err != nil {
-		return "", fmt.Errorf("resume: trim outbox to %s: %w", id, err)
+	n, upTo, after := 0, "", ""
+	for done := false; !done; {
+		recs, err := r.outbox.ReadOutbox(ctx, after, r.cfg.Batch)
+		if err != nil {
+			return "", fmt.Errorf("resume: read outbox: %w", err)
+		}
+		for _, rec := range recs {
+			if published[rec.StreamID] != rec.ID {
+				done = true
+				break
+			}
+			n, upTo = n+1, rec.StreamID
+		}
+		if len(recs) < r.cfg.Batch {
+			done = true
+		} else if !done {
+			after = recs[len(recs)-1].StreamID
+		}
+	}
+	if n == 0 {
+		return "", nil
+	}
+	if err := r.outbox.TrimOutbox(ctx, upTo); err != nil {
+		return "", fmt.Errorf("resume: trim outbox to %s: %w", upTo, err)
 	}
 	r.Stats.Skipped.Add(int64(n))
-	r.log.Info().Int("entries", n).Str("outbox_id", id).Msg("relay: skipped outbox entries already in the stream")
+	r.log.Info().Int("entries", n).Str("outbox_id", upTo).Msg("relay: skipped outbox entries already in the stream")
 	return "", nil
 }
 
-// countUpTo counts the outbox entries up to the one with stream id id, provided that
-// entry exists and carries event id evt. Anything else (the entry was trimmed, or
-// Redis lost its data and reuses ids) counts 0, so nothing is trimmed unpublished;
-// JetStream's duplicate window then catches what is republished.
-func (r *Relay) countUpTo(ctx context.Context, id, evt string) (int, error) {
-	n, after := 0, ""
+// resumeMargin is how far before the oldest outbox entry resume reads the stream.
+const resumeMargin = 10 * time.Minute
+
+// publishedSince maps the outbox id of each message of this account stored since
+// the given time to its event id.
+func (r *Relay) publishedSince(ctx context.Context, since time.Time) (map[string]string, error) {
+	s, err := r.js.Stream(ctx, r.cfg.Stream)
+	if err != nil {
+		return nil, fmt.Errorf("resume: stream %s: %w", r.cfg.Stream, err)
+	}
+	info, err := s.Info(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("resume: stream info: %w", err)
+	}
+	out := map[string]string{}
+	if info.State.Msgs == 0 || info.State.LastTime.Before(since) {
+		return out, nil
+	}
+	cons, err := s.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
+		FilterSubjects: []string{r.cfg.Filter}, DeliverPolicy: jetstream.DeliverByStartTimePolicy, OptStartTime: &since,
+		HeadersOnly: true,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("resume: read the stream: %w", err)
+	}
+	last := info.State.LastSeq
 	for {
-		recs, err := r.outbox.ReadOutbox(ctx, after, r.cfg.Batch)
+		batch, err := cons.Fetch(1000, jetstream.FetchMaxWait(time.Second))
 		if err != nil {
-			return 0, fmt.Errorf("resume: read outbox: %w", err)
+			return nil, fmt.Errorf("resume: read the stream: %w", err)
 		}
-		for _, rec := range recs {
-			switch c := CompareStreamIDs(rec.StreamID, id); {
-			case c < 0:
-				n++
-			case c == 0 && rec.ID == evt:
-				return n + 1, nil
-			default:
-				return 0, nil
+		got := 0
+		for m := range batch.Messages() {
+			got++
+			if id := m.Headers().Get(HeaderOutboxID); id != "" {
+				out[id] = m.Headers().Get(jetstream.MsgIDHeader)
+			}
+			if md, err := m.Metadata(); err == nil && md.Sequence.Stream >= last {
+				return out, nil
 			}
 		}
-		if len(recs) < r.cfg.Batch {
-			return 0, nil
+		if err := batch.Error(); err != nil {
+			return nil, fmt.Errorf("resume: read the stream: %w", err)
 		}
-		after = recs[len(recs)-1].StreamID
+		if got == 0 { // nothing more of this account up to the end
+			return out, nil
+		}
 	}
+}
+
+// streamIDTime is the time part of a Redis stream id.
+func streamIDTime(id string) time.Time {
+	ms, _ := splitID(id)
+	return time.UnixMilli(int64(ms))
 }
 
 // CompareStreamIDs orders Redis stream ids ("<ms>-<seq>"): -1, 0 or +1.

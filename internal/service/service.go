@@ -67,7 +67,9 @@ func Run(ctx context.Context, s config.Settings, log zerolog.Logger, x Options) 
 			log.Warn().Err(err).Msg("nats drain")
 		}
 	}()
-	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(256))
+	// Acks that never come must not pile up: after AckWait the relay gives up on a
+	// future and publishes again; the library then forgets it too.
+	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(256), jetstream.WithPublishAsyncTimeout(10*time.Second))
 	if err != nil {
 		return fmt.Errorf("jetstream: %w", err)
 	}
