@@ -3,6 +3,7 @@ package poll
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -13,18 +14,22 @@ import (
 	"github.com/callbus/callbus/internal/diff"
 )
 
-// maxSingleReads bounds the calls (or metrics) read one by one in a cycle.
-const maxSingleReads = 50
+// maxSingleReads bounds the old open calls (or metrics) read one by one in a
+// cycle; with more of them, the list window is stretched back to them instead (a
+// page of up to 1000 calls costs what one single read does).
+const maxSingleReads = 10
 
 // pollCalls discovers new calls and refreshes open ones (DESIGN §4).
 //
-// One list window serves both: from the newest created_time seen (less an overlap
-// for late arrivals) or the oldest open call, whichever is earlier, read at
-// per_page=1000, so one request covers up to a thousand calls; open calls older than
-// MaxWindow are read one by one instead (GET /calls/{id}), a few per cycle. Whether
-// /calls honours by_time is checked on every page (field note 3): a record outside
-// the window means it does not, and the poller then reads every page and filters
-// itself. Nothing depends on list order.
+// One list window serves both: from the newest created_time seen less an overlap
+// (late arrivals, recently ended calls) or the oldest open call, whichever is
+// earlier, read at per_page=1000 so one request covers up to a thousand calls. A
+// few open calls older than MaxWindow are read one by one (GET /calls/{id}) rather
+// than stretching the window that far; calls that already ended wait only for their
+// metric and are not read again; calls still open after GiveUpAfter are given up.
+// Whether /calls honours by_time is checked on every record (field note 3): a
+// record outside the window means it does not, and the poller then reads pages and
+// filters itself. Nothing depends on list order (listWindow, readAll).
 func (p *Poller) pollCalls(ctx context.Context) error {
 	cur, err := p.store.Cursors(ctx)
 	if err != nil {
@@ -41,27 +46,19 @@ func (p *Poller) pollCalls(ctx context.Context) error {
 	if !highWater.IsZero() {
 		from = highWater.Add(-p.cfg.CallsOverlap)
 	}
-	var old []int64 // open calls too old for the window
-	for _, o := range open {
-		switch {
-		case !o.At.Before(from):
-		case o.At.After(now.Add(-p.cfg.MaxWindow)):
-			from = o.At
-		default:
-			old = append(old, mustID(o.ID))
-		}
+	bt := p.newBatcher(ctx)
+	from, old, err := p.planOpen(ctx, bt, open, from, now)
+	if err != nil {
+		return err
 	}
 	calls, _, err := p.listCalls(ctx, from)
 	if err != nil {
 		return err
 	}
-	for i, id := range old {
-		if i == maxSingleReads {
-			break
-		}
+	for _, id := range old {
 		c, err := p.api.GetCall(ctx, id)
 		if callcenter.IsNotFound(err) {
-			p.log.Warn().Int64("call_id", id).Msg("open call no longer in the API; it stays open")
+			p.log.Warn().Int64("call_id", id).Msg("open call no longer in the API; it stays open until given up")
 			continue
 		}
 		if err != nil {
@@ -69,7 +66,6 @@ func (p *Poller) pollCalls(ctx context.Context) error {
 		}
 		calls = append(calls, c)
 	}
-	bt := p.newBatcher(ctx)
 	newest, err := p.diffCalls(ctx, bt, calls, pruned)
 	if err != nil {
 		return err
@@ -83,6 +79,56 @@ func (p *Poller) pollCalls(ctx context.Context) error {
 	return p.prune(ctx, highWater, pruned)
 }
 
+// planOpen decides how the open calls created before from are refreshed: calls
+// that ended (waiting for their metric only) are left alone; calls created more
+// than GiveUpAfter ago are given up (moved out of the open set, with a warning: the
+// API never showed them ending); of the rest, those within MaxWindow pull the
+// window back to them, and older ones are read one by one when they are few, or
+// pull the window back too when they are many. It returns the window's start and
+// the calls to read one by one.
+func (p *Poller) planOpen(ctx context.Context, bt *batcher, open []cursor.Tracked, from, now time.Time) (time.Time, []int64, error) {
+	var before []cursor.Tracked
+	for _, o := range open {
+		if o.At.Before(from) {
+			before = append(before, o)
+		}
+	}
+	if len(before) == 0 {
+		return from, nil, nil
+	}
+	ids := make([]string, len(before))
+	for i, o := range before {
+		ids[i] = o.ID
+	}
+	snaps, err := p.store.GetSnapshots(ctx, kindCall, ids)
+	if err != nil {
+		return from, nil, fmt.Errorf("calls: read open call snapshots: %w", err)
+	}
+	var old []cursor.Tracked
+	for _, o := range before { // oldest first
+		st, err := diff.CallStateOf(snaps[o.ID])
+		switch {
+		case o.At.Before(now.Add(-p.cfg.GiveUpAfter)):
+			p.log.Warn().Str("call_id", o.ID).Time("created", o.At).Bool("ended", err == nil && st.Ended).
+				Msg("giving up on a call still open (or without a final metric) long after it began")
+			bt.b.Terminal = append(bt.b.Terminal, cursor.Tracked{ID: o.ID, At: now})
+		case err == nil && st.Ended:
+		case o.At.After(now.Add(-p.cfg.MaxWindow)):
+			from = minTime(from, o.At)
+		default:
+			old = append(old, o)
+		}
+	}
+	if len(old) > maxSingleReads {
+		return minTime(from, old[0].At), nil, nil
+	}
+	single := make([]int64, len(old))
+	for i, o := range old {
+		single[i] = mustID(o.ID)
+	}
+	return from, single, nil
+}
+
 // listCalls reads every call created at or after from: through the by_time
 // filter while /calls honours it (checked on every record), otherwise by reading
 // pages and filtering here (readAll). It reports whether the filter held.
@@ -91,27 +137,42 @@ func (p *Poller) listCalls(ctx context.Context, from time.Time) ([]callcenter.Ca
 		calls, err := p.readAll(ctx, from)
 		return calls, false, err
 	}
-	opts := callcenter.ListCallsOptions{
-		ListOptions: callcenter.ListOptions{PerPage: p.cfg.PerPage},
-		ByTime:      callcenter.TimeWindow{From: from, To: p.windowEnd()},
-	}
-	var out []callcenter.Call
-	for page, err := range p.api.CallsPages(ctx, opts) {
+	fetch := func(ctx context.Context, w callcenter.TimeWindow, n int) (callcenter.Page[callcenter.Call], error) {
+		pg, err := p.api.ListCalls(ctx, callcenter.ListCallsOptions{
+			ListOptions: callcenter.ListOptions{Page: n, PerPage: p.cfg.PerPage}, ByTime: w})
 		if err != nil {
-			return nil, false, fmt.Errorf("calls: list: %w", err)
+			return pg, fmt.Errorf("calls: list page %d: %w", n, err)
 		}
-		for _, c := range page.Items {
-			if c.CreatedTime.Before(from.Truncate(time.Second)) { // by_time is sent to the second
-				// by_time was ignored: fall back, and look again in an hour.
-				p.byTimeIgnoredUntil = time.Now().Add(time.Hour)
-				p.log.Warn().Msg("calls: /calls ignores by_time; reading pages and filtering instead")
-				calls, err := p.readAll(ctx, from)
-				return calls, false, err
+		for _, c := range pg.Items {
+			// by_time goes to the second: From rounded down, To up.
+			if c.CreatedTime.Before(w.From.Truncate(time.Second)) || c.CreatedTime.After(w.To.Add(time.Second)) {
+				return pg, errIgnoresByTime
 			}
-			out = append(out, c)
 		}
+		return pg, nil
 	}
-	return dedupe(out), true, nil
+	calls, err := listWindow(ctx, fetch, callcenter.TimeWindow{From: from, To: p.windowEnd()}, func(c callcenter.Call) int64 { return c.ID })
+	if errors.Is(err, errIgnoresByTime) {
+		// by_time was ignored: fall back, and look again in an hour.
+		p.byTimeIgnoredUntil = time.Now().Add(time.Hour)
+		p.log.Warn().Msg("calls: /calls ignores by_time; reading pages and filtering instead")
+		calls, err := p.readAll(ctx, from)
+		return calls, false, err
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return dedupe(calls), true, nil
+}
+
+// errIgnoresByTime: /calls returned a record outside the by_time window.
+var errIgnoresByTime = errors.New("the API ignores by_time on /calls")
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
 }
 
 // readAll reads /calls without a filter and keeps calls created at or after from.

@@ -14,8 +14,9 @@ import (
 // pollMetrics reads call metrics (with life_cycle) created within the look-back, or
 // since the oldest call still waiting for its final metric if that is earlier, and
 // finalizes them (metric.finalized once per call), then reports later changes
-// (metric.updated). A call leaves the open set when its metric is final. Calls
-// older than MaxWindow that still wait are read one by one.
+// (metric.updated). A call leaves the open set when its metric is final. A few
+// calls older than MaxWindow that still wait are read one by one instead of
+// stretching the window back to them.
 func (p *Poller) pollMetrics(ctx context.Context) error {
 	open, err := p.store.OpenCalls(ctx, 0)
 	if err != nil {
@@ -28,33 +29,36 @@ func (p *Poller) pollMetrics(ctx context.Context) error {
 		switch {
 		case !o.At.Before(from):
 		case o.At.After(now.Add(-p.cfg.MaxWindow)):
-			from = o.At.Add(-time.Second) // the spec says "after" by_time[from]: include the boundary
+			from = o.At
 		default:
 			old = append(old, mustID(o.ID))
 		}
 	}
-	opts := callcenter.ListCallMetricsOptions{
-		ListOptions:      callcenter.ListOptions{PerPage: p.cfg.PerPage},
-		ByTime:           callcenter.TimeWindow{From: from, To: p.windowEnd()},
-		IncludeLifeCycle: true,
+	if len(old) > maxSingleReads {
+		from, old = open[0].At, nil // many: one window back to the oldest is cheaper
+	}
+	from = from.Add(-time.Second) // the spec says "after" by_time[from]: include the boundary
+	fetch := func(ctx context.Context, w callcenter.TimeWindow, n int) (callcenter.Page[callcenter.CallMetric], error) {
+		pg, err := p.api.ListCallMetrics(ctx, callcenter.ListCallMetricsOptions{
+			ListOptions: callcenter.ListOptions{Page: n, PerPage: p.cfg.PerPage}, ByTime: w, IncludeLifeCycle: true})
+		if err != nil {
+			return pg, fmt.Errorf("metrics: list page %d: %w", n, err)
+		}
+		return pg, nil
+	}
+	listed, err := listWindow(ctx, fetch, callcenter.TimeWindow{From: from, To: p.windowEnd()}, func(m callcenter.CallMetric) int64 { return m.CallID })
+	if err != nil {
+		return err
 	}
 	var metrics []callcenter.CallMetric
 	seen := map[int64]bool{}
-	for page, err := range p.api.CallMetricsPages(ctx, opts) {
-		if err != nil {
-			return fmt.Errorf("metrics: list: %w", err)
-		}
-		for _, m := range page.Items {
-			if !seen[m.CallID] {
-				seen[m.CallID] = true
-				metrics = append(metrics, m)
-			}
+	for _, m := range listed {
+		if !seen[m.CallID] {
+			seen[m.CallID] = true
+			metrics = append(metrics, m)
 		}
 	}
-	for i, id := range old {
-		if i == maxSingleReads {
-			break
-		}
+	for _, id := range old {
 		if seen[id] {
 			continue
 		}

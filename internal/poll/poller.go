@@ -51,9 +51,12 @@ type Config struct {
 	// MetricsLookback is how far back metrics are read each time [2h]; calls still
 	// waiting for their final metric extend it.
 	MetricsLookback time.Duration
-	// MaxWindow bounds a list window; open calls older than that are read one by
-	// one instead [6h].
+	// MaxWindow bounds a list window when only a few open calls are older than
+	// that: they are read one by one instead [6h].
 	MaxWindow time.Duration
+	// GiveUpAfter is how long after its start a call may stay open (not ended, or
+	// ended without a final metric) before the poller stops looking at it [48h].
+	GiveUpAfter time.Duration
 	// RateWindow is the API's rate-limit window [1m]; the limiter's budget is per
 	// window.
 	RateWindow time.Duration
@@ -72,6 +75,7 @@ func (c *Config) defaults() {
 	set(&c.Backfill, 24*time.Hour)
 	set(&c.MetricsLookback, 2*time.Hour)
 	set(&c.MaxWindow, 6*time.Hour)
+	set(&c.GiveUpAfter, 48*time.Hour)
 	set(&c.RateWindow, time.Minute)
 	if c.PerPage <= 0 {
 		c.PerPage = callcenter.MaxPerPage

@@ -1,0 +1,77 @@
+package poll
+
+import (
+	"context"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/callbus/callbus/internal/callcenter"
+)
+
+// fakeList serves records created one a second from t0, a page at a time, in a
+// fresh random order per request when shuffle is set (as the simulator's random
+// order does), with or without meta.
+type fakeList struct {
+	n        int
+	perPage  int
+	shuffle  bool
+	meta     bool
+	rnd      *rand.Rand
+	requests int
+}
+
+var w0 = time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC)
+
+func (f *fakeList) page(_ context.Context, w callcenter.TimeWindow, n int) (callcenter.Page[int64], error) {
+	f.requests++
+	var in []int64
+	for i := range f.n {
+		at := w0.Add(time.Duration(i) * time.Second)
+		if !at.Before(w.From) && at.Before(w.To) {
+			in = append(in, int64(i))
+		}
+	}
+	if f.shuffle {
+		f.rnd.Shuffle(len(in), func(i, j int) { in[i], in[j] = in[j], in[i] })
+	}
+	pg := callcenter.Page[int64]{Number: n, PerPage: f.perPage}
+	if f.meta {
+		pg.Meta = &callcenter.Meta{TotalCount: len(in), TotalPages: (len(in) + f.perPage - 1) / f.perPage, Current: n}
+	}
+	if lo := (n - 1) * f.perPage; lo < len(in) {
+		pg.Items = in[lo:min(lo+f.perPage, len(in))]
+	}
+	return pg, nil
+}
+
+func TestListWindowComplete(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		shuffle, meta bool
+	}{
+		{"stable order with meta", false, true},
+		{"random order with meta", true, true},
+		{"stable order without meta", false, false},
+		{"random order without meta", true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &fakeList{n: 2500, perPage: 100, shuffle: tc.shuffle, meta: tc.meta, rnd: rand.New(rand.NewPCG(1, 2))}
+			got, err := listWindow(t.Context(), f.page, callcenter.TimeWindow{From: w0, To: w0.Add(24 * time.Hour)}, func(v int64) int64 { return v })
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = slices.Compact(slices.Sorted(slices.Values(got)))
+			if len(got) != 2500 {
+				t.Fatalf("got %d distinct records, want 2500", len(got))
+			}
+			// A stable list with meta reads each page once; otherwise pieces of one
+			// page cost about two requests per page of records, plus the first look.
+			if limit := map[bool]int{true: 25, false: 25 * 4}[!tc.shuffle && tc.meta]; f.requests > limit {
+				t.Errorf("%d requests for 25 pages of records, want at most %d", f.requests, limit)
+			}
+			t.Logf("%d requests", f.requests)
+		})
+	}
+}
