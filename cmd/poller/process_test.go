@@ -272,11 +272,14 @@ func TestCrashSafety(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := pollerEnv(w, ns.URL(), rs.URL, "crash-test", freeAddr(t))
+	addr := freeAddr(t)
+	env := pollerEnv(w, ns.URL(), rs.URL, "crash-test", addr)
 	rnd := newRand(1)
 	for i := range 12 {
 		c := startPoller(t, env)
-		time.Sleep(time.Duration(300+rnd.IntN(2500)) * time.Millisecond) // a random moment, not a condition
+		// The killed one's lease runs out first (a new process is a new holder).
+		waitRole(t, addr, "leader", 30*time.Second)
+		time.Sleep(time.Duration(rnd.IntN(2500)) * time.Millisecond) // a random moment, not a condition
 		c.kill(t)
 		t.Logf("kill %d done", i+1)
 	}

@@ -102,7 +102,11 @@ func (l *Leadership) lead(ctx context.Context, lease cursor.Lease, every time.Du
 			l.release(ctx, lease)
 			return
 		case <-tick.C:
-			err := l.leaser.Renew(ctx, *cur.Load())
+			// Renew even while ctx ends: work may still be draining the outbox on
+			// shutdown, and the lease must hold until it is released.
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), every)
+			err := l.leaser.Renew(rctx, *cur.Load())
+			cancel()
 			switch {
 			case err == nil:
 				confirmed = time.Now()

@@ -5,6 +5,8 @@ package service
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
@@ -104,7 +106,9 @@ func Run(ctx context.Context, s config.Settings, log zerolog.Logger, x Options) 
 	if err != nil {
 		return err
 	}
-	lead := poll.NewLeadership(store, s.InstanceID, s.LeaseTTL, log)
+	// The holder is unique per process, even when two share an instance id (a
+	// host name, a pod restarted in place): only one of them may pass the fence.
+	lead := poll.NewLeadership(store, s.InstanceID+"/"+randomSuffix(), s.LeaseTTL, log)
 	lead.OnChange = func(leader bool) {
 		v := int64(0)
 		if leader {
@@ -122,6 +126,7 @@ func Run(ctx context.Context, s config.Settings, log zerolog.Logger, x Options) 
 		Name: s.StreamName, Prefix: s.SubjectPrefix, MaxAge: s.StreamMaxAge,
 		Dupes: s.StreamDuplicates, Replicas: s.StreamReplicas,
 	}
+	shutdown := ctx
 	err = lead.Run(ctx, func(ctx context.Context, lease func() cursor.Lease) error {
 		rctx, stopRelay := context.WithCancel(ctx)
 		relayDone := make(chan struct{})
@@ -134,7 +139,7 @@ func Run(ctx context.Context, s config.Settings, log zerolog.Logger, x Options) 
 		err := poller.Run(ctx, lease)
 		stopRelay()
 		<-relayDone
-		if ctx.Err() != nil { // shutting down: publish what is committed
+		if shutdown.Err() != nil { // shutting down (not a lost lease): publish what is committed
 			dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.ShutdownTimeout)
 			if derr := relay.Drain(dctx); derr != nil {
 				log.Warn().Err(derr).Msg("shutdown: outbox not drained; the next leader publishes the rest")
@@ -199,4 +204,11 @@ func pollConfig(s config.Settings) poll.Config {
 		Account: s.Account, Prefix: s.SubjectPrefix, Intervals: iv,
 		MetricsLookback: s.MetricsLookback, Backfill: s.CallsBackfill,
 	}
+}
+
+// randomSuffix is a short random hex string.
+func randomSuffix() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:]) // crypto/rand does not fail on supported platforms
+	return hex.EncodeToString(b[:])
 }
