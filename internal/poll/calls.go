@@ -239,6 +239,23 @@ func (p *Poller) readAll(ctx context.Context, from time.Time) ([]callcenter.Call
 			}
 		}
 	}
+	// In no order at all, a list that reshuffles between requests can hide records
+	// from one pass: read it again (twice at most) until every record was seen.
+	if !ord.asc && !ord.desc && first.Meta != nil {
+		ids := func() int { return distinct(all, func(c callcenter.Call) int64 { return c.ID }) }
+		for pass := 0; pass < 2 && ids() < first.Meta.TotalCount; pass++ {
+			for n := 1; ; n++ {
+				pg, err := list(n)
+				if err != nil {
+					return nil, err
+				}
+				all = append(all, pg.Items...)
+				if pg.IsLast() {
+					break
+				}
+			}
+		}
+	}
 	out := all[:0:0]
 	for _, c := range all {
 		if !c.CreatedTime.Before(from) {

@@ -169,6 +169,11 @@ func auditStream(t *testing.T, ns *natstest.Server, w *world) *audit.Report {
 		t.Fatal(err)
 	}
 	r.Problems = append(r.Problems, audit.ValidateSchemas(msgs, v)...)
+	// The backlog writes no truth lines: count it.
+	if st := w.sim.Stats(); len(r.Created) != st.Calls || len(r.Ended) != st.CallsEnded || len(r.Finalized) != st.MetricsFinalized {
+		r.Problems = append(r.Problems, fmt.Sprintf("stream has %d calls created, %d ended, %d metrics finalized; the world %d, %d, %d",
+			len(r.Created), len(r.Ended), len(r.Finalized), st.Calls, st.CallsEnded, st.MetricsFinalized))
+	}
 	return r
 }
 
@@ -181,6 +186,8 @@ func TestEndToEndAgainstTruth(t *testing.T) {
 		{"oldest first", func(c *sim.Config) { c.Order = sim.OldestFirst }},
 		{"random order", func(c *sim.Config) { c.Order = sim.RandomOrder }},
 		{"calls ignore by_time", func(c *sim.Config) { c.CallsIgnoreByTime = true; c.Order = sim.RandomOrder }},
+		// Windows of several pages in a list that reshuffles on every request.
+		{"random order, backlog of many pages", func(c *sim.Config) { c.Order = sim.RandomOrder; c.Backlog = 1500; c.CallRate = 30 }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
