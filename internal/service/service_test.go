@@ -187,7 +187,7 @@ func TestEndToEndAgainstTruth(t *testing.T) {
 		{"random order", func(c *sim.Config) { c.Order = sim.RandomOrder }},
 		{"calls ignore by_time", func(c *sim.Config) { c.CallsIgnoreByTime = true; c.Order = sim.RandomOrder }},
 		// Windows of several pages in a list that reshuffles on every request.
-		{"random order, backlog of many pages", func(c *sim.Config) { c.Order = sim.RandomOrder; c.Backlog = 1500; c.CallRate = 30 }},
+		{"random order, backlog of many pages", func(c *sim.Config) { c.Order = sim.RandomOrder; c.Backlog = 1500 }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
