@@ -51,8 +51,8 @@ func (p *Poller) pollCalls(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	calls, _, err := p.listCalls(ctx, from)
-	if err != nil {
+	sink := &callSink{p: p, bt: bt, pruned: pruned, seen: map[int64]bool{}}
+	if err := p.listCalls(ctx, from, sink.add); err != nil {
 		return err
 	}
 	for _, id := range old {
@@ -64,14 +64,12 @@ func (p *Poller) pollCalls(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("calls: get open call %d: %w", id, err)
 		}
-		calls = append(calls, c)
+		if err := sink.add([]callcenter.Call{c}); err != nil {
+			return err
+		}
 	}
-	newest, err := p.diffCalls(ctx, bt, calls, pruned)
-	if err != nil {
-		return err
-	}
-	if newest.After(highWater) {
-		bt.cursor(cursorHighWater, newest.Format(time.RFC3339Nano))
+	if sink.newest.After(highWater) {
+		bt.cursor(cursorHighWater, sink.newest.Format(time.RFC3339Nano))
 	}
 	if err := bt.flush(); err != nil {
 		return fmt.Errorf("calls: %w", err)
@@ -129,13 +127,12 @@ func (p *Poller) planOpen(ctx context.Context, bt *batcher, open []cursor.Tracke
 	return from, single, nil
 }
 
-// listCalls reads every call created at or after from: through the by_time
-// filter while /calls honours it (checked on every record), otherwise by reading
-// pages and filtering here (readAll). It reports whether the filter held.
-func (p *Poller) listCalls(ctx context.Context, from time.Time) ([]callcenter.Call, bool, error) {
+// listCalls hands every call created at or after from to each, a page at a time:
+// through the by_time filter while /calls honours it (checked on every record),
+// otherwise by reading pages and filtering here (readAll).
+func (p *Poller) listCalls(ctx context.Context, from time.Time, each func([]callcenter.Call) error) error {
 	if time.Now().Before(p.byTimeIgnoredUntil) {
-		calls, err := p.readAll(ctx, from)
-		return calls, false, err
+		return p.readAll(ctx, from, each)
 	}
 	fetch := func(ctx context.Context, w callcenter.TimeWindow, n int) (callcenter.Page[callcenter.Call], error) {
 		pg, err := p.api.ListCalls(ctx, callcenter.ListCallsOptions{
@@ -151,18 +148,38 @@ func (p *Poller) listCalls(ctx context.Context, from time.Time) ([]callcenter.Ca
 		}
 		return pg, nil
 	}
-	calls, err := listWindow(ctx, fetch, callcenter.TimeWindow{From: from, To: p.windowEnd()}, func(c callcenter.Call) int64 { return c.ID })
+	err := listWindow(ctx, fetch, callcenter.TimeWindow{From: from, To: p.windowEnd()}, func(c callcenter.Call) int64 { return c.ID }, each)
 	if errors.Is(err, errIgnoresByTime) {
 		// by_time was ignored: fall back, and look again in an hour.
 		p.byTimeIgnoredUntil = time.Now().Add(time.Hour)
 		p.log.Warn().Msg("calls: /calls ignores by_time; reading pages and filtering instead")
-		calls, err := p.readAll(ctx, from)
-		return calls, false, err
+		return p.readAll(ctx, from, each)
 	}
-	if err != nil {
-		return nil, false, err
+	return err
+}
+
+// callSink diffs calls as pages arrive, each call once per cycle.
+type callSink struct {
+	p      *Poller
+	bt     *batcher
+	pruned time.Time
+	seen   map[int64]bool
+	newest time.Time // newest created_time among the calls
+}
+
+func (s *callSink) add(page []callcenter.Call) error {
+	fresh := make([]callcenter.Call, 0, len(page))
+	for _, c := range page {
+		if !s.seen[c.ID] {
+			s.seen[c.ID] = true
+			fresh = append(fresh, c)
+		}
 	}
-	return dedupe(calls), true, nil
+	newest, err := s.p.diffCalls(s.bt.ctx, s.bt, fresh, s.pruned)
+	if newest.After(s.newest) {
+		s.newest = newest
+	}
+	return err
 }
 
 // errIgnoresByTime: /calls returned a record outside the by_time window.
@@ -175,13 +192,28 @@ func minTime(a, b time.Time) time.Time {
 	return a
 }
 
-// readAll reads /calls without a filter and keeps calls created at or after from.
+// readAll reads /calls without a filter and hands on calls created at or after from.
 // List order is undocumented (field note 2), so it is detected, never assumed:
 // when every record so far came newest first, reading stops at the first page that
 // reaches back before from; when they came oldest first, pages are read from the
 // last one backwards until one starts before from; any other order, or an order
 // that breaks midway, means reading every page.
-func (p *Poller) readAll(ctx context.Context, from time.Time) ([]callcenter.Call, error) {
+func (p *Poller) readAll(ctx context.Context, from time.Time, each func([]callcenter.Call) error) error {
+	calls, err := p.readAllCalls(ctx, from)
+	if err != nil {
+		return err
+	}
+	for start := 0; start < len(calls); start += p.cfg.PerPage {
+		if err := each(calls[start:min(start+p.cfg.PerPage, len(calls))]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readAllCalls is readAll's reading: it keeps the calls in memory, since the order
+// is only known once read (a fallback for an API that ignores by_time).
+func (p *Poller) readAllCalls(ctx context.Context, from time.Time) ([]callcenter.Call, error) {
 	list := func(n int) (callcenter.Page[callcenter.Call], error) {
 		pg, err := p.api.ListCalls(ctx, callcenter.ListCallsOptions{ListOptions: callcenter.ListOptions{Page: n, PerPage: p.cfg.PerPage}})
 		if err != nil {

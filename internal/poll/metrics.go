@@ -46,17 +46,20 @@ func (p *Poller) pollMetrics(ctx context.Context) error {
 		}
 		return pg, nil
 	}
-	listed, err := listWindow(ctx, fetch, callcenter.TimeWindow{From: from, To: p.windowEnd()}, func(m callcenter.CallMetric) int64 { return m.CallID })
-	if err != nil {
-		return err
-	}
-	var metrics []callcenter.CallMetric
+	bt := p.newBatcher(ctx)
 	seen := map[int64]bool{}
-	for _, m := range listed {
-		if !seen[m.CallID] {
-			seen[m.CallID] = true
-			metrics = append(metrics, m)
+	each := func(page []callcenter.CallMetric) error {
+		fresh := make([]callcenter.CallMetric, 0, len(page))
+		for _, m := range page {
+			if !seen[m.CallID] {
+				seen[m.CallID] = true
+				fresh = append(fresh, m)
+			}
 		}
+		return p.diffMetrics(ctx, bt, fresh)
+	}
+	if err := listWindow(ctx, fetch, callcenter.TimeWindow{From: from, To: p.windowEnd()}, func(m callcenter.CallMetric) int64 { return m.CallID }, each); err != nil {
+		return err
 	}
 	for _, id := range old {
 		if seen[id] {
@@ -69,11 +72,9 @@ func (p *Poller) pollMetrics(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("metrics: get metric of call %d: %w", id, err)
 		}
-		metrics = append(metrics, m)
-	}
-	bt := p.newBatcher(ctx)
-	if err := p.diffMetrics(ctx, bt, metrics); err != nil {
-		return err
+		if err := each([]callcenter.CallMetric{m}); err != nil {
+			return err
+		}
 	}
 	if err := bt.flush(); err != nil {
 		return fmt.Errorf("metrics: %w", err)

@@ -58,7 +58,9 @@ func TestListWindowComplete(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := &fakeList{n: 2500, perPage: 100, shuffle: tc.shuffle, meta: tc.meta, rnd: rand.New(rand.NewPCG(1, 2))}
-			got, err := listWindow(t.Context(), f.page, callcenter.TimeWindow{From: w0, To: w0.Add(24 * time.Hour)}, func(v int64) int64 { return v })
+			var got []int64
+			err := listWindow(t.Context(), f.page, callcenter.TimeWindow{From: w0, To: w0.Add(24 * time.Hour)}, func(v int64) int64 { return v },
+				func(page []int64) error { got = append(got, page...); return nil })
 			if err != nil {
 				t.Fatal(err)
 			}
