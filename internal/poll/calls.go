@@ -404,22 +404,23 @@ func (p *Poller) diffCalls(ctx context.Context, bt *batcher, calls []callcenter.
 }
 
 // prune forgets calls that are done (ended, metric final) and older than anything
-// a list window can return again. The horizon only moves forward and is committed
-// before pruning, so that a full read of /calls does not take a pruned call for a
+// a list window can return again, up to 1000 a cycle. The horizon only moves
+// forward (a minute at least at a time) and is committed before pruning, so that a full read of /calls does not take a pruned call for a
 // new one (diffCalls ignores unknown calls created before it).
 func (p *Poller) prune(ctx context.Context, highWater, stored time.Time) error {
 	if highWater.IsZero() {
 		return nil
 	}
-	horizon := highWater.Add(-p.cfg.CallsOverlap - p.cfg.MetricsLookback - time.Hour)
-	if horizon.Sub(stored) < time.Minute {
-		return nil
+	horizon := stored
+	if h := highWater.Add(-p.cfg.CallsOverlap - p.cfg.MetricsLookback - time.Hour); h.Sub(stored) >= time.Minute {
+		bt := p.newBatcher(ctx)
+		bt.cursor(cursorPruned, h.Format(time.RFC3339Nano))
+		if err := bt.flush(); err != nil {
+			return fmt.Errorf("prune: %w", err)
+		}
+		horizon = h
 	}
-	bt := p.newBatcher(ctx)
-	bt.cursor(cursorPruned, horizon.Format(time.RFC3339Nano))
-	if err := bt.flush(); err != nil {
-		return fmt.Errorf("prune: %w", err)
-	}
+	// Every cycle, a bounded step: calls finish after the horizon passed them.
 	n, err := p.store.Prune(ctx, p.lease(), horizon, 1000)
 	if err != nil {
 		return fmt.Errorf("prune: %w", err)
