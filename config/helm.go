@@ -60,7 +60,7 @@ func HelmValuesSchema() ([]byte, error) {
 		}
 	}
 	root := chartSchema(settings, secrets, secretKeys)
-	compact, err := marshalOrdered(root)
+	compact, err := root.MarshalJSON()
 	if err != nil {
 		return nil, fmt.Errorf("marshal chart schema: %w", err)
 	}
@@ -247,38 +247,12 @@ type jsonMember struct {
 
 type jsonObject []jsonMember
 
-// MarshalJSON writes the members in order, without HTML escaping.
+// MarshalJSON writes the members in order, without HTML escaping (through
+// iparams.OrderedObject; the short local type keeps the literals below readable).
 func (o jsonObject) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
+	out := make(iparams.OrderedObject, len(o))
 	for i, m := range o {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, err := marshalOrdered(m.key)
-		if err != nil {
-			return nil, err
-		}
-		v, err := marshalOrdered(m.value)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", m.key, err)
-		}
-		b.Write(k)
-		b.WriteByte(':')
-		b.Write(v)
+		out[i] = iparams.Member{Key: m.key, Value: m.value}
 	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
-}
-
-// marshalOrdered is json.Marshal without HTML escaping, so that patterns and
-// descriptions (<account>) stay readable.
-func marshalOrdered(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(b.Bytes(), "\n"), nil
+	return out.MarshalJSON()
 }

@@ -3,6 +3,7 @@ package iparams
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 )
 
 // SchemaDraft is the JSON Schema dialect JSONSchema writes: draft-07, the one Helm
@@ -132,29 +133,38 @@ func patterns(p Param) []string {
 	return out
 }
 
-// kv and obj build a JSON object that keeps its keys in order.
-type kv struct {
-	k string
-	v any
+// Member is one key and value of an OrderedObject.
+type Member struct {
+	Key   string
+	Value any
 }
 
-type obj []kv
+// OrderedObject is a JSON object that keeps its members in order and does not
+// escape HTML, so generated schemas read in declaration order with readable
+// patterns and descriptions (<account>). The Helm chart's schema uses it too.
+type OrderedObject []Member
+
+// kv and obj are the short names used in this file.
+type (
+	kv  = Member
+	obj = OrderedObject
+)
 
 // MarshalJSON writes the members in order.
-func (o obj) MarshalJSON() ([]byte, error) {
+func (o OrderedObject) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteByte('{')
 	for i, m := range o {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		k, err := marshal(m.k)
+		k, err := marshal(m.Key)
 		if err != nil {
 			return nil, err
 		}
-		v, err := marshal(m.v)
+		v, err := marshal(m.Value)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%s: %w", m.Key, err)
 		}
 		b.Write(k)
 		b.WriteByte(':')
