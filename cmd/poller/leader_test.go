@@ -58,7 +58,9 @@ func TestLeadership(t *testing.T) {
 	ns := natstest.Start(t)
 	w := startWorld(t, 100, 0)
 	addrA, addrB, addrC := freeAddr(t), freeAddr(t), freeAddr(t)
-	a := startPoller(t, pollerEnv(w, ns.URL(), rs.URL, "replica-a", addrA))
+	// Debug level: every log line the poller can write goes through the key check
+	// in startPoller's cleanup.
+	a := startPoller(t, append(pollerEnv(w, ns.URL(), rs.URL, "replica-a", addrA), "CALLBUS_LOG_LEVEL=debug"))
 	waitRole(t, addrA, "leader", 30*time.Second)
 	b := startPoller(t, pollerEnv(w, ns.URL(), rs.URL, "replica-b", addrB))
 	waitRole(t, addrB, "standby", 30*time.Second)

@@ -77,7 +77,6 @@ func (c *Client) do(ctx context.Context, r request) (response, error) {
 		if IsRateLimited(err) {
 			c.lim.Pause(next)
 		}
-		c.log.Debug().Str("op", r.op).Int("attempt", attempt).Dur("retry_in", next).Err(err).Msg("callcenter retry")
 	}
 	err := backoff.RetryNotifyWithTimer(op, backoff.WithContext(bo, ctx), notify, &backoffTimer{c: c.clock})
 	switch {
@@ -198,7 +197,13 @@ func (c *Client) setHeaders(h http.Header, hasBody bool) {
 func (c *Client) observe(r request, attempt, status int, start time.Time, rate RateState, err error) {
 	d := c.clock.Now().Sub(start)
 	path := c.base.Path + r.path
-	if e := c.log.Debug(); e.Enabled() {
+	// Every line about a request carries its operation, status, duration and the
+	// rate limit left; failed attempts (retried or not) at warn level.
+	e := c.log.Debug()
+	if err != nil {
+		e = c.log.Warn()
+	}
+	if e.Enabled() {
 		e.Str("op", r.op).Str("method", r.method).Str("path", path).
 			Int("status", status).Dur("duration", d).Int("rate_remaining", rate.Remaining).
 			Int("attempt", attempt).Err(err).Msg("callcenter request")
