@@ -377,7 +377,7 @@ func (p *Poller) diffCalls(ctx context.Context, bt *batcher, calls []callcenter.
 				continue // seen and pruned long ago: not new
 			}
 			p.saw(c.UpdatedTime)
-			if c.CreatedTime.After(newest) {
+			if c.CreatedTime.After(newest) && plausible(c.CreatedTime) {
 				newest = c.CreatedTime
 			}
 			r, err := diff.Call(p.scope, prev, c)

@@ -177,10 +177,18 @@ func (p *Poller) now() time.Time {
 }
 
 func (p *Poller) saw(t time.Time) {
-	if t.After(p.newest) {
+	if t.After(p.newest) && plausible(t) {
 		p.newest = t
 	}
 }
+
+// maxAhead is how far ahead of the wall clock an API time may be and still move
+// the poller's clock, high water and prune horizon: a simulator may run days ahead
+// in a demo; a record dated years ahead is broken data, and must not make every
+// genuinely new call look older than the horizon.
+const maxAhead = 7 * 24 * time.Hour
+
+func plausible(t time.Time) bool { return t.Before(time.Now().Add(maxAhead)) }
 
 // windowEnd is the `to` of list windows: far enough ahead to include everything
 // created so far, whatever the API's clock says.
