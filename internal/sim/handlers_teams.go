@@ -7,20 +7,7 @@ import (
 )
 
 // listTeams: GET /teams → 200, array of teams.
-func (s *Sim) listTeams(rc *reqCtx) {
-	pg, ok := rc.paging()
-	if !ok {
-		return
-	}
-	v := rc.view()
-	var e enc
-	e.arr()
-	for _, i := range rc.indexes(len(rc.w.teams), pg) {
-		v.team(&e, rc.w.teams[i])
-	}
-	e.end(']')
-	rc.send(http.StatusOK, e.bytes())
-}
+func (s *Sim) listTeams(rc *reqCtx) { sendList(rc, rc.w.teams, (*view).team) }
 
 // getTeam: GET /teams/{team_id} → 200 team, 404.
 func (s *Sim) getTeam(rc *reqCtx) {

@@ -6,20 +6,7 @@ import (
 )
 
 // listUsers: GET /users → 200, array of users (deleted ones included).
-func (s *Sim) listUsers(rc *reqCtx) {
-	pg, ok := rc.paging()
-	if !ok {
-		return
-	}
-	v := rc.view()
-	var e enc
-	e.arr()
-	for _, i := range rc.indexes(len(rc.w.users), pg) {
-		v.user(&e, rc.w.users[i])
-	}
-	e.end(']')
-	rc.send(http.StatusOK, e.bytes())
-}
+func (s *Sim) listUsers(rc *reqCtx) { sendList(rc, rc.w.users, (*view).user) }
 
 // getUser: GET /users/{user_id} → 200 user, 404.
 func (s *Sim) getUser(rc *reqCtx) {
@@ -186,17 +173,4 @@ func (w *world) setDeleted(u *user, del bool) {
 }
 
 // listStatuses: GET /user-statuses (or /user_statuses) → 200, array.
-func (s *Sim) listStatuses(rc *reqCtx) {
-	pg, ok := rc.paging()
-	if !ok {
-		return
-	}
-	v := rc.view()
-	var e enc
-	e.arr()
-	for _, i := range rc.indexes(len(rc.w.statuses), pg) {
-		v.status(&e, rc.w.statuses[i])
-	}
-	e.end(']')
-	rc.send(http.StatusOK, e.bytes())
-}
+func (s *Sim) listStatuses(rc *reqCtx) { sendList(rc, rc.w.statuses, (*view).status) }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math/rand/v2"
+	"net/http"
 	"strconv"
 	"time"
 )
@@ -33,6 +34,23 @@ var offsetZones = []*time.Location{
 }
 
 // rcView is the API view for a request.
+// sendList answers a list whose response is a bare array (users, user statuses,
+// teams): the page of items the request's paging asks for, in the configured order.
+func sendList[T any](rc *reqCtx, items []T, write func(*view, *enc, T)) {
+	pg, ok := rc.paging()
+	if !ok {
+		return
+	}
+	v := rc.view()
+	var e enc
+	e.arr()
+	for _, i := range rc.indexes(len(items), pg) {
+		write(v, &e, items[i])
+	}
+	e.end(']')
+	rc.send(http.StatusOK, e.bytes())
+}
+
 func (rc *reqCtx) view() *view {
 	return &view{w: rc.w, base: rc.base, drift: rc.s.cfg.Drift, offset: rc.s.cfg.OffsetRate, rng: rc.s.shapes}
 }
