@@ -1,7 +1,6 @@
 package service
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"strings"
@@ -14,7 +13,6 @@ import (
 	"github.com/callbus/callbus/internal/natstest"
 	"github.com/callbus/callbus/internal/poll"
 	"github.com/callbus/callbus/internal/redistest"
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rs/zerolog"
 )
 
@@ -55,21 +53,7 @@ func TestRedisDataLoss(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	js, err := jetstream.New(ns.Conn(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	msgs, err := audit.ReadStream(t.Context(), js, "CALLCENTER")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.sim.Close(); err != nil {
-		t.Fatal(err)
-	}
-	truth, err := audit.ReadTruth(bytes.NewReader(w.truth.Bytes()))
-	if err != nil {
-		t.Fatal(err)
-	}
+	msgs, truth := readRun(t, ns, w)
 	r := audit.Check(msgs, "callcenter")
 	again := 0
 	for _, p := range r.Problems {

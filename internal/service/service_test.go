@@ -145,7 +145,8 @@ func caughtUp(t *testing.T, c *cycles, store *cursor.Store) {
 	})
 }
 
-func auditStream(t *testing.T, ns *natstest.Server, w *world) *audit.Report {
+// readRun returns every message of the stream and the world's truth so far.
+func readRun(t *testing.T, ns *natstest.Server, w *world) ([]audit.Message, *audit.Truth) {
 	t.Helper()
 	js, err := jetstream.New(ns.Conn(t))
 	if err != nil {
@@ -162,6 +163,12 @@ func auditStream(t *testing.T, ns *natstest.Server, w *world) *audit.Report {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return msgs, truth
+}
+
+func auditStream(t *testing.T, ns *natstest.Server, w *world) *audit.Report {
+	t.Helper()
+	msgs, truth := readRun(t, ns, w)
 	r := audit.Check(msgs, "callcenter")
 	r.CompareTruth(truth)
 	v, err := schemas.New()
