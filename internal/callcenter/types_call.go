@@ -67,7 +67,7 @@ type Call struct {
 // UnmarshalJSON decodes a call tolerantly.
 func (c *Call) UnmarshalJSON(data []byte) error {
 	*c = Call{Raw: keepRaw(data)}
-	return decodeObject("call", data,
+	err := decodeObject("call", data,
 		key("id", intField(&c.ID)),
 		key("direction", directionField(&c.Direction)),
 		key("parent_call_id", optIntField(&c.ParentCallID)),
@@ -93,6 +93,10 @@ func (c *Call) UnmarshalJSON(data []byte) error {
 		key("participants", sliceField(&c.Participants)),
 		key("parallel_call_groups", rawSliceField(&c.ParallelCallGroups)),
 	)
+	if c.Participants == nil { // absent or null: an empty list for consumers, not null
+		c.Participants = []Participant{}
+	}
+	return err
 }
 
 // Recording is the recording summary of a call.

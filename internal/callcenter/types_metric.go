@@ -46,7 +46,7 @@ type CallMetric struct {
 // UnmarshalJSON decodes a call metric tolerantly.
 func (m *CallMetric) UnmarshalJSON(data []byte) error {
 	*m = CallMetric{Raw: keepRaw(data)}
-	return decodeObject("call metric", data,
+	err := decodeObject("call metric", data,
 		key("id", intField(&m.ID)),
 		key("call_id", intField(&m.CallID)),
 		key("created_time", timeField(&m.CreatedTime)),
@@ -73,6 +73,10 @@ func (m *CallMetric) UnmarshalJSON(data []byte) error {
 		key("tags", sliceField(&m.Tags)),
 		key("life_cycle", sliceField(&m.LifeCycle)),
 	)
+	if m.Tags == nil { // absent or null: an empty list for consumers, not null
+		m.Tags = []Tag{}
+	}
+	return err
 }
 
 // LifeCycleEvent is one call event of a metric's life cycle.

@@ -17,13 +17,17 @@ type Team struct {
 // UnmarshalJSON decodes a team tolerantly.
 func (t *Team) UnmarshalJSON(data []byte) error {
 	*t = Team{Raw: keepRaw(data)}
-	return decodeObject("team", data,
+	err := decodeObject("team", data,
 		key("id", intField(&t.ID)),
 		key("name", strField(&t.Name)),
 		key("description", strField(&t.Description)),
 		key("users", sliceField(&t.Users)),
 		key("omni_channel", boolField(&t.OmniChannel)),
 	)
+	if t.Users == nil { // absent or null: an empty list for consumers, not null
+		t.Users = []UserRef{}
+	}
+	return err
 }
 
 // UserRef is a member of a team: {"id": 5}, {"id": "5"} or a bare 5 decode.

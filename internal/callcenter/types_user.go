@@ -51,7 +51,7 @@ type User struct {
 // UnmarshalJSON decodes a user tolerantly (see the package doc).
 func (u *User) UnmarshalJSON(data []byte) error {
 	*u = User{Raw: keepRaw(data)}
-	return decodeObject("user", data,
+	err := decodeObject("user", data,
 		key("id", intField(&u.ID)),
 		key("name", strField(&u.Name)),
 		key("email", strField(&u.Email)),
@@ -68,6 +68,10 @@ func (u *User) UnmarshalJSON(data []byte) error {
 		key("role", strField(&u.Role)),
 		key("teams", sliceField(&u.Teams)),
 	)
+	if u.Teams == nil { // absent or null: an empty list for consumers, not null
+		u.Teams = []TeamRef{}
+	}
+	return err
 }
 
 // TeamRef is a team a user belongs to. The spec documents the id as a string and
