@@ -43,6 +43,9 @@ type CallState struct {
 	Created time.Time // the call's created_time (zero when unknown)
 	Ended   bool
 	EndedAt time.Time // the last participant's terminal update
+	// Overdue, set by the caller, says the call ended so long ago that its metric
+	// is taken as final even though the API never updated it after the end.
+	Overdue bool
 }
 
 // CallResult is the outcome of one call observation.

@@ -27,12 +27,13 @@ type MetricResult struct {
 // Metric diffs an observation m of a call's metric against its snapshot prev (nil
 // until the metric is final). The metric is final once its call has ended and the
 // metric was updated after the end (the API updates metrics after the call, after
-// after-call work); then metric.finalized is emitted, once per call. Later changes
+// after-call work), or the call is Overdue; then metric.finalized is emitted, once
+// per call. Later changes
 // to the tracked fields (csat, tags, durations, cost) give metric.updated.
 func Metric(scope Scope, prev []byte, m callcenter.CallMetric, call CallState) (MetricResult, error) {
 	entity := "calls/" + strconv.FormatInt(m.CallID, 10) + "/metric"
 	if prev == nil {
-		if !call.Ended || !m.UpdatedTime.After(call.EndedAt) {
+		if !call.Ended || (!m.UpdatedTime.After(call.EndedAt) && !call.Overdue) {
 			return MetricResult{}, nil
 		}
 		s := metricSnap{F: map[string]string{}}

@@ -26,6 +26,8 @@ func TestMetricDiff(t *testing.T) {
 	}{
 		{"open call: nothing", steps(metric(0, 0), open, metric(5, 3), open), nil},
 		{"ended but metric not updated since", steps(metric(9, 3), ended), nil},
+		{"overdue: final without an update after the end", steps(metric(9, 3), ended, metric(9, 3), CallState{Ended: true, EndedAt: at(9), Overdue: true}),
+			[]event.Type{event.MetricFinalized}},
 		{"finalized once", steps(metric(0, 0), open, metric(20, 9), ended, metric(20, 9), ended),
 			[]event.Type{event.MetricFinalized}},
 		{"later change is metric.updated", steps(metric(20, 9), ended, metric(40, 11), ended),

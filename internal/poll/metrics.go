@@ -108,6 +108,9 @@ func (p *Poller) diffMetrics(ctx context.Context, bt *batcher, metrics []callcen
 				continue
 			}
 			p.saw(m.UpdatedTime)
+			// A metric the API never updated after the end must not keep its call
+			// open (and the metrics window stretched back to it) for ever.
+			st.Overdue = st.Ended && p.now().Sub(st.EndedAt) > p.cfg.MetricsLookback
 			prev := prevs[ids[i]]
 			r, err := diff.Metric(p.scope, prev, m, st)
 			if err != nil {
