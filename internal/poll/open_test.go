@@ -1,0 +1,110 @@
+package poll
+
+import (
+	"net/http/httptest"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/callbus/callbus/internal/callcenter"
+	"github.com/callbus/callbus/internal/cursor"
+	"github.com/callbus/callbus/internal/redistest"
+	"github.com/callbus/callbus/internal/secret"
+	"github.com/callbus/callbus/internal/sim"
+	"github.com/rs/zerolog"
+)
+
+// newTestPoller is a poller over a frozen simulator and a real Redis, holding the
+// lease, for driving single cycles.
+func newTestPoller(t *testing.T) (*Poller, *cursor.Store, *sim.Sim) {
+	t.Helper()
+	s, err := sim.New(sim.Config{Seed: 3, Clock: sim.NewManualClock(time.Now().UTC().Truncate(time.Second)), APIKey: "k", Agents: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(s.Handler())
+	t.Cleanup(srv.Close)
+	api, err := callcenter.New(srv.URL, secret.New("k"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := cursor.New(redistest.Start(t).Client(t), "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := New(Config{Account: "acme", Prefix: "callcenter", Intervals: map[string]time.Duration{ResCalls: time.Second, ResMetrics: time.Second}},
+		api, store, nil, zerolog.Nop(), Hooks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lease, err := store.Acquire(t.Context(), "test", time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.lease = func() cursor.Lease { return lease }
+	if err := p.loadEpoch(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	return p, store, s
+}
+
+// A call the API never shows ending is given up 48 hours after it began: it leaves
+// the open set, so it no longer holds list windows open or costs single reads.
+func TestOpenCallGivenUp(t *testing.T) {
+	p, store, _ := newTestPoller(t)
+	now := time.Now().UTC()
+	if _, err := store.Commit(t.Context(), p.lease(), cursor.Batch{Open: []cursor.Tracked{
+		{ID: "41", At: now.Add(-49 * time.Hour)}, // stuck: given up
+		{ID: "42", At: now.Add(-time.Hour)},      // recent: kept
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.pollCalls(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	open, err := store.OpenCalls(t.Context(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]bool{}
+	for _, o := range open {
+		ids[o.ID] = true
+	}
+	if ids["41"] || !ids["42"] {
+		t.Fatalf("open calls after a cycle: %v; want 41 given up and 42 kept", open)
+	}
+	done, err := store.TerminalCalls(t.Context(), 0)
+	if err != nil || len(done) != 1 || done[0].ID != "41" {
+		t.Fatalf("finished calls %v (%v), want 41", done, err)
+	}
+}
+
+// Old open calls are read one by one when they are few, and pull the list window
+// back to them when they are many (one page of up to 1000 calls costs what one
+// single read does).
+func TestOldOpenCallsCost(t *testing.T) {
+	for _, tc := range []struct {
+		old      int
+		requests uint64
+	}{{3, 1 + 3}, {12, 1}} {
+		p, store, _ := newTestPoller(t)
+		now := time.Now().UTC()
+		// Not the first start: the window begins 30 minutes before the newest call.
+		b := cursor.Batch{Cursors: map[string]string{cursorHighWater: now.Format(time.RFC3339Nano)}}
+		for i := range tc.old {
+			b.Open = append(b.Open, cursor.Tracked{ID: itoa(100 + i), At: now.Add(-10*time.Hour - time.Duration(i)*time.Minute)})
+		}
+		if _, err := store.Commit(t.Context(), p.lease(), b); err != nil {
+			t.Fatal(err)
+		}
+		before := p.api.Limiter().Stats().Acquired
+		if err := p.pollCalls(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if got := p.api.Limiter().Stats().Acquired - before; got != tc.requests {
+			t.Errorf("%d old open calls: %d requests, want %d", tc.old, got, tc.requests)
+		}
+	}
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
