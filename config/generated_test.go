@@ -121,19 +121,7 @@ func TestValuesSchemaUpToDate(t *testing.T) {
 		}
 	}
 
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(want))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	c.AssertFormat()
-	if err := c.AddResource("values.schema.json", doc); err != nil {
-		t.Fatal(err)
-	}
-	schema, err := c.Compile("values.schema.json")
-	if err != nil {
-		t.Fatalf("not a valid schema: %v", err)
-	}
+	schema := compileSchema(t, want)
 	good := `{"api_url": "http://127.0.0.1:8080", "api_key": "k", "account": "acme", "stream_replicas": 3,
 		"resources": ["calls", "teams"], "log_level": "debug", "nats_url": "nats://a:4222,nats://b:4222"}`
 	bad := []string{

@@ -130,6 +130,12 @@ func compileHelmSchema(t *testing.T) *jsonschema.Schema {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return compileSchema(t, data)
+}
+
+// compileSchema compiles a generated schema with format assertions on.
+func compileSchema(t *testing.T, data []byte) *jsonschema.Schema {
+	t.Helper()
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
 	if err != nil {
 		t.Fatal(err)
