@@ -10,14 +10,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/callbus/callbus/internal/streamread"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
-
-// replayIdle is how long a bounded replay waits for a message before asking the
-// server whether any is left (one may have expired from the stream meanwhile).
-const replayIdle = 2 * time.Second
 
 // replay reads the stream with an ordered consumer (no state on the server, in
 // order, resumed by the client after a reconnect) and writes what o asks for.
@@ -38,9 +35,8 @@ func replay(ctx context.Context, o replayOptions, getenv func(string) string, st
 	if err != nil {
 		return fmt.Errorf("stream %s: %w", o.stream, err)
 	}
-	info := stream.CachedInfo()
 	if o.to != "" {
-		for _, s := range info.Config.Subjects {
+		for _, s := range stream.CachedInfo().Config.Subjects {
 			if server.SubjectsCollide(s, o.to+".>") {
 				return exitCode{2, fmt.Errorf("--to %s: stream %s captures %s itself; republish under a prefix another stream captures", o.to, o.stream, s)}
 			}
@@ -49,23 +45,6 @@ func replay(ctx context.Context, o replayOptions, getenv func(string) string, st
 	if o.follow && !o.until.IsZero() && o.until.Before(time.Now()) {
 		o.follow = false // a past --until bounds the range: nothing new can fall in it
 	}
-	end := info.State.LastSeq // the last message when we started
-	if !o.follow && (info.State.Msgs == 0 || o.fromSeq > end) {
-		return nil
-	}
-
-	cons, err := stream.OrderedConsumer(ctx, o.consumerConfig())
-	if err != nil {
-		return fmt.Errorf("ordered consumer on %s: %w", o.stream, err)
-	}
-	if ci := cons.CachedInfo(); !o.follow && ci != nil && ci.NumPending == 0 {
-		return nil // nothing in range
-	}
-	it, err := cons.Messages()
-	if err != nil {
-		return fmt.Errorf("read %s: %w", o.stream, err)
-	}
-	defer it.Stop()
 
 	w := bufio.NewWriter(stdout)
 	defer w.Flush()
@@ -77,30 +56,51 @@ func replay(ctx context.Context, o replayOptions, getenv func(string) string, st
 		out.pub = &republisher{js: js, prefix: o.to, suffix: fmt.Sprintf(".replay-%x", time.Now().UnixNano())}
 		defer func() { fmt.Fprintf(stderr, "replay: republished %d events under %s.>\n", out.pub.n, o.to) }()
 	}
+	if o.follow {
+		return follow(ctx, stream, o, out)
+	}
+	err = streamread.Read(ctx, stream, o.consumerConfig(), func(msg jetstream.Msg, md *jetstream.MsgMetadata) error {
+		if !o.until.IsZero() && md.Timestamp.After(o.until) {
+			return streamread.Stop
+		}
+		return out.write(ctx, msg, md)
+	})
+	if ctx.Err() != nil { // interrupted: keep what was written
+		if ferr := out.finish(ctx); ferr != nil {
+			return ferr
+		}
+		return ctx.Err()
+	}
+	if err != nil {
+		return err
+	}
+	return out.finish(ctx)
+}
 
-	// With --follow and a future --until, following stops at that time.
+// follow writes what the stream holds from where o says, then what arrives, until
+// ctx ends or a future --until passes.
+func follow(ctx context.Context, stream jetstream.Stream, o replayOptions, out *replayOutput) error {
+	cons, err := stream.OrderedConsumer(ctx, o.consumerConfig())
+	if err != nil {
+		return fmt.Errorf("ordered consumer on %s: %w", o.stream, err)
+	}
+	it, err := cons.Messages()
+	if err != nil {
+		return fmt.Errorf("read %s: %w", o.stream, err)
+	}
+	defer it.Stop()
 	followCtx := ctx
-	if o.follow && !o.until.IsZero() {
+	if !o.until.IsZero() {
 		var cancel context.CancelFunc
 		followCtx, cancel = context.WithDeadline(ctx, o.until)
 		defer cancel()
 	}
 	for {
-		msg, err := replayNext(followCtx, it, o.follow)
+		msg, err := it.Next(jetstream.NextContext(followCtx))
 		switch {
 		case err == nil:
-		case ctx.Err() != nil: // interrupted
-			if ferr := out.finish(ctx); ferr != nil || o.follow {
-				return ferr
-			}
-			return ctx.Err()
-		case o.follow && errors.Is(err, context.DeadlineExceeded): // a future --until passed
+		case ctx.Err() != nil, errors.Is(err, context.DeadlineExceeded): // interrupted, or --until passed
 			return out.finish(ctx)
-		case errors.Is(err, context.DeadlineExceeded): // idle: is anything left?
-			if ci, ierr := cons.Info(ctx); ierr == nil && ci.NumPending == 0 {
-				return out.finish(ctx)
-			}
-			continue
 		default:
 			return fmt.Errorf("read %s: %w", o.stream, err)
 		}
@@ -108,14 +108,11 @@ func replay(ctx context.Context, o replayOptions, getenv func(string) string, st
 		if err != nil {
 			return fmt.Errorf("read %s: %w", o.stream, err)
 		}
-		if (!o.follow && md.Sequence.Stream > end) || (!o.until.IsZero() && md.Timestamp.After(o.until)) {
+		if !o.until.IsZero() && md.Timestamp.After(o.until) {
 			return out.finish(ctx)
 		}
 		if err := out.write(ctx, msg, md); err != nil {
 			return err
-		}
-		if !o.follow && (md.Sequence.Stream >= end || md.NumPending == 0) {
-			return out.finish(ctx)
 		}
 		if md.NumPending == 0 { // caught up: show it now
 			if err := out.flush(ctx); err != nil {
@@ -123,17 +120,6 @@ func replay(ctx context.Context, o replayOptions, getenv func(string) string, st
 			}
 		}
 	}
-}
-
-// replayNext waits for the next message: until ctx ends when following, for at most
-// replayIdle otherwise.
-func replayNext(ctx context.Context, it jetstream.MessagesContext, follow bool) (jetstream.Msg, error) {
-	if !follow {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, replayIdle)
-		defer cancel()
-	}
-	return it.Next(jetstream.NextContext(ctx))
 }
 
 // consumerConfig starts where o says, filtered by subject on the server.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/callbus/callbus/internal/event"
+	"github.com/callbus/callbus/internal/streamread"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -28,48 +29,20 @@ type Message struct {
 
 // ReadStream returns every message of stream up to its last sequence as of the
 // call, in order, through an ordered consumer.
-func ReadStream(ctx context.Context, js jetstream.JetStream, stream string) ([]Message, error) {
+func ReadStream(ctx context.Context, js jetstream.StreamManager, stream string) ([]Message, error) {
 	s, err := js.Stream(ctx, stream)
 	if err != nil {
 		return nil, fmt.Errorf("audit: stream %s: %w", stream, err)
 	}
-	info, err := s.Info(ctx)
+	var out []Message
+	err = streamread.Read(ctx, s, jetstream.OrderedConsumerConfig{}, func(m jetstream.Msg, md *jetstream.MsgMetadata) error {
+		msg := Message{Seq: md.Sequence.Stream, Subject: m.Subject(), Header: m.Headers(), Published: md.Timestamp, Body: m.Data()}
+		msg.DecodeErr = json.Unmarshal(m.Data(), &msg.Event)
+		out = append(out, msg)
+		return nil
+	})
 	if err != nil {
-		return nil, fmt.Errorf("audit: stream info: %w", err)
+		return nil, fmt.Errorf("audit: %w", err)
 	}
-	last := info.State.LastSeq
-	if info.State.Msgs == 0 {
-		return nil, nil
-	}
-	cons, err := s.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{})
-	if err != nil {
-		return nil, fmt.Errorf("audit: consumer: %w", err)
-	}
-	out := make([]Message, 0, info.State.Msgs)
-	for {
-		batch, err := cons.Fetch(1000, jetstream.FetchMaxWait(2*time.Second))
-		if err != nil {
-			return nil, fmt.Errorf("audit: fetch: %w", err)
-		}
-		n := 0
-		for m := range batch.Messages() {
-			n++
-			md, err := m.Metadata()
-			if err != nil {
-				return nil, fmt.Errorf("audit: metadata: %w", err)
-			}
-			msg := Message{Seq: md.Sequence.Stream, Subject: m.Subject(), Header: m.Headers(), Published: md.Timestamp, Body: m.Data()}
-			msg.DecodeErr = json.Unmarshal(m.Data(), &msg.Event)
-			out = append(out, msg)
-			if msg.Seq >= last {
-				return out, nil
-			}
-		}
-		if err := batch.Error(); err != nil {
-			return nil, fmt.Errorf("audit: fetch: %w", err)
-		}
-		if n == 0 && ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-	}
+	return out, nil
 }

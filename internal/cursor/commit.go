@@ -2,7 +2,6 @@ package cursor
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -41,14 +40,6 @@ type Ref struct {
 type Tracked struct {
 	ID string
 	At time.Time
-}
-
-// OutboxEntry is one event waiting for the relay.
-type OutboxEntry struct {
-	ID      string            // event id: the relay's Nats-Msg-Id
-	Subject string            // NATS subject
-	Data    []byte            // the JSON body
-	Headers map[string]string // extra NATS headers (traceparent, ...), may be nil
 }
 
 // CommitResult tells where a commit's events landed.
@@ -129,7 +120,7 @@ func (s *Store) encode(l Lease, b Batch) ([]string, []any, error) {
 		return i, nil
 	}
 
-	items := make([]any, 0, 2*len(b.Deletes)+3*len(b.Snapshots)+2*(len(b.Open)+len(b.Terminal)+len(b.Cursors))+4*len(b.Events))
+	items := make([]any, 0, 2*len(b.Deletes)+3*len(b.Snapshots)+2*(len(b.Open)+len(b.Terminal)+len(b.Cursors))+outboxEntryArgs*len(b.Events))
 	for _, d := range b.Deletes {
 		i, err := index(d.Kind)
 		if err != nil {
@@ -166,14 +157,10 @@ func (s *Store) encode(l Lease, b Batch) ([]string, []any, error) {
 		items = append(items, name, b.Cursors[name])
 	}
 	for _, e := range b.Events {
-		if e.ID == "" || e.Subject == "" {
-			return nil, nil, fmt.Errorf("%w: outbox entry without id or subject", ErrInvalid)
-		}
-		h, err := encodeHeaders(e.Headers)
-		if err != nil {
+		var err error
+		if items, err = appendOutboxEntry(items, e); err != nil {
 			return nil, nil, err
 		}
-		items = append(items, e.ID, e.Subject, e.Data, h)
 	}
 
 	args := make([]any, 0, 9+len(kinds)+len(items))
@@ -184,15 +171,4 @@ func (s *Store) encode(l Lease, b Batch) ([]string, []any, error) {
 	}
 	args = append(args, items...)
 	return keys, args, nil
-}
-
-func encodeHeaders(h map[string]string) (string, error) {
-	if len(h) == 0 {
-		return "{}", nil
-	}
-	j, err := json.Marshal(h)
-	if err != nil {
-		return "", fmt.Errorf("outbox headers: %w", err)
-	}
-	return string(j), nil
 }

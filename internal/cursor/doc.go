@@ -16,7 +16,7 @@
 //	callbus:{<account>}:open         sorted set of open call ids, score = created (unix ms)
 //	callbus:{<account>}:terminal     sorted set of terminal call ids, score = ended (unix ms)
 //	callbus:{<account>}:cursor       hash cursor name -> value
-//	callbus:{<account>}:outbox       stream of events: fields id, subject, data, headers
+//	callbus:{<account>}:outbox       stream of events: fields id, subject, data, headers, type, time
 //
 // # Protocol
 //

@@ -7,13 +7,45 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/callbus/callbus/internal/event"
 	"github.com/redis/go-redis/v9"
 )
 
+// OutboxEntry is one event waiting for the relay, as the event package shaped it:
+// id (the relay's Nats-Msg-Id), subject, type, time, body and extra headers
+// (traceparent, ...). The store keeps every field, so that no reader decodes the
+// body again.
+type OutboxEntry = event.Message
+
 // OutboxRecord is an outbox entry with its position in the outbox stream.
 type OutboxRecord struct {
-	StreamID string // "<ms>-<seq>", increasing in commit order
-	OutboxEntry
+	StreamID    string    // "<ms>-<seq>", increasing in commit order
+	CommittedAt time.Time // when Redis appended it, by the Redis server's clock (ms)
+	event.Message
+}
+
+// outboxEntryArgs is how many ARGV values lua/commit.lua takes per outbox entry.
+const outboxEntryArgs = 6
+
+// appendOutboxEntry appends e's fields as lua/commit.lua takes them: id, subject,
+// data, headers (JSON), type, time (RFC 3339, "" when unknown).
+func appendOutboxEntry(args []any, e OutboxEntry) ([]any, error) {
+	if e.ID == "" || e.Subject == "" {
+		return nil, fmt.Errorf("%w: outbox entry without id or subject", ErrInvalid)
+	}
+	h := "{}"
+	if len(e.Headers) > 0 {
+		j, err := json.Marshal(e.Headers)
+		if err != nil {
+			return nil, fmt.Errorf("outbox headers: %w", err)
+		}
+		h = string(j)
+	}
+	at := ""
+	if !e.Time.IsZero() {
+		at = e.Time.Format(time.RFC3339Nano)
+	}
+	return append(args, e.ID, e.Subject, e.Data, h, string(e.Type), at), nil
 }
 
 // ReadOutbox returns up to count entries that come after the entry afterStreamID
@@ -136,13 +168,23 @@ func toRecords(msgs []redis.XMessage) ([]OutboxRecord, error) {
 	return recs, nil
 }
 
+// toRecord decodes one outbox entry. Entries appended by releases that stored no
+// type and time (only id, subject, data, headers) are still read: their type and
+// time come from the body, decoded this once; a body that does not have them
+// leaves them zero, and the entry is relayed all the same.
 func toRecord(m redis.XMessage) (OutboxRecord, error) {
 	str := func(f string) string { v, _ := m.Values[f].(string); return v }
+	id, err := parseStreamID(m.ID)
+	if err != nil {
+		return OutboxRecord{}, fmt.Errorf("outbox entry: %w", err)
+	}
 	r := OutboxRecord{
-		StreamID: m.ID,
-		OutboxEntry: OutboxEntry{
+		StreamID:    m.ID,
+		CommittedAt: id.time(),
+		Message: event.Message{
 			ID:      str("id"),
 			Subject: str("subject"),
+			Type:    event.Type(str("type")),
 			Data:    []byte(str("data")),
 		},
 	}
@@ -152,6 +194,15 @@ func toRecord(m redis.XMessage) (OutboxRecord, error) {
 	if h := str("headers"); h != "" && h != "{}" {
 		if err := json.Unmarshal([]byte(h), &r.Headers); err != nil {
 			return r, fmt.Errorf("outbox entry %s: headers: %w", m.ID, err)
+		}
+	}
+	if _, stored := m.Values["type"]; !stored {
+		_ = r.RestoreHead() // best effort: the body is relayed as it is either way
+		return r, nil
+	}
+	if at := str("time"); at != "" {
+		if r.Time, err = time.Parse(time.RFC3339Nano, at); err != nil {
+			return r, fmt.Errorf("outbox entry %s: time: %w", m.ID, err)
 		}
 	}
 	return r, nil

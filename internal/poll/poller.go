@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -146,14 +145,16 @@ func (p *Poller) Effective() map[string]time.Duration {
 	return out
 }
 
-// outboxEntry turns an event into what the store keeps for the relay, with the
-// trace context of the cycle that found it (the relay's publish span continues it).
+// outboxEntry turns an event into what the store keeps for the relay: its message,
+// with the trace context of the cycle that found it (the relay's publish span
+// continues it).
 func (p *Poller) outboxEntry(ctx context.Context, e event.Envelope) (cursor.OutboxEntry, error) {
-	body, err := json.Marshal(e)
+	m, err := e.Message(p.cfg.Prefix, p.cfg.Account)
 	if err != nil {
-		return cursor.OutboxEntry{}, fmt.Errorf("encode event %s: %w", e.ID, err)
+		return cursor.OutboxEntry{}, err
 	}
-	return cursor.OutboxEntry{ID: e.ID, Subject: event.Subject(p.cfg.Prefix, p.cfg.Account, e.Type), Data: body, Headers: telemetry.Inject(ctx)}, nil
+	m.Headers = telemetry.Inject(ctx)
+	return m, nil
 }
 
 func (p *Poller) committed(b cursor.Batch) {

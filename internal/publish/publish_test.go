@@ -2,88 +2,121 @@ package publish
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
-	"slices"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/callbus/callbus/internal/cursor"
+	"github.com/callbus/callbus/internal/event"
 	"github.com/callbus/callbus/internal/natstest"
+	"github.com/callbus/callbus/internal/redistest"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
-	"github.com/rs/zerolog"
 )
 
-// memOutbox is a hand-written Outbox for the relay's own interface.
-type memOutbox struct {
-	mu   sync.Mutex
-	recs []Record
-	fail error // ReadOutbox fails with it while set
+// bed is one relay test's real parts: a nats-server with the stream, and a
+// redis-server with the store whose outbox the relay reads.
+type bed struct {
+	nats   *natstest.Server
+	js     jetstream.JetStream
+	stream jetstream.Stream
+	redis  *redistest.Server
+	store  *cursor.Store
+	lease  cursor.Lease
+	ids    []string // outbox stream id of each event committed, in order
 }
 
-func (m *memOutbox) add(n int, from int) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for i := from; i < from+n; i++ {
-		m.recs = append(m.recs, Record{
-			StreamID: fmt.Sprintf("%d-0", 1000+i),
-			ID:       fmt.Sprintf("evt-%d", i),
-			Subject:  "callcenter.acme.call.created",
-			Data:     []byte(fmt.Sprintf(`{"n":%d}`, i)),
-			Headers:  map[string]string{"traceparent": fmt.Sprintf("00-%032x-%016x-01", i+1, i+1)},
-		})
-	}
-}
-
-func (m *memOutbox) ReadOutbox(_ context.Context, after string, count int) ([]Record, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.fail != nil {
-		return nil, m.fail
-	}
-	var out []Record
-	for _, r := range m.recs {
-		if after == "" || CompareStreamIDs(r.StreamID, after) > 0 {
-			out = append(out, r)
-			if len(out) == count {
-				break
-			}
-		}
-	}
-	return out, nil
-}
-
-func (m *memOutbox) TrimOutbox(_ context.Context, upTo string) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.recs = slices.DeleteFunc(m.recs, func(r Record) bool { return CompareStreamIDs(r.StreamID, upTo) <= 0 })
-	return nil
-}
-
-func (m *memOutbox) len() int { m.mu.Lock(); defer m.mu.Unlock(); return len(m.recs) }
-
-func setup(t *testing.T) (*natstest.Server, jetstream.JetStream, jetstream.Stream) {
+// newBed starts both servers; durable Redis keeps its outbox across a restart.
+func newBed(t *testing.T, durable bool) *bed {
 	t.Helper()
-	srv := natstest.Start(t)
-	nc, err := nats.Connect(srv.URL(), nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
+	b := &bed{nats: natstest.Start(t)}
+	if durable {
+		b.redis = redistest.StartDurable(t)
+	} else {
+		b.redis = redistest.Start(t)
+	}
+	nc, err := nats.Connect(b.nats.URL(), nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(64))
-	if err != nil {
+	if b.js, err = jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(64)); err != nil {
 		t.Fatal(err)
 	}
-	s, _, err := EnsureStream(t.Context(), js, StreamConfig{Name: "CALLCENTER", Prefix: "callcenter", MaxAge: time.Hour, Dupes: 2 * time.Minute})
-	if err != nil {
+	if b.stream, _, err = EnsureStream(t.Context(), b.js, StreamConfig{Name: "CALLCENTER", Prefix: "callcenter", MaxAge: time.Hour, Dupes: 2 * time.Minute}); err != nil {
 		t.Fatal(err)
 	}
-	return srv, js, s
+	// A fresh account per test: tests sharing CALLBUS_TEST_REDIS_URL never meet.
+	if b.store, err = cursor.New(b.redis.Client(t), "relay-"+rand.Text()[:10]); err != nil {
+		t.Fatal(err)
+	}
+	if b.lease, err = b.store.Acquire(t.Context(), "relay-test", time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
-func relayCfg() RelayConfig {
-	return RelayConfig{Stream: "CALLCENTER", Filter: "callcenter.acme.>", Batch: 16, MaxInFlight: 8, AckWait: 2 * time.Second, Idle: 10 * time.Millisecond}
+// commit appends n events (evt-<i>, numbered on from the last) to the outbox in
+// one commit, as the poller does.
+func (b *bed) commit(t *testing.T, n int) {
+	t.Helper()
+	var batch cursor.Batch
+	for i := len(b.ids); i < len(b.ids)+n; i++ {
+		batch.Events = append(batch.Events, event.Message{
+			ID:      fmt.Sprintf("evt-%d", i),
+			Subject: "callcenter.acme.call.created",
+			Type:    event.CallCreated,
+			Time:    time.Date(2026, 11, 24, 8, 0, i, 0, time.UTC),
+			Data:    []byte(fmt.Sprintf(`{"n":%d}`, i)),
+			Headers: map[string]string{"traceparent": fmt.Sprintf("00-%032x-%016x-01", i+1, i+1)},
+		})
+	}
+	res, err := b.store.Commit(t.Context(), b.lease, batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.ids = append(b.ids, res.StreamIDs...)
+}
+
+// outbox is the relay's view of the store.
+func (b *bed) outbox() Outbox { return storeOutbox{b.store} }
+
+// records reads the whole outbox as the relay sees it.
+func (b *bed) records(t *testing.T) []Record {
+	t.Helper()
+	recs, err := b.outbox().ReadOutbox(t.Context(), "", 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
+
+// outboxLen is how many entries the relay has not trimmed yet.
+func (b *bed) outboxLen(t *testing.T) int64 {
+	t.Helper()
+	n, err := b.store.OutboxLen(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// storeOutbox adapts the store to Outbox, as the service's wiring does.
+type storeOutbox struct{ store *cursor.Store }
+
+func (o storeOutbox) ReadOutbox(ctx context.Context, after string, count int) ([]Record, error) {
+	recs, err := o.store.ReadOutbox(ctx, after, count)
+	out := make([]Record, len(recs))
+	for i, r := range recs {
+		out[i] = Record(r)
+	}
+	return out, err
+}
+
+func (o storeOutbox) TrimOutbox(ctx context.Context, upTo string) error {
+	return o.store.TrimOutbox(ctx, upTo)
 }
 
 // waitFor polls cond until it holds or the deadline passes.
@@ -127,90 +160,11 @@ func checkInOrder(t *testing.T, msgs []*jetstream.RawStreamMsg, n int) {
 	}
 }
 
-func TestRelayPublishesInOrderWithHeaders(t *testing.T) {
-	_, js, s := setup(t)
-	ob := &memOutbox{}
-	ob.add(100, 0)
-	r := NewRelay(js, ob, relayCfg(), zerolog.Nop())
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- r.Run(ctx) }()
-	waitFor(t, "outbox drained", func() bool { return ob.len() == 0 })
-	cancel()
-	<-done
-	msgs := streamMsgs(t, s)
-	checkInOrder(t, msgs, 100)
-	m := msgs[7]
-	if m.Header.Get("Content-Type") != "application/cloudevents+json" || m.Header.Get(HeaderOutboxID) != "1007-0" {
-		t.Fatalf("headers %v", m.Header)
+// The contract's header name is the one JetStream deduplicates by.
+func TestHeaderIDIsJetStreamsMsgID(t *testing.T) {
+	if event.HeaderID != jetstream.MsgIDHeader {
+		t.Fatalf("event.HeaderID %q, JetStream's %q", event.HeaderID, jetstream.MsgIDHeader)
 	}
-	if v, ok := m.Header["traceparent"]; !ok || len(v) != 1 {
-		t.Fatalf("lower-case traceparent header missing: %v", m.Header)
-	}
-	if got := r.Stats.Published.Load(); got != 100 {
-		t.Fatalf("published %d want 100", got)
-	}
-}
-
-func TestRelayResumeSkipsPublishedAfterCrash(t *testing.T) {
-	_, js, s := setup(t)
-	ob := &memOutbox{}
-	ob.add(40, 0)
-	// A crash after the acks and before the trim: published, not trimmed.
-	for _, rec := range ob.recs[:25] {
-		if _, err := js.PublishMsg(t.Context(), message(rec, "CALLCENTER")); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// Simulate the duplicate window having passed: purge nothing, but make a relay
-	// that would otherwise republish; resume must skip entries 0..24.
-	r := NewRelay(js, ob, relayCfg(), zerolog.Nop())
-	if err := r.Drain(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	checkInOrder(t, streamMsgs(t, s), 40)
-	if got := r.Stats.Skipped.Load(); got != 25 {
-		t.Fatalf("skipped %d want 25", got)
-	}
-	if got := r.Stats.Duplicates.Load(); got != 0 {
-		t.Fatalf("duplicates %d want 0: resume should have skipped them", got)
-	}
-}
-
-func TestRelaySurvivesNATSRestart(t *testing.T) {
-	srv, js, s := setup(t)
-	ob := &memOutbox{}
-	ob.add(30, 0)
-	r := NewRelay(js, ob, relayCfg(), zerolog.Nop())
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- r.Run(ctx) }()
-	waitFor(t, "first batch", func() bool { return ob.len() == 0 })
-	srv.Restart(t)
-	ob.add(50, 30)
-	r.Wake()
-	waitFor(t, "outbox drained after restart", func() bool { return ob.len() == 0 })
-	cancel()
-	<-done
-	checkInOrder(t, streamMsgs(t, s), 80)
-}
-
-func TestRelayRetriesOutboxErrors(t *testing.T) {
-	_, js, s := setup(t)
-	ob := &memOutbox{fail: fmt.Errorf("redis down")}
-	ob.add(5, 0)
-	r := NewRelay(js, ob, relayCfg(), zerolog.Nop())
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- r.Run(ctx) }()
-	waitFor(t, "an error counted", func() bool { return r.Stats.Errors.Load() > 0 })
-	ob.mu.Lock()
-	ob.fail = nil
-	ob.mu.Unlock()
-	waitFor(t, "outbox drained", func() bool { return ob.len() == 0 })
-	cancel()
-	<-done
-	checkInOrder(t, streamMsgs(t, s), 5)
 }
 
 func TestEnsureStream(t *testing.T) {
@@ -258,72 +212,6 @@ func TestCovers(t *testing.T) {
 	} {
 		if got := covers(tc.f, tc.prefix); got != tc.want {
 			t.Errorf("covers(%q, %q) = %v, want %v", tc.f, tc.prefix, got, tc.want)
-		}
-	}
-}
-
-func TestCompareStreamIDs(t *testing.T) {
-	for _, tc := range []struct {
-		a, b string
-		want int
-	}{{"1-0", "1-0", 0}, {"1-1", "1-0", 1}, {"2-0", "10-0", -1}, {"10-5", "9-99", 1}} {
-		if got := CompareStreamIDs(tc.a, tc.b); got != tc.want {
-			t.Errorf("CompareStreamIDs(%s,%s)=%d want %d", tc.a, tc.b, got, tc.want)
-		}
-	}
-}
-
-func TestRelayResumeDoesNotTrimForeignIDs(t *testing.T) {
-	_, js, s := setup(t)
-	ob := &memOutbox{}
-	ob.add(10, 0)
-	// The stream's last message names outbox id 1005-0 but another event (as after
-	// Redis lost its data and reused ids): nothing may be trimmed unpublished.
-	foreign := ob.recs[5]
-	foreign.ID = "evt-from-before-the-wipe"
-	if _, err := js.PublishMsg(t.Context(), message(foreign, "CALLCENTER")); err != nil {
-		t.Fatal(err)
-	}
-	r := NewRelay(js, ob, relayCfg(), zerolog.Nop())
-	if err := r.Drain(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	if got := r.Stats.Skipped.Load(); got != 0 {
-		t.Fatalf("skipped %d, want 0", got)
-	}
-	if got := len(streamMsgs(t, s)); got != 11 {
-		t.Fatalf("stream holds %d, want 11 (the foreign one and all 10)", got)
-	}
-}
-
-// An entry missing from the stream ends what resume may trim, even when later
-// entries are there: nothing is trimmed unpublished.
-func TestRelayResumeStopsAtAGap(t *testing.T) {
-	_, js, s := setup(t)
-	ob := &memOutbox{}
-	ob.add(10, 0)
-	for i, rec := range ob.recs {
-		if i == 5 || i > 7 { // 5 failed while 6 and 7 were stored
-			continue
-		}
-		if _, err := js.PublishMsg(t.Context(), message(rec, "CALLCENTER")); err != nil {
-			t.Fatal(err)
-		}
-	}
-	r := NewRelay(js, ob, relayCfg(), zerolog.Nop())
-	if err := r.Drain(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	if got := r.Stats.Skipped.Load(); got != 5 {
-		t.Fatalf("skipped %d, want the 5 before the gap", got)
-	}
-	ids := map[string]bool{}
-	for _, m := range streamMsgs(t, s) {
-		ids[m.Header.Get(jetstream.MsgIDHeader)] = true
-	}
-	for i := range 10 {
-		if !ids[fmt.Sprintf("evt-%d", i)] {
-			t.Errorf("evt-%d never reached the stream", i)
 		}
 	}
 }

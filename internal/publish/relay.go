@@ -1,14 +1,13 @@
 package publish
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/callbus/callbus/internal/event"
+	"github.com/callbus/callbus/internal/streamread"
 	"github.com/callbus/callbus/internal/telemetry"
 	"github.com/cenkalti/backoff/v4"
 	"github.com/nats-io/nats.go/jetstream"
@@ -23,7 +22,7 @@ import (
 // trimming of the ones it has published. (cursor.Store, through a small adapter.)
 type Outbox interface {
 	// ReadOutbox returns up to count entries after the entry with id after ("" for
-	// the beginning), oldest first.
+	// the beginning), oldest first, each with the time it was committed.
 	ReadOutbox(ctx context.Context, after string, count int) ([]Record, error)
 	// TrimOutbox removes every entry up to and including upTo, and no newer one.
 	TrimOutbox(ctx context.Context, upTo string) error
@@ -50,11 +49,12 @@ type Stats struct {
 // Relay moves outbox entries to JetStream. Run it in one goroutine; Wake may be
 // called from any goroutine.
 type Relay struct {
-	js     jetstream.JetStream
-	outbox Outbox
-	cfg    RelayConfig
-	log    zerolog.Logger
-	wake   chan struct{}
+	pub     jetstream.Publisher
+	streams jetstream.StreamManager // to read the stream back when resuming
+	outbox  Outbox
+	cfg     RelayConfig
+	log     zerolog.Logger
+	wake    chan struct{}
 	// OnPublished, when set, is called after each acknowledged record (for the
 	// detection-delay metric and the demo feed). It must not block.
 	OnPublished func(r Record, ack *jetstream.PubAck)
@@ -65,8 +65,10 @@ type Relay struct {
 	Stats  Stats
 }
 
-// NewRelay returns a relay from outbox to js.
-func NewRelay(js jetstream.JetStream, outbox Outbox, cfg RelayConfig, log zerolog.Logger) *Relay {
+// NewRelay returns a relay from outbox to the stream cfg.Stream: it publishes
+// through pub and, to resume, reads the stream it finds through streams (one
+// jetstream.JetStream serves as both).
+func NewRelay(pub jetstream.Publisher, streams jetstream.StreamManager, outbox Outbox, cfg RelayConfig, log zerolog.Logger) *Relay {
 	if cfg.Batch <= 0 {
 		cfg.Batch = 256
 	}
@@ -79,7 +81,7 @@ func NewRelay(js jetstream.JetStream, outbox Outbox, cfg RelayConfig, log zerolo
 	if cfg.Idle <= 0 {
 		cfg.Idle = 250 * time.Millisecond
 	}
-	return &Relay{js: js, outbox: outbox, cfg: cfg, log: log, wake: make(chan struct{}, 1), Tracer: noop.NewTracerProvider().Tracer("")}
+	return &Relay{pub: pub, streams: streams, outbox: outbox, cfg: cfg, log: log, wake: make(chan struct{}, 1), Tracer: noop.NewTracerProvider().Tracer("")}
 }
 
 // Wake tells the relay that new entries were committed.
@@ -196,7 +198,7 @@ func (r *Relay) publish(ctx context.Context, recs []Record) (int, error) {
 		}
 		// No library retries: they would land out of order. A failure makes the
 		// relay publish again from the first unacknowledged entry, in order.
-		f, err := r.js.PublishMsgAsync(msg, jetstream.WithRetryAttempts(0))
+		f, err := r.pub.PublishMsgAsync(msg, jetstream.WithRetryAttempts(0))
 		if err != nil {
 			span.SetStatus(codes.Error, err.Error())
 			span.End()
@@ -277,7 +279,7 @@ func (r *Relay) resume(ctx context.Context) (string, error) {
 		return "", nil
 	}
 	// Redis and NATS clocks may differ: look from a margin before the entry.
-	since := streamIDTime(head[0].StreamID).Add(-resumeMargin)
+	since := head[0].CommittedAt.Add(-resumeMargin)
 	published, err := r.publishedSince(ctx, since)
 	if err != nil {
 		return "", err
@@ -316,73 +318,26 @@ func (r *Relay) resume(ctx context.Context) (string, error) {
 const resumeMargin = 10 * time.Minute
 
 // publishedSince maps the outbox id of each message of this account stored since
-// the given time to its event id.
+// the given time (up to the stream's end) to its event id.
 func (r *Relay) publishedSince(ctx context.Context, since time.Time) (map[string]string, error) {
-	s, err := r.js.Stream(ctx, r.cfg.Stream)
+	s, err := r.streams.Stream(ctx, r.cfg.Stream)
 	if err != nil {
 		return nil, fmt.Errorf("resume: stream %s: %w", r.cfg.Stream, err)
 	}
-	info, err := s.Info(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("resume: stream info: %w", err)
-	}
 	out := map[string]string{}
-	if info.State.Msgs == 0 || info.State.LastTime.Before(since) {
-		return out, nil
-	}
-	cons, err := s.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
+	err = streamread.Read(ctx, s, jetstream.OrderedConsumerConfig{
 		FilterSubjects: []string{r.cfg.Filter}, DeliverPolicy: jetstream.DeliverByStartTimePolicy, OptStartTime: &since,
 		HeadersOnly: true,
+	}, func(m jetstream.Msg, _ *jetstream.MsgMetadata) error {
+		if id := m.Headers().Get(HeaderOutboxID); id != "" {
+			out[id] = m.Headers().Get(event.HeaderID)
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("resume: read the stream: %w", err)
 	}
-	last := info.State.LastSeq
-	for {
-		batch, err := cons.Fetch(1000, jetstream.FetchMaxWait(time.Second))
-		if err != nil {
-			return nil, fmt.Errorf("resume: read the stream: %w", err)
-		}
-		got := 0
-		for m := range batch.Messages() {
-			got++
-			if id := m.Headers().Get(HeaderOutboxID); id != "" {
-				out[id] = m.Headers().Get(jetstream.MsgIDHeader)
-			}
-			if md, err := m.Metadata(); err == nil && md.Sequence.Stream >= last {
-				return out, nil
-			}
-		}
-		if err := batch.Error(); err != nil {
-			return nil, fmt.Errorf("resume: read the stream: %w", err)
-		}
-		if got == 0 { // nothing more of this account up to the end
-			return out, nil
-		}
-	}
-}
-
-// streamIDTime is the time part of a Redis stream id.
-func streamIDTime(id string) time.Time {
-	ms, _ := splitID(id)
-	return time.UnixMilli(int64(ms))
-}
-
-// CompareStreamIDs orders Redis stream ids ("<ms>-<seq>"): -1, 0 or +1.
-func CompareStreamIDs(a, b string) int {
-	am, as := splitID(a)
-	bm, bs := splitID(b)
-	if c := cmp.Compare(am, bm); c != 0 {
-		return c
-	}
-	return cmp.Compare(as, bs)
-}
-
-func splitID(id string) (uint64, uint64) {
-	ms, seq, _ := strings.Cut(id, "-")
-	m, _ := strconv.ParseUint(ms, 10, 64)
-	s, _ := strconv.ParseUint(seq, 10, 64)
-	return m, s
+	return out, nil
 }
 
 // sleep waits for d, ctx's end, or a value on wake (nil: none).

@@ -32,7 +32,7 @@ var ErrStreamMismatch = errors.New("existing stream does not capture the subject
 // <prefix>.>; otherwise ErrStreamMismatch is returned with the subjects it has.
 // Settings that differ from cfg are returned as notes for the caller to log.
 // It is idempotent and safe to call on every start.
-func EnsureStream(ctx context.Context, js jetstream.JetStream, cfg StreamConfig) (jetstream.Stream, []string, error) {
+func EnsureStream(ctx context.Context, js jetstream.StreamManager, cfg StreamConfig) (jetstream.Stream, []string, error) {
 	want := cfg.Prefix + ".>"
 	s, err := js.Stream(ctx, cfg.Name)
 	if errors.Is(err, jetstream.ErrStreamNotFound) {

@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net"
 	"strconv"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/callbus/callbus/internal/callcenter"
 	"github.com/callbus/callbus/internal/cursor"
-	"github.com/callbus/callbus/internal/event"
 	"github.com/callbus/callbus/internal/poll"
 	"github.com/callbus/callbus/internal/publish"
 	"github.com/callbus/callbus/internal/telemetry"
@@ -66,18 +64,15 @@ func pollObserver(m *telemetry.Metrics, also poll.Hooks, tracer trace.Tracer) po
 // delay: the acknowledgement time minus the event's time, which is the change's
 // time where the API gives one (call, participant and metric times; users and teams
 // carry none, so their events are stamped when seen and show only the relay's part).
+// Type and time come with the record: the body is not decoded.
 func publishObserver(m *telemetry.Metrics, also func(publish.Record)) func(publish.Record, *jetstream.PubAck) {
 	return func(r publish.Record, ack *jetstream.PubAck) {
-		var head struct {
-			Type event.Type `json:"type"`
-			Time time.Time  `json:"time"`
-		}
-		if err := json.Unmarshal(r.Data, &head); err == nil && !ack.Duplicate {
+		if !ack.Duplicate {
 			ctx := context.Background()
-			typ := metric.WithAttributes(attribute.String("type", string(head.Type)))
+			typ := metric.WithAttributes(attribute.String("type", string(r.Type)))
 			m.EventsPublished.Add(ctx, 1, typ)
-			if !head.Time.IsZero() {
-				m.DetectionDelay.Record(ctx, time.Since(head.Time).Seconds(), typ)
+			if !r.Time.IsZero() {
+				m.DetectionDelay.Record(ctx, time.Since(r.Time).Seconds(), typ)
 			}
 		}
 		if also != nil {

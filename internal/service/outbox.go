@@ -18,7 +18,7 @@ func (o outbox) ReadOutbox(ctx context.Context, after string, count int) ([]publ
 	}
 	out := make([]publish.Record, len(recs))
 	for i, r := range recs {
-		out[i] = publish.Record{StreamID: r.StreamID, ID: r.ID, Subject: r.Subject, Data: r.Data, Headers: r.Headers}
+		out[i] = publish.Record(r) // the same fields: a record of the same message
 	}
 	return out, nil
 }

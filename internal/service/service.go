@@ -92,7 +92,7 @@ func Run(ctx context.Context, s config.Settings, log zerolog.Logger, x Options) 
 	if err != nil {
 		return err
 	}
-	relay := publish.NewRelay(js, outbox{store}, publish.RelayConfig{
+	relay := publish.NewRelay(js, js, outbox{store}, publish.RelayConfig{
 		Stream: s.StreamName,
 		Filter: event.AccountFilter(s.SubjectPrefix, s.Account),
 	}, log.With().Str("component", "relay").Logger())

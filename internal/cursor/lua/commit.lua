@@ -9,7 +9,7 @@
 --   open       created ms, id
 --   terminal   ended ms, id
 --   cursors    name, value
---   events     id, subject, data, headers (JSON)
+--   events     id, subject, data, headers (JSON), type, time (RFC 3339 or "")
 -- Reply: {1, stream id...} applied; {0, reason, holder, token} refused.
 local refused = fence_check()
 if refused then
@@ -49,7 +49,8 @@ end
 local ids = {1}
 for j = 1, ne do
   ids[j + 1] = redis.call('XADD', KEYS[6], '*',
-    'id', ARGV[i], 'subject', ARGV[i + 1], 'data', ARGV[i + 2], 'headers', ARGV[i + 3])
-  i = i + 4
+    'id', ARGV[i], 'subject', ARGV[i + 1], 'data', ARGV[i + 2], 'headers', ARGV[i + 3],
+    'type', ARGV[i + 4], 'time', ARGV[i + 5])
+  i = i + 6
 end
 return ids

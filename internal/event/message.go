@@ -1,0 +1,61 @@
+package event
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Header names of the contract (DESIGN §3): every published message carries the
+// event id as HeaderID and ContentType as HeaderContentType; trace context travels
+// in the lower-case W3C headers traceparent and tracestate.
+const (
+	HeaderID          = "Nats-Msg-Id"
+	HeaderContentType = "Content-Type"
+)
+
+// Message is one event as it travels from the differ to the stream: the envelope
+// marshalled once, with what the outbox, the relay and the metrics need to know of
+// it, so that none of them decodes the body again.
+type Message struct {
+	ID      string    // the event id: HeaderID
+	Subject string    // the NATS subject, <prefix>.<account>.<type>
+	Type    Type      // the envelope's type
+	Time    time.Time // the envelope's time
+	Data    []byte    // the message body: the envelope as JSON
+	// Headers are extra headers to publish with it, such as the trace context of
+	// the poll cycle that found the change (lower-case traceparent); may be nil.
+	Headers map[string]string
+}
+
+// Message marshals the envelope of an event of account into the message published
+// under prefix. It fails only when the envelope cannot be marshalled.
+func (e Envelope) Message(prefix, account string) (Message, error) {
+	body, err := json.Marshal(e)
+	if err != nil {
+		return Message{}, fmt.Errorf("encode event %s: %w", e.ID, err)
+	}
+	return Message{
+		ID:      e.ID,
+		Subject: Subject(prefix, account, e.Type),
+		Type:    e.Type,
+		Time:    e.Time,
+		Data:    body,
+	}, nil
+}
+
+// RestoreHead sets m's Type and Time from its body. It is for messages stored
+// before Type and Time were stored next to the body (outbox entries of earlier
+// releases); it returns an error, and leaves m unchanged, when the body is not a
+// JSON object with a string type and an RFC 3339 time (or none).
+func (m *Message) RestoreHead() error {
+	var head struct {
+		Type Type      `json:"type"`
+		Time time.Time `json:"time"`
+	}
+	if err := json.Unmarshal(m.Data, &head); err != nil {
+		return fmt.Errorf("event %s: read type and time from the body: %w", m.ID, err)
+	}
+	m.Type, m.Time = head.Type, head.Time
+	return nil
+}

@@ -1,0 +1,169 @@
+package publish
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/callbus/callbus/internal/event"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/rs/zerolog"
+)
+
+func relayCfg() RelayConfig {
+	return RelayConfig{Stream: "CALLCENTER", Filter: "callcenter.acme.>", Batch: 16, MaxInFlight: 8, AckWait: 2 * time.Second, Idle: 10 * time.Millisecond}
+}
+
+func (b *bed) relay() *Relay { return NewRelay(b.js, b.js, b.outbox(), relayCfg(), zerolog.Nop()) }
+
+// run runs r until the test ends.
+func run(t *testing.T, r *Relay) {
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+}
+
+// publishDirect stores records in the stream as an earlier relay would have.
+func (b *bed) publishDirect(t *testing.T, recs ...Record) {
+	t.Helper()
+	for _, rec := range recs {
+		if _, err := b.js.PublishMsg(t.Context(), message(rec, "CALLCENTER")); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestRelayPublishesInOrderWithHeaders(t *testing.T) {
+	b := newBed(t, false)
+	for range 4 { // several commits: order holds across them
+		b.commit(t, 25)
+	}
+	r := b.relay()
+	var mu sync.Mutex
+	var seen []Record
+	r.OnPublished = func(rec Record, _ *jetstream.PubAck) { mu.Lock(); seen = append(seen, rec); mu.Unlock() }
+	run(t, r)
+	waitFor(t, "outbox trimmed", func() bool { return b.outboxLen(t) == 0 })
+	msgs := streamMsgs(t, b.stream)
+	checkInOrder(t, msgs, 100)
+	m := msgs[7]
+	if m.Header.Get("Content-Type") != "application/cloudevents+json" || m.Header.Get(HeaderOutboxID) != b.ids[7] {
+		t.Fatalf("headers %v, want the outbox id %s", m.Header, b.ids[7])
+	}
+	if v, ok := m.Header["traceparent"]; !ok || len(v) != 1 {
+		t.Fatalf("lower-case traceparent header missing: %v", m.Header)
+	}
+	if string(m.Data) != `{"n":7}` || m.Subject != "callcenter.acme.call.created" {
+		t.Fatalf("message 7: %s %s", m.Subject, m.Data)
+	}
+	if got := r.Stats.Published.Load(); got != 100 {
+		t.Fatalf("published %d want 100", got)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 100 || seen[7].Type != event.CallCreated || seen[7].Time.Second() != 7 || seen[7].CommittedAt.IsZero() {
+		t.Fatalf("OnPublished saw %d records; the 8th %+v, want its type, time and commit time", len(seen), seen[min(7, len(seen)-1)])
+	}
+}
+
+func TestRelayResumeSkipsPublishedAfterCrash(t *testing.T) {
+	b := newBed(t, false)
+	b.commit(t, 40)
+	// A crash after the acks and before the trim: published, not trimmed. Resume
+	// must skip entries 0..24 even when the duplicate window has passed.
+	b.publishDirect(t, b.records(t)[:25]...)
+	r := b.relay()
+	if err := r.Drain(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	checkInOrder(t, streamMsgs(t, b.stream), 40)
+	if got := r.Stats.Skipped.Load(); got != 25 {
+		t.Fatalf("skipped %d want 25", got)
+	}
+	if got := r.Stats.Duplicates.Load(); got != 0 {
+		t.Fatalf("duplicates %d want 0: resume should have skipped them", got)
+	}
+	if n := b.outboxLen(t); n != 0 {
+		t.Fatalf("outbox holds %d after the drain, want 0", n)
+	}
+}
+
+func TestRelaySurvivesNATSRestart(t *testing.T) {
+	b := newBed(t, false)
+	b.commit(t, 30)
+	r := b.relay()
+	run(t, r)
+	waitFor(t, "first batch", func() bool { return b.outboxLen(t) == 0 })
+	b.nats.Restart(t)
+	b.commit(t, 50)
+	r.Wake()
+	waitFor(t, "outbox drained after restart", func() bool { return b.outboxLen(t) == 0 })
+	checkInOrder(t, streamMsgs(t, b.stream), 80)
+}
+
+// While Redis is down the relay counts errors and keeps trying; the events wait
+// in the (durable) outbox and go out in order once Redis is back.
+func TestRelayRetriesOutboxErrors(t *testing.T) {
+	b := newBed(t, true)
+	b.commit(t, 5)
+	b.redis.Stop()
+	r := b.relay()
+	run(t, r)
+	waitFor(t, "an error counted", func() bool { return r.Stats.Errors.Load() > 0 })
+	b.redis.Restart(t)
+	waitFor(t, "outbox drained", func() bool { return b.outboxLen(t) == 0 })
+	checkInOrder(t, streamMsgs(t, b.stream), 5)
+}
+
+func TestRelayResumeDoesNotTrimForeignIDs(t *testing.T) {
+	b := newBed(t, false)
+	b.commit(t, 10)
+	// The stream's last message names the outbox id of entry 5 but another event
+	// (as after Redis lost its data and reused ids): nothing may be trimmed
+	// unpublished.
+	foreign := b.records(t)[5]
+	foreign.ID = "evt-from-before-the-wipe"
+	b.publishDirect(t, foreign)
+	r := b.relay()
+	if err := r.Drain(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Stats.Skipped.Load(); got != 0 {
+		t.Fatalf("skipped %d, want 0", got)
+	}
+	if got := len(streamMsgs(t, b.stream)); got != 11 {
+		t.Fatalf("stream holds %d, want 11 (the foreign one and all 10)", got)
+	}
+}
+
+// An entry missing from the stream ends what resume may trim, even when later
+// entries are there: nothing is trimmed unpublished.
+func TestRelayResumeStopsAtAGap(t *testing.T) {
+	b := newBed(t, false)
+	b.commit(t, 10)
+	recs := b.records(t)
+	b.publishDirect(t, recs[:5]...)
+	b.publishDirect(t, recs[6:8]...) // 5 failed while 6 and 7 were stored
+	r := b.relay()
+	if err := r.Drain(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Stats.Skipped.Load(); got != 5 {
+		t.Fatalf("skipped %d, want the 5 before the gap", got)
+	}
+	ids := map[string]bool{}
+	for _, m := range streamMsgs(t, b.stream) {
+		ids[m.Header.Get(jetstream.MsgIDHeader)] = true
+	}
+	for i := range 10 {
+		if !ids[fmt.Sprintf("evt-%d", i)] {
+			t.Errorf("evt-%d never reached the stream", i)
+		}
+	}
+	if n := b.outboxLen(t); n != 0 {
+		t.Fatalf("outbox holds %d after the drain, want 0", n)
+	}
+}
