@@ -14,6 +14,7 @@ import (
 	"github.com/callbus/callbus/internal/redistest"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/redis/go-redis/v9"
 )
 
 // bed is one relay test's real parts: a nats-server with the stream, and a
@@ -23,6 +24,7 @@ type bed struct {
 	js     jetstream.JetStream
 	stream jetstream.Stream
 	redis  *redistest.Server
+	rdb    *redis.Client
 	store  *cursor.Store
 	lease  cursor.Lease
 	ids    []string // outbox stream id of each event committed, in order
@@ -49,7 +51,8 @@ func newBed(t *testing.T, durable bool) *bed {
 		t.Fatal(err)
 	}
 	// A fresh account per test: tests sharing CALLBUS_TEST_REDIS_URL never meet.
-	if b.store, err = cursor.New(b.redis.Client(t), "relay-"+rand.Text()[:10]); err != nil {
+	b.rdb = b.redis.Client(t)
+	if b.store, err = cursor.New(b.rdb, "relay-"+rand.Text()[:10]); err != nil {
 		t.Fatal(err)
 	}
 	if b.lease, err = b.store.Acquire(t.Context(), "relay-test", time.Hour); err != nil {

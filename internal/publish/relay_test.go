@@ -2,6 +2,7 @@ package publish
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/callbus/callbus/internal/event"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/redis/go-redis/v9"
 	"github.com/rs/zerolog"
 )
 
@@ -162,6 +164,40 @@ func TestRelayResumeStopsAtAGap(t *testing.T) {
 		if !ids[fmt.Sprintf("evt-%d", i)] {
 			t.Errorf("evt-%d never reached the stream", i)
 		}
+	}
+	if n := b.outboxLen(t); n != 0 {
+		t.Fatalf("outbox holds %d after the drain, want 0", n)
+	}
+}
+
+// Entries an earlier release left in the outbox (no type and time stored next to
+// the body) are published like any other, and their type and time still reach
+// OnPublished.
+func TestRelayPublishesEntriesOfEarlierReleases(t *testing.T) {
+	b := newBed(t, false)
+	env, err := event.New("acme", event.CallEnded, "calls/812", "k1", time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC), map[string]int{"id": 812})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := json.Marshal(env)
+	// The layout of cursor's doc: the outbox stream of the account, as written
+	// before entries had type and time fields.
+	if err := b.rdb.XAdd(t.Context(), &redis.XAddArgs{Stream: "callbus:{" + b.store.Account() + "}:outbox",
+		Values: []any{"id", env.ID, "subject", "callcenter.acme.call.ended", "data", body, "headers", "{}"}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	r := b.relay()
+	var seen []Record
+	r.OnPublished = func(rec Record, _ *jetstream.PubAck) { seen = append(seen, rec) }
+	if err := r.Drain(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	msgs := streamMsgs(t, b.stream)
+	if len(msgs) != 1 || string(msgs[0].Data) != string(body) || msgs[0].Header.Get(jetstream.MsgIDHeader) != env.ID {
+		t.Fatalf("stream holds %d messages, want the old entry as it was", len(msgs))
+	}
+	if len(seen) != 1 || seen[0].Type != event.CallEnded || !seen[0].Time.Equal(env.Time) {
+		t.Fatalf("OnPublished saw %+v, want type and time from the body", seen)
 	}
 	if n := b.outboxLen(t); n != 0 {
 		t.Fatalf("outbox holds %d after the drain, want 0", n)

@@ -18,7 +18,9 @@ func (o outbox) ReadOutbox(ctx context.Context, after string, count int) ([]publ
 	}
 	out := make([]publish.Record, len(recs))
 	for i, r := range recs {
-		out[i] = publish.Record(r) // the same fields: a record of the same message
+		// A conversion, not a copy field by field: it compiles only while both
+		// records hold the same fields, so they cannot drift apart.
+		out[i] = publish.Record(r)
 	}
 	return out, nil
 }
