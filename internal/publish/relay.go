@@ -188,10 +188,7 @@ func (r *Relay) publish(ctx context.Context, recs []Record) (int, error) {
 	}()
 	var sendErr error
 	for _, rec := range recs {
-		pctx := telemetry.Extract(ctx, rec.Headers)
-		pctx, span := r.Tracer.Start(pctx, "publish "+rec.Subject, trace.WithSpanKind(trace.SpanKindProducer),
-			trace.WithAttributes(attribute.String("messaging.system", "nats"), attribute.String("messaging.destination.name", rec.Subject),
-				attribute.String("messaging.message.id", rec.ID)))
+		pctx, span := r.startSpan(ctx, rec)
 		msg := message(rec, r.cfg.Stream)
 		for k, v := range telemetry.Inject(pctx) {
 			msg.Header[k] = []string{v} // lower-case traceparent/tracestate (W3C)
@@ -241,6 +238,14 @@ func (r *Relay) publish(ctx context.Context, recs []Record) (int, error) {
 	}
 	spans = nil
 	return len(futures), sendErr
+}
+
+// startSpan starts the publish span of rec as a child of the trace context rec
+// carries.
+func (r *Relay) startSpan(ctx context.Context, rec Record) (context.Context, trace.Span) {
+	return r.Tracer.Start(telemetry.Extract(ctx, rec.Headers), "publish "+rec.Subject, trace.WithSpanKind(trace.SpanKindProducer),
+		trace.WithAttributes(attribute.String("messaging.system", "nats"), attribute.String("messaging.destination.name", rec.Subject),
+			attribute.String("messaging.message.id", rec.ID)))
 }
 
 // settle waits (each at most AckWait) for publishes still in flight after a
