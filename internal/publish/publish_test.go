@@ -83,7 +83,7 @@ func setup(t *testing.T) (*natstest.Server, jetstream.JetStream, jetstream.Strea
 }
 
 func relayCfg() RelayConfig {
-	return RelayConfig{Stream: "CALLCENTER", Filter: "callcenter.acme.>", Batch: 16, MaxInFlight: 8, AckWait: 2 * time.Second, Idle: 10 * time.Millisecond}
+	return RelayConfig{Stream: "CALLCENTER", Filter: "callcenter.acme.>", Batch: 16, AckWait: 2 * time.Second, Idle: 10 * time.Millisecond}
 }
 
 // waitFor polls cond until it holds or the deadline passes.
