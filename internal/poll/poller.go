@@ -20,7 +20,8 @@ import (
 	"go.opentelemetry.io/otel/trace/noop"
 )
 
-// Resource names, as in the configuration's `resources`.
+// Resource names: the one Go declaration of the options of the resources setting
+// (config/iparams.json lists them; a service test checks that each maps here).
 const (
 	ResCalls        = "calls"
 	ResMetrics      = "call_metrics"
