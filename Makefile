@@ -35,7 +35,9 @@ fuzz:
 	done
 
 # The Helm chart: lint and render every values file, then decode every manifest
-# into the Kubernetes types (deploy/ is its own Go module).
+# into the Kubernetes types and check that values.schema.json is the one generated
+# from config/iparams.json (deploy/ is its own Go module; `cd deploy && go test
+# -update` regenerates the schema).
 HELM_VERSION ?= v3.22.0
 KUBE_VERSION ?= 1.30.0
 bin/helm:

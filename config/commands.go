@@ -49,6 +49,22 @@ func IsInvalid(err error) bool {
 	return errors.As(err, &ps)
 }
 
+// EnvOrDefault serves the commands that read a few text settings from the
+// environment alone (replay, tail, the demo): CALLBUS_<KEY> when not empty, else
+// the default key declares ("" when none), so that the default is not repeated.
+func EnvOrDefault(getenv func(string) string, key string) string {
+	d, err := Declarations()
+	if err != nil {
+		return getenv(EnvPrefix + strings.ToUpper(key))
+	}
+	if v := getenv(d.EnvVar(key)); v != "" {
+		return v
+	}
+	p, _ := d.Param(key)
+	s, _ := p.Default.(string)
+	return s
+}
+
 // UnknownEnv returns the names of the CALLBUS_ variables in environ (os.Environ's
 // "NAME=value" form) that name no parameter, neither as CALLBUS_<KEY> nor as
 // CALLBUS_<KEY>_FILE, sorted: likely typos, which Load would silently ignore. The

@@ -70,3 +70,18 @@ func TestUnknownEnv(t *testing.T) {
 		t.Errorf("UnknownEnv = %v, want %v", got, want)
 	}
 }
+
+// The commands that read settings from the environment alone take the declared
+// defaults through EnvOrDefault, never a copy of their own.
+func TestEnvOrDefault(t *testing.T) {
+	getenv := env{"CALLBUS_STREAM_NAME": "EVENTS"}.get
+	for _, tt := range []struct{ key, want string }{
+		{"stream_name", "EVENTS"},
+		{"nats_url", "nats://127.0.0.1:4222"},
+		{"nats_creds", ""},
+	} {
+		if got := EnvOrDefault(getenv, tt.key); got != tt.want {
+			t.Errorf("EnvOrDefault(%s) = %q, want %q", tt.key, got, tt.want)
+		}
+	}
+}

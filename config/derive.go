@@ -13,11 +13,12 @@ import (
 
 // FromValues derives Settings from values validated against Declarations, and
 // checks the rules between parameters that a single declaration cannot express.
-// The setup page uses it too. Its error is iparams.Problems. It does no I/O except
-// reading the host name when instance_id is empty. Given partial values
-// (ValidatePartial), it checks the rules it can and reports problems that may
-// repeat those of the failed values.
-func FromValues(v *iparams.Values) (Settings, error) {
+// The setup page uses it too. It returns every problem found, or none (a nil
+// Problems, with the Settings): test len, since a nil Problems stored in an error
+// is not a nil error. It does no I/O except reading the host name when instance_id
+// is empty. Given partial values (ValidatePartial), it checks the rules it can and
+// reports problems that may repeat those of the failed values.
+func FromValues(v *iparams.Values) (Settings, iparams.Problems) {
 	r := reader{v: v}
 	s := Settings{
 		APIKey:               r.secret("api_key"),

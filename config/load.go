@@ -22,9 +22,9 @@ func Load(getenv func(string) string, configFile string) (Settings, error) {
 	raw, ps := gather(d, getenv, configFile)
 	v, bad := d.ValidatePartial(raw)
 	ps = append(ps, bad...)
-	s, err := FromValues(v)
-	if err != nil {
-		ps = ps.Merge(err.(iparams.Problems))
+	s, derived := FromValues(v)
+	if len(derived) > 0 {
+		ps = ps.Merge(derived)
 	} else {
 		ps = append(ps, checkFiles(s)...)
 	}

@@ -75,10 +75,8 @@ func TestLoadDefaults(t *testing.T) {
 	if s.APIKey.Reveal() != testKey {
 		t.Error("the API key was not loaded")
 	}
-	for _, r := range []string{ResourceCalls, ResourceCallMetrics, ResourceUsers, ResourceUserStatuses, ResourceTeams} {
-		if !s.Polls(r) {
-			t.Errorf("Polls(%s) = false", r)
-		}
+	if !s.Polls("call_metrics") || s.Polls("recordings") {
+		t.Errorf("Polls(call_metrics) = %v, Polls(recordings) = %v; want true, false", s.Polls("call_metrics"), s.Polls("recordings"))
 	}
 }
 
@@ -137,7 +135,7 @@ func TestLoadValuesFileTypes(t *testing.T) {
 		t.Fatal(err)
 	}
 	if s.APIURL != "https://acme.example.com" || !slices.Equal(s.Resources, []string{"calls", "teams"}) ||
-		s.RateLimitShare != 0.5 || s.LogLevel != "debug" || s.Polls(ResourceUsers) {
+		s.RateLimitShare != 0.5 || s.LogLevel != "debug" || s.Polls("users") {
 		t.Errorf("settings from the values file: %+v", s)
 	}
 }

@@ -7,15 +7,6 @@ import (
 	"github.com/callbus/callbus/internal/secret"
 )
 
-// The resources the poller can poll (the options of the resources parameter).
-const (
-	ResourceCalls        = "calls"
-	ResourceCallMetrics  = "call_metrics"
-	ResourceUsers        = "users"
-	ResourceUserStatuses = "user_statuses"
-	ResourceTeams        = "teams"
-)
-
 // Settings is the poller's validated configuration, in the units the code uses.
 // Secrets are secret.Value: put the API key in a request with APIKey.SetHeader and
 // hand passwords to drivers with Reveal, nothing else.
@@ -52,7 +43,10 @@ type Settings struct {
 	TeamsInterval        time.Duration
 	UserStatusesInterval time.Duration
 
-	Resources []string // a non-empty subset of the Resource constants, in that order
+	// Resources is a non-empty subset of the options of the resources parameter,
+	// in their declared order. The names are the poller's (poll.ResCalls, …);
+	// config does not repeat them.
+	Resources []string
 
 	LogLevel        string // debug, info, warn or error
 	LogFormat       string // json or console
@@ -62,5 +56,5 @@ type Settings struct {
 	ShutdownTimeout time.Duration
 }
 
-// Polls reports whether resource (a Resource constant) is to be polled.
+// Polls reports whether resource (a resources option, e.g. poll.ResCalls) is to be polled.
 func (s Settings) Polls(resource string) bool { return slices.Contains(s.Resources, resource) }

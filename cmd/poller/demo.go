@@ -65,7 +65,7 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
 		return err
 	}
 	defer stopNATS()
-	redisURL, stopRedis, err := demoRedis(ctx, getenv("CALLBUS_REDIS_URL"), log)
+	redisURL, stopRedis, err := demoRedis(ctx, config.EnvOrDefault(getenv, "redis_url"), log)
 	if err != nil {
 		return err
 	}
@@ -121,9 +121,6 @@ func startNATS() (string, func(), error) {
 // demoRedis returns url when a Redis answers there (after clearing the demo
 // account's keys), and otherwise an in-process Redis-protocol server in memory.
 func demoRedis(ctx context.Context, url string, log zerolog.Logger) (string, func(), error) {
-	if url == "" {
-		url = "redis://127.0.0.1:6379/0"
-	}
 	if opt, err := redis.ParseURL(url); err == nil {
 		rdb := redis.NewClient(opt)
 		pctx, cancel := context.WithTimeout(ctx, time.Second)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/callbus/callbus/config"
 	"github.com/callbus/callbus/internal/event"
 	"github.com/nats-io/nats-server/v2/server"
 )
@@ -113,8 +114,8 @@ func parseReplay(args []string, getenv func(string) string, stderr io.Writer, no
 
 // commonReplayFlags are the flags replay and tail share.
 func commonReplayFlags(fs *flag.FlagSet, o *replayOptions, getenv func(string) string) {
-	fs.StringVar(&o.natsURL, "nats-url", replayEnv(getenv, "CALLBUS_NATS_URL", "nats://127.0.0.1:4222"), "NATS server URL(s) (CALLBUS_NATS_URL; credentials from CALLBUS_NATS_CREDS, _USER, _PASSWORD, _TLS_CA)")
-	fs.StringVar(&o.stream, "stream", replayEnv(getenv, "CALLBUS_STREAM_NAME", "CALLCENTER"), "stream to read (CALLBUS_STREAM_NAME)")
+	fs.StringVar(&o.natsURL, "nats-url", config.EnvOrDefault(getenv, "nats_url"), "NATS server URL(s) (CALLBUS_NATS_URL; credentials from CALLBUS_NATS_CREDS, _USER, _PASSWORD, _TLS_CA)")
+	fs.StringVar(&o.stream, "stream", config.EnvOrDefault(getenv, "stream_name"), "stream to read (CALLBUS_STREAM_NAME)")
 	fs.Func("subject", "only subjects matching this NATS `FILTER`, e.g. 'callcenter.acme.>' or '*.*.call.*' (repeatable)", func(s string) error {
 		o.subjects = append(o.subjects, s)
 		return nil
@@ -179,11 +180,4 @@ func replayTypeList() string {
 		s = append(s, string(i.Type))
 	}
 	return strings.Join(s, ", ")
-}
-
-func replayEnv(getenv func(string) string, key, def string) string {
-	if v := getenv(key); v != "" {
-		return v
-	}
-	return def
 }

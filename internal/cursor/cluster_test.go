@@ -2,7 +2,6 @@ package cursor
 
 import (
 	"net"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -19,14 +18,7 @@ import (
 // hash to different slots (CROSSSLOT) even on a single node.
 func startCluster(t *testing.T) *redis.ClusterClient {
 	t.Helper()
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		// A CI that provides Redis through CALLBUS_TEST_REDIS_URL may lack the binary.
-		if redistest.Required() && os.Getenv("CALLBUS_TEST_REDIS_URL") == "" {
-			t.Fatal("redis-server not found and CALLBUS_REQUIRE_INTEGRATION=1")
-		}
-		t.Skip("redis-server not found")
-	}
+	bin := redistest.Binary(t)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -3,7 +3,6 @@ package cursor
 import (
 	"context"
 	"errors"
-	"os"
 	"testing"
 	"time"
 
@@ -15,10 +14,7 @@ import (
 // for "empty"); after Redis comes back, empty, the store works again and a lease
 // from before the restart cannot write.
 func TestRedisRestart(t *testing.T) {
-	if os.Getenv("CALLBUS_TEST_REDIS_URL") != "" {
-		t.Skip("needs a private redis-server to kill")
-	}
-	srv := redistest.Start(t)
+	srv := redistest.StartPrivate(t) // stopped and started again below
 	// No retries, so that each call with Redis down fails at once.
 	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr, MaxRetries: -1, DialTimeout: time.Second, DialerRetries: 1, DialerRetryTimeout: time.Millisecond})
 	t.Cleanup(func() { _ = rdb.Close() })

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/callbus/callbus/internal/iparams/schematest"
 )
 
 func TestLint(t *testing.T) {
@@ -160,7 +160,7 @@ func TestJSONSchema(t *testing.T) {
 		t.Error("properties are not in declaration order")
 	}
 
-	schema := compileSchema(t, out)
+	schema := schematest.Compile(t, out)
 	valid := []string{
 		`{"api_url": "https://x.example"}`,
 		`{"api_url": "https://x.example", "api_key": "k", "level": "debug", "n": 5, "on": true, "res": ["a"],
@@ -181,43 +181,8 @@ func TestJSONSchema(t *testing.T) {
 		`{"api_url": "https://x.example", "api_key": "a b"}`,
 		`{"api_url": "https://x.example", "pick": "z"}`,
 	}
-	for _, v := range valid {
-		if err := schema.Validate(decodeJSON(t, v)); err != nil {
-			t.Errorf("valid %s refused: %v", v, err)
-		}
-	}
-	for _, v := range invalid {
-		if err := schema.Validate(decodeJSON(t, v)); err == nil {
-			t.Errorf("invalid %s accepted", v)
-		}
-	}
-}
-
-func compileSchema(t *testing.T, data []byte) *jsonschema.Schema {
-	t.Helper()
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	c.AssertFormat()
-	if err := c.AddResource("values.schema.json", doc); err != nil {
-		t.Fatal(err)
-	}
-	s, err := c.Compile("values.schema.json")
-	if err != nil {
-		t.Fatalf("compile the schema: %v", err)
-	}
-	return s
-}
-
-func decodeJSON(t *testing.T, s string) any {
-	t.Helper()
-	v, err := jsonschema.UnmarshalJSON(strings.NewReader(s))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
+	schematest.Check(t, schema, true, valid...)
+	schematest.Check(t, schema, false, invalid...)
 }
 
 func TestValuesFileRoundTrip(t *testing.T) {

@@ -32,8 +32,8 @@ func newTestPoller(t *testing.T) (*Poller, *cursor.Store, *sim.Sim) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := New(Config{Account: "acme", Prefix: "callcenter", Intervals: map[string]time.Duration{ResCalls: time.Second, ResMetrics: time.Second}},
-		api, store, nil, zerolog.Nop(), Hooks{})
+	p, err := New(Config{Account: "acme", Prefix: "callcenter", Intervals: map[string]time.Duration{ResCalls: time.Second, ResMetrics: time.Second},
+		Backfill: 24 * time.Hour, MetricsLookback: 2 * time.Hour}, api, store, nil, zerolog.Nop(), Hooks{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,8 @@ import (
 	"go.opentelemetry.io/otel/trace/noop"
 )
 
-// Resource names, as in the configuration's `resources`.
+// Resource names: the one Go declaration of the options of the resources setting
+// (config/iparams.json lists them; a service test checks that each maps here).
 const (
 	ResCalls        = "calls"
 	ResMetrics      = "call_metrics"
@@ -45,10 +46,12 @@ type Config struct {
 	// arrive after the end). It costs nothing while it holds under 1000 calls: one
 	// page either way.
 	CallsOverlap time.Duration
-	// Backfill is how far back the very first calls read goes [24h].
+	// Backfill is how far back the very first calls read goes; required (the
+	// setting calls_backfill_hours, whose default is declared in config).
 	Backfill time.Duration
-	// MetricsLookback is how far back metrics are read each time [2h]; calls still
-	// waiting for their final metric extend it.
+	// MetricsLookback is how far back metrics are read each time; calls still
+	// waiting for their final metric extend it. Required (the setting
+	// metrics_lookback_minutes).
 	MetricsLookback time.Duration
 	// MaxWindow bounds a list window when only a few open calls are older than
 	// that: they are read one by one instead [6h].
@@ -64,6 +67,9 @@ type Config struct {
 	PerPage int
 }
 
+// defaults fills the tuning fields that have no setting; the fields that come from
+// settings have their defaults in config/iparams.json only, and New refuses them
+// unset rather than repeat those defaults here.
 func (c *Config) defaults() {
 	set := func(d *time.Duration, v time.Duration) {
 		if *d <= 0 {
@@ -71,8 +77,6 @@ func (c *Config) defaults() {
 		}
 	}
 	set(&c.CallsOverlap, 30*time.Minute)
-	set(&c.Backfill, 24*time.Hour)
-	set(&c.MetricsLookback, 2*time.Hour)
 	set(&c.MaxWindow, 6*time.Hour)
 	set(&c.GiveUpAfter, 48*time.Hour)
 	set(&c.RateWindow, time.Minute)
@@ -116,7 +120,9 @@ type Poller struct {
 	effective          map[string]time.Duration
 }
 
-// New returns a poller. wake is called after each commit that queued events.
+// New returns a poller. wake is called after each commit that queued events. It
+// fails on names unfit for subjects, no interval, and a zero Backfill or
+// MetricsLookback; the other zero durations take the defaults in brackets.
 func New(cfg Config, api *callcenter.Client, store Store, wake func(), log zerolog.Logger, hooks Hooks) (*Poller, error) {
 	cfg.defaults()
 	if err := event.CheckNames(cfg.Prefix, cfg.Account); err != nil {
@@ -124,6 +130,9 @@ func New(cfg Config, api *callcenter.Client, store Store, wake func(), log zerol
 	}
 	if len(cfg.Intervals) == 0 {
 		return nil, errors.New("poller: no resource to poll")
+	}
+	if cfg.Backfill <= 0 || cfg.MetricsLookback <= 0 {
+		return nil, fmt.Errorf("poller: Backfill (%s) and MetricsLookback (%s) must be positive", cfg.Backfill, cfg.MetricsLookback)
 	}
 	if wake == nil {
 		wake = func() {}

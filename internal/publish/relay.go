@@ -30,12 +30,11 @@ type Outbox interface {
 
 // RelayConfig tunes the relay; zero values take the defaults in brackets.
 type RelayConfig struct {
-	Stream      string        // stream name, required: Nats-Expected-Stream
-	Filter      string        // subjects of this account, for resuming: <prefix>.<account>.>
-	Batch       int           // outbox entries read at a time [256]
-	MaxInFlight int           // unacknowledged publishes at once [256]; also set on the JetStream context
-	AckWait     time.Duration // how long to wait for one acknowledgement [10s]
-	Idle        time.Duration // how often to look at an empty outbox without a Wake [250ms]
+	Stream  string        // stream name, required: Nats-Expected-Stream
+	Filter  string        // subjects of this account, for resuming: <prefix>.<account>.>
+	Batch   int           // outbox entries read at a time [256]
+	AckWait time.Duration // how long to wait for one acknowledgement [10s]
+	Idle    time.Duration // how often to look at an empty outbox without a Wake [250ms]
 }
 
 // Stats are the relay's counters, safe to read while it runs.
@@ -71,9 +70,6 @@ type Relay struct {
 func NewRelay(pub jetstream.Publisher, streams jetstream.StreamManager, outbox Outbox, cfg RelayConfig, log zerolog.Logger) *Relay {
 	if cfg.Batch <= 0 {
 		cfg.Batch = 256
-	}
-	if cfg.MaxInFlight <= 0 {
-		cfg.MaxInFlight = 256
 	}
 	if cfg.AckWait <= 0 {
 		cfg.AckWait = 10 * time.Second

@@ -1,11 +1,13 @@
 // Package redistest gives tests a real, private Redis server.
 //
 // Start launches `redis-server` on a free loopback port with persistence off and
-// stops it when the test ends. When CALLBUS_TEST_REDIS_URL is set, that server is
-// used instead (each test gets its own logical database flushed first is NOT done:
-// callers should use distinct key prefixes). When redis-server is missing the test
-// is skipped, unless CALLBUS_REQUIRE_INTEGRATION=1, in which case it fails: CI must
-// never silently skip an integration test.
+// stops it when the test ends. When CALLBUS_TEST_REDIS_URL is set, Start uses that
+// server instead (it is not flushed: callers use distinct key prefixes); tests that
+// stop or restart their server use StartPrivate or StartDurable, which always run
+// their own. When redis-server is missing the test is skipped, unless
+// CALLBUS_REQUIRE_INTEGRATION=1, in which case it fails: CI must never silently
+// skip an integration test. Tests that run redis-server themselves find it with
+// Binary, under the same rule.
 package redistest
 
 import (
@@ -39,22 +41,20 @@ func Required() bool { return os.Getenv("CALLBUS_REQUIRE_INTEGRATION") == "1" }
 
 // Start returns a Redis server for t: CALLBUS_TEST_REDIS_URL when set, otherwise a
 // private redis-server on a free port that is killed at the end of the test.
-func Start(t testing.TB) *Server { return start(t, false) }
+func Start(t testing.TB) *Server { return start(t, true, false) }
 
-// StartDurable is Start with persistence: an append-only file fsynced on every
-// write, kept across Restart. It never uses CALLBUS_TEST_REDIS_URL, since tests
-// that want it restart the server.
-func StartDurable(t testing.TB) *Server { return start(t, true) }
+// StartPrivate is Start without CALLBUS_TEST_REDIS_URL: always a redis-server of
+// the test's own, which it may Stop and Restart.
+func StartPrivate(t testing.TB) *Server { return start(t, false, false) }
 
-func start(t testing.TB, durable bool) *Server {
+// StartDurable is StartPrivate with persistence: an append-only file fsynced on
+// every write, kept across Restart.
+func StartDurable(t testing.TB) *Server { return start(t, false, true) }
+
+// Binary returns the path of redis-server. Without one it skips the test, or fails
+// it when CALLBUS_REQUIRE_INTEGRATION=1.
+func Binary(t testing.TB) string {
 	t.Helper()
-	if u := os.Getenv("CALLBUS_TEST_REDIS_URL"); u != "" && !durable {
-		opt, err := redis.ParseURL(u)
-		if err != nil {
-			t.Fatalf("CALLBUS_TEST_REDIS_URL: %v", err)
-		}
-		return &Server{Addr: opt.Addr, URL: u}
-	}
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
 		if Required() {
@@ -62,8 +62,22 @@ func start(t testing.TB, durable bool) *Server {
 		}
 		t.Skip("redis-server not found (apt-get install redis-server); skipping integration test")
 	}
+	return bin
+}
+
+// start uses CALLBUS_TEST_REDIS_URL when shared allows it and the variable is set,
+// and starts a private server otherwise.
+func start(t testing.TB, shared, durable bool) *Server {
+	t.Helper()
+	if u := os.Getenv("CALLBUS_TEST_REDIS_URL"); u != "" && shared {
+		opt, err := redis.ParseURL(u)
+		if err != nil {
+			t.Fatalf("CALLBUS_TEST_REDIS_URL: %v", err)
+		}
+		return &Server{Addr: opt.Addr, URL: u}
+	}
 	s := &Server{dir: t.TempDir(), durable: durable}
-	s.start(t, bin, freePort(t))
+	s.start(t, Binary(t), freePort(t))
 	t.Cleanup(s.Stop)
 	return s
 }
@@ -89,11 +103,9 @@ func (s *Server) start(t testing.TB, bin string, port int) {
 	}
 }
 
-// Restartable reports whether the server is this test's own (Restart works).
-func (s *Server) Restartable() bool { return s.cmd != nil }
-
 // Restart kills the server (SIGKILL, as a crash would) and starts a new one on the
-// same port: empty, or with every acknowledged write for a durable server. It fails the test for a server it does not own.
+// same port: empty, or with every acknowledged write for a durable server. It fails
+// the test for a server it does not own (Start's CALLBUS_TEST_REDIS_URL).
 func (s *Server) Restart(t testing.TB) {
 	t.Helper()
 	if s.cmd == nil {

@@ -22,10 +22,7 @@ import (
 // would drop as a duplicate of a different event): delivery degrades to
 // at-least-once, never to loss. The final states still match the world.
 func TestRedisDataLoss(t *testing.T) {
-	rs := redistest.Start(t)
-	if !rs.Restartable() {
-		t.Skip("CALLBUS_TEST_REDIS_URL given: this test restarts its own redis-server")
-	}
+	rs := redistest.StartPrivate(t) // restarted below
 	ns := natstest.Start(t)
 	w := newWorld(t, nil)
 	c := &cycles{n: map[string]int{}}

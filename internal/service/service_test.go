@@ -77,8 +77,9 @@ func testSettings(w *world, natsURL, redisURL, instance string) config.Settings 
 		RateLimitShare: 1,
 		CallsInterval:  fast, OpenCallsInterval: fast, MetricsInterval: fast, MetricsLookback: 2 * time.Hour,
 		UsersInterval: fast, TeamsInterval: fast, UserStatusesInterval: time.Second,
-		Resources: []string{config.ResourceCalls, config.ResourceCallMetrics, config.ResourceUsers, config.ResourceUserStatuses, config.ResourceTeams},
-		LogLevel:  "warn", HTTPAddr: "127.0.0.1:0", LeaseTTL: 2 * time.Second, InstanceID: instance,
+		CallsBackfill: 24 * time.Hour,
+		Resources:     []string{poll.ResCalls, poll.ResMetrics, poll.ResUsers, poll.ResUserStatuses, poll.ResTeams},
+		LogLevel:      "warn", HTTPAddr: "127.0.0.1:0", LeaseTTL: 2 * time.Second, InstanceID: instance,
 		ShutdownTimeout: 5 * time.Second,
 	}
 }

@@ -19,9 +19,9 @@ const verifyTimeout = 10 * time.Second
 // then the API check when they hold.
 func pollerChecks(client *http.Client) func(context.Context, *iparams.Values) iparams.Problems {
 	return func(ctx context.Context, v *iparams.Values) iparams.Problems {
-		s, err := config.FromValues(v)
-		if err != nil {
-			return err.(iparams.Problems)
+		s, ps := config.FromValues(v)
+		if len(ps) > 0 {
+			return ps
 		}
 		return verifyAPI(ctx, client, s.APIURL, v)
 	}

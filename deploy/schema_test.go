@@ -1,20 +1,26 @@
-package config
+package deploy
 
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"os"
+	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
+	"github.com/callbus/callbus/config"
+	"github.com/callbus/callbus/internal/iparams/schematest"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-const helmSchemaPath = "../deploy/helm/callbus/values.schema.json"
+// update rewrites the generated schema instead of comparing: go test -update
+var update = flag.Bool("update", false, "rewrite helm/callbus/values.schema.json")
+
+var helmSchemaPath = filepath.Join(chartDir, "values.schema.json")
 
 // The chart's checked-in values.schema.json is the one HelmValuesSchema renders
-// (`go test ./config -update` rewrites it, with the other generated files).
+// (`go test -update` in deploy/ rewrites it).
 func TestHelmValuesSchemaUpToDate(t *testing.T) {
 	want, err := HelmValuesSchema()
 	if err != nil {
@@ -22,7 +28,7 @@ func TestHelmValuesSchemaUpToDate(t *testing.T) {
 	}
 	got, err := os.ReadFile(helmSchemaPath)
 	if err != nil && !*update {
-		t.Fatalf("%v: run `go test ./config -update`", err)
+		t.Fatalf("%v: run `go test -update` in deploy/", err)
 	}
 	if bytes.Equal(got, want) {
 		return
@@ -33,7 +39,7 @@ func TestHelmValuesSchemaUpToDate(t *testing.T) {
 		}
 		return
 	}
-	t.Errorf("deploy/helm/callbus/values.schema.json is stale: run `go test ./config -update`")
+	t.Errorf("%s is stale: run `go test -update` in deploy/", helmSchemaPath)
 }
 
 // The chart schema is a valid draft-07 schema that takes a full values object and
@@ -55,8 +61,8 @@ func TestHelmValuesSchema(t *testing.T) {
 		"podDisruptionBudget": {"enabled": true, "minAvailable": "50%"},
 		"podAntiAffinity": "hard"
 	}`
-	validateHelmValues(t, schema, good, true)
-	for _, bad := range []string{
+	schematest.Check(t, schema, true, good)
+	schematest.Check(t, schema, false,
 		`{"replicas": 2}`,
 		`{"replicaCount": "2"}`,
 		`{"config": {"api_key": "k"}}`,
@@ -75,15 +81,13 @@ func TestHelmValuesSchema(t *testing.T) {
 		`{"serviceMonitor": {"interval": "30"}}`,
 		`{"podAntiAffinity": "always"}`,
 		`{"terminationGracePeriodSeconds": 0}`,
-	} {
-		validateHelmValues(t, schema, bad, false)
-	}
+	)
 }
 
 // Every parameter is in exactly one place of the chart's values: config, or
 // secret and existingSecret.keys, or set by the chart.
 func TestHelmValuesSchemaCoversEveryParameter(t *testing.T) {
-	d, err := Declarations()
+	d, err := config.Declarations()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,35 +134,5 @@ func compileHelmSchema(t *testing.T) *jsonschema.Schema {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return compileSchema(t, data)
-}
-
-// compileSchema compiles a generated schema with format assertions on.
-func compileSchema(t *testing.T, data []byte) *jsonschema.Schema {
-	t.Helper()
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	c.AssertFormat()
-	if err := c.AddResource("values.schema.json", doc); err != nil {
-		t.Fatal(err)
-	}
-	schema, err := c.Compile("values.schema.json")
-	if err != nil {
-		t.Fatalf("not a valid schema: %v", err)
-	}
-	return schema
-}
-
-func validateHelmValues(t *testing.T, schema *jsonschema.Schema, values string, valid bool) {
-	t.Helper()
-	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(values))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := schema.Validate(inst); (err == nil) != valid {
-		t.Errorf("%s: validation error %v, want valid %v", values, err, valid)
-	}
+	return schematest.Compile(t, data)
 }

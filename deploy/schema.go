@@ -1,4 +1,4 @@
-package config
+package deploy
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/callbus/callbus/config"
 	"github.com/callbus/callbus/internal/iparams"
 )
 
@@ -15,17 +16,17 @@ import (
 var chartOwnedKeys = []string{"instance_id", "http_addr"}
 
 // HelmValuesSchema returns the draft-07 JSON Schema of the Helm chart's whole
-// values file, checked in as deploy/helm/callbus/values.schema.json (Helm refuses
-// values that do not match it on install, upgrade, template and lint). The chart's
-// own values are described here; the settings come from iparams.json: `config` has
-// one property per parameter that is neither secure nor chart-owned (with the
-// declared types, options, bounds and patterns, as in Schema), and `secret` and
-// `existingSecret.keys` one per secure parameter. Unknown keys are refused at every
+// values file, checked in as helm/callbus/values.schema.json (Helm refuses values
+// that do not match it on install, upgrade, template and lint). The chart's own
+// values are described here; the settings come from config/iparams.json: `config`
+// has one property per parameter that is neither secure nor chart-owned (with the
+// declared types, options, bounds and patterns, as in config.Schema), and `secret`
+// and `existingSecret.keys` one per secure parameter. Unknown keys are refused at every
 // level the chart reads, so that a typo fails the install instead of being ignored.
 // The output is indented and ends with a newline. Errors come from a broken
 // embedded declaration only.
 func HelmValuesSchema() ([]byte, error) {
-	d, err := Declarations()
+	d, err := config.Declarations()
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +79,7 @@ func chartSchema(settings, secrets, secretKeys jsonObject) jsonObject {
 	return jsonObject{
 		{"$schema", iparams.SchemaDraft},
 		{"title", "callbus Helm chart values"},
-		{"description", "Generated from config/iparams.json by `go test ./config -update`: do not edit."},
+		{"description", "Generated from config/iparams.json and deploy/schema.go by `go test -update` in deploy/: do not edit."},
 		{"type", "object"},
 		{"additionalProperties", false},
 		{"properties", jsonObject{
