@@ -15,7 +15,7 @@ import (
 )
 
 func relayCfg() RelayConfig {
-	return RelayConfig{Stream: "CALLCENTER", Filter: "callcenter.acme.>", Batch: 16, MaxInFlight: 8, AckWait: 2 * time.Second, Idle: 10 * time.Millisecond}
+	return RelayConfig{Stream: "CALLCENTER", Filter: "callcenter.acme.>", Batch: 16, AckWait: 2 * time.Second, Idle: 10 * time.Millisecond}
 }
 
 func (b *bed) relay() *Relay { return NewRelay(b.js, b.js, b.outbox(), relayCfg(), zerolog.Nop()) }
