@@ -96,8 +96,15 @@ func (b *browser) waitFor(what, cond string) {
 func (b *browser) typeInto(key, text string) {
 	b.t.Helper()
 	sel := chromedp.ID("f-" + key)
+	b.open(key)
 	b.eval(`document.getElementById("f-` + key + `").value = ""`) // the property: chromedp.Clear sets the attribute
 	b.do("type into "+key, chromedp.SendKeys(sel, text), chromedp.Blur(sel))
+}
+
+// open opens the collapsed section of a field, as a click on its title does.
+func (b *browser) open(key string) {
+	b.t.Helper()
+	b.eval(`document.getElementById("f-` + key + `").closest("details").open = true`)
 }
 
 // change sets a field with a JavaScript statement on el and fires change, for the
@@ -128,6 +135,11 @@ func (b *browser) screenshot(name string) {
 }
 
 func errorOf(key string) string { return `document.getElementById("e-` + key + `").textContent` }
+
+// checkedIn is the comma-separated values of the checked boxes of a multiselect.
+func checkedIn(key string) string {
+	return `Array.from(document.querySelectorAll("#f-` + key + ` input:checked")).map(function (b) { return b.value; }).join()`
+}
 
 func hidden(key string) string {
 	return `document.querySelector('.field[data-key="` + key + `"]').hidden`
@@ -170,7 +182,8 @@ func TestSetupPageInBrowser(t *testing.T) {
 
 	// A multiselect's callback hides the intervals of resources not polled;
 	// a credentials file disables the NATS user.
-	b.change("resources", `el.querySelector('option[value="teams"]').selected = false`)
+	b.open("resources")
+	b.do("uncheck teams", chromedp.Click(chromedp.CSS(`#f-resources input[value="teams"]`)))
 	b.waitFor("teams interval hidden", hidden("teams_interval_seconds"))
 	b.typeInto("nats_creds", "/etc/callbus/nats.creds")
 	b.waitFor("NATS user disabled", `document.getElementById("f-nats_user").disabled`)
