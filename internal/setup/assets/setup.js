@@ -176,7 +176,9 @@
       li.appendChild(a);
       li.appendChild(document.createTextNode(": " + document.getElementById("e-" + p.decl.key).textContent));
       ul.appendChild(li);
-      var group = p.box.closest("details").dataset.group;
+      var section = p.box.closest("details");
+      section.open = true; // every highlighted field can be seen
+      var group = section.dataset.group;
       counts[group] = (counts[group] || 0) + 1;
     });
     general.forEach(function (line) {
@@ -194,18 +196,32 @@
     });
   }
 
+  // keyNames matches the keys the server's messages name, longest first; only
+  // those with a "_", which prose does not use ("account" is also a word).
+  var keyNames = new RegExp("\\b(" + Object.keys(params).filter(function (k) {
+    return k.indexOf("_") > 0;
+  }).sort(function (a, b) {
+    return b.length - a.length;
+  }).join("|") + ")\\b", "g");
+
+  // readable names the fields in a server message by their labels, as the page does.
+  function readable(msg) {
+    return msg.replace(keyNames, function (key) { return labelOf(key); });
+  }
+
   // takeServerErrors shows the server's problems on their fields. A field the page
   // found wrong already keeps the page's message: the server's would repeat it.
   function takeServerErrors(errors) {
     Object.keys(errors).forEach(function (key) {
+      var msgs = errors[key].map(readable);
       var p = params[key];
       if (p && shown(p)) {
         if (!p.error && p.checkErrors.length === 0) {
-          p.checkErrors = errors[key];
+          p.checkErrors = msgs;
           render(p);
         }
       } else {
-        general.push((key ? labelOf(key) + ": " : "") + errors[key].join(" · "));
+        general.push((key ? labelOf(key) + ": " : "") + msgs.join(" · "));
       }
     });
   }
