@@ -1,8 +1,6 @@
 package setup
 
 import (
-	"bytes"
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -57,19 +55,10 @@ func get(t *testing.T, h http.Handler, path string) *httptest.ResponseRecorder {
 	return rec
 }
 
-// install posts values as setup.js does and decodes the answer.
+// install posts values to INSTALL as setup.js does and decodes the answer.
 func install(t *testing.T, h http.Handler, values map[string]any) (int, installResponse, string) {
 	t.Helper()
-	body, _ := json.Marshal(map[string]any{"values": values})
-	req := httptest.NewRequest(http.MethodPost, Path+"/install", bytes.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
-	var resp installResponse
-	if err := json.Unmarshal(rec.Body.Bytes(), &resp); err != nil {
-		t.Fatalf("answer %q is not JSON: %v", rec.Body.String(), err)
-	}
-	return rec.Code, resp, rec.Body.String()
+	return post(t, h, "/install", values)
 }
 
 func TestPageHasAFieldPerParameter(t *testing.T) {

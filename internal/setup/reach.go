@@ -2,7 +2,6 @@ package setup
 
 import (
 	"context"
-	"crypto/tls"
 	"crypto/x509"
 	"errors"
 	"fmt"
@@ -22,7 +21,6 @@ func reachReason(err error) string {
 	var unknownCA x509.UnknownAuthorityError
 	var badHost x509.HostnameError
 	var invalid x509.CertificateInvalidError
-	var record tls.RecordHeaderError
 	var netErr net.Error
 	switch {
 	case errors.As(err, &dns) && dns.IsNotFound:
@@ -37,8 +35,6 @@ func reachReason(err error) string {
 		return "its TLS certificate is for another host (" + badHost.Error() + ")"
 	case errors.As(err, &invalid):
 		return "its TLS certificate is not valid (" + invalid.Error() + ")"
-	case errors.As(err, &record):
-		return "it does not speak TLS (try http:// for a local simulator)"
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
 		return fmt.Sprintf("no answer within %s", verifyTimeout)
 	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
