@@ -146,11 +146,13 @@ func (b *browser) screenshot(name string) {
 	if prefix == "" {
 		return
 	}
-	for suffix, shot := range map[string]chromedp.Action[[]byte]{
-		"": chromedp.FullScreenshot(100), "-window": chromedp.CaptureScreenshot(),
-	} {
+	for _, shot := range []struct {
+		suffix string
+		action chromedp.Action[[]byte]
+	}{{"-window", chromedp.CaptureScreenshot()}, {"", chromedp.FullScreenshot(100)}} { // the window first: the full one may scroll
+		suffix := shot.suffix
 		ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
-		png, err := chromedp.Run(ctx, shot)
+		png, err := chromedp.Run(ctx, shot.action)
 		cancel()
 		path := prefix + "-" + name + suffix + ".png"
 		if err == nil {

@@ -14,6 +14,11 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
+// focusedOnScreen holds when the focused element is in the window, above the bar
+// of INSTALL.
+const focusedOnScreen = `(function () { var r = document.activeElement.getBoundingClientRect();` +
+	` return r.top >= 0 && r.bottom <= document.querySelector(".actions").getBoundingClientRect().top; })()`
+
 // unknownDomainClient answers every host under mycallcenter.com as unknown, as
 // DNS does for an account that does not exist, and dials the others.
 func unknownDomainClient() *http.Client {
@@ -58,37 +63,14 @@ func TestSetupPageProblemsInBrowser(t *testing.T) {
 		b.do("close the section again", chromedp.Click(chromedp.CSS(`#g-`+sectionOf(t, key)+` > summary`)))
 	}
 
-	// INSTALL at the top of the page with the required fields empty: nothing is
-	// saved; every problem is listed by name next to the button, the API address
-	// rule included, the sections with problems open, the first field focused.
-	b.eval(`window.scrollTo(0, 0)`)
-	b.do("click INSTALL", chromedp.Click(chromedp.ID("install")))
-	b.waitFor("problems listed", `document.querySelectorAll("#form-errors li").length === 5`)
-	summary := b.eval(`document.getElementById("form-errors").innerText`)
-	for _, want := range []string{
-		"Nothing was saved. Correct these 5 problems:",
-		"API base URL: required unless Account domain is set",
-		"API key: required",
-		"Account: required",
-		"Share of the API rate limit (%): must be a whole number, not \u201ceighty\u201d",
-		"New calls interval (seconds): must be a whole number, not \u201cabc\u201d",
-	} {
-		if !strings.Contains(summary, want) {
-			t.Errorf("the list near INSTALL lacks %q:\n%s", want, summary)
-		}
-	}
-	b.waitFor("first problem focused", `document.activeElement.id === "f-api_url"`)
-	b.waitFor("focused field on screen, above INSTALL's bar", `(function () { var r = document.activeElement.getBoundingClientRect();`+
-		` return r.top >= 0 && r.bottom <= document.querySelector(".actions").getBoundingClientRect().top; })()`)
-	b.waitFor("list next to the button", `document.getElementById("install").getBoundingClientRect().top - `+
-		`document.getElementById("form-errors").getBoundingClientRect().bottom < 40`)
-	b.waitFor("sections with problems open", `document.getElementById("g-api").open && document.getElementById("g-polling").open`+
-		` && document.getElementById("ge-polling").textContent === "1 to correct"`)
+	installWithProblems(t, b)
 	b.screenshot("problems")
 
 	// A name in the list leads to its field.
 	b.do("follow a link", chromedp.Click(chromedp.CSS(`#form-errors a[href="#f-calls_interval_seconds"]`)))
 	b.waitFor("link focuses its field", `document.activeElement.id === "f-calls_interval_seconds"`)
+	b.waitFor("linked field on screen", focusedOnScreen)
+	b.screenshot("link")
 
 	// An account domain that does not resolve, said plainly.
 	b.typeInto("api_domain", "acme")
@@ -115,6 +97,36 @@ func TestSetupPageProblemsInBrowser(t *testing.T) {
 	if s.RateLimitShare != 0.7 || s.CallsInterval != 7*time.Second || s.Account != "acme" {
 		t.Errorf("saved share %v, calls interval %v, account %q; want 0.7, 7s, acme", s.RateLimitShare, s.CallsInterval, s.Account)
 	}
+}
+
+// installWithProblems presses INSTALL at the top of the page with the required
+// fields empty and two numbers refused: nothing is saved; every problem is listed
+// by name next to the button, the API address rule included, the sections with
+// problems open, the first field focused.
+func installWithProblems(t *testing.T, b *browser) {
+	t.Helper()
+	b.eval(`window.scrollTo(0, 0)`)
+	b.do("click INSTALL", chromedp.Click(chromedp.ID("install")))
+	b.waitFor("problems listed", `document.querySelectorAll("#form-errors li").length === 5`)
+	summary := b.eval(`document.getElementById("form-errors").innerText`)
+	for _, want := range []string{
+		"Nothing was saved. Correct these 5 problems:",
+		"API base URL: required unless Account domain is set",
+		"API key: required",
+		"Account: required",
+		"Share of the API rate limit (%): must be a whole number, not \u201ceighty\u201d",
+		"New calls interval (seconds): must be a whole number, not \u201cabc\u201d",
+	} {
+		if !strings.Contains(summary, want) {
+			t.Errorf("the list near INSTALL lacks %q:\n%s", want, summary)
+		}
+	}
+	b.waitFor("first problem focused", `document.activeElement.id === "f-api_url"`)
+	b.waitFor("focused field on screen", focusedOnScreen)
+	b.waitFor("list next to the button", `document.getElementById("install").getBoundingClientRect().top - `+
+		`document.getElementById("form-errors").getBoundingClientRect().bottom < 40`)
+	b.waitFor("sections with problems open", `document.getElementById("g-api").open && document.getElementById("g-polling").open`+
+		` && document.getElementById("ge-polling").textContent === "1 to correct"`)
 }
 
 // checkSections checks the page's layout: the sections in order, the required

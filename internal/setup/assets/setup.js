@@ -147,14 +147,14 @@
     }).filter(function (p) { return p && shown(p); });
   }
 
-  // reveal opens the section of a field, scrolls it to the middle of the window
+  // reveal opens the section of a field, scrolls it near the top of the window
   // and puts the keyboard in it.
   function reveal(p) {
     var section = p.box.closest("details");
     if (section) { section.open = true; }
     var target = control(p);
     if (!/^(INPUT|SELECT|TEXTAREA)$/.test(target.tagName)) { target = target.querySelector("input") || target; }
-    p.box.scrollIntoView({ block: "center" });
+    p.box.scrollIntoView({ block: "start" }); // the top: INSTALL's bar covers the bottom
     target.focus({ preventScroll: true });
   }
 
