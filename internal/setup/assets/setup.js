@@ -204,8 +204,8 @@
     return b.length - a.length;
   }).join("|") + ")\\b", "g");
 
-  // readable names the fields in a server message by their labels, as the page does.
-  function readable(msg) {
+  // withLabels names the fields in a server message by their labels, as the page does.
+  function withLabels(msg) {
     return msg.replace(keyNames, function (key) { return labelOf(key); });
   }
 
@@ -213,7 +213,7 @@
   // found wrong already keeps the page's message: the server's would repeat it.
   function takeServerErrors(errors) {
     Object.keys(errors).forEach(function (key) {
-      var msgs = errors[key].map(readable);
+      var msgs = errors[key].map(withLabels);
       var p = params[key];
       if (p && shown(p)) {
         if (!p.error && p.checkErrors.length === 0) {
