@@ -34,9 +34,14 @@ type Options struct {
 	// the poller's (config.Declarations, config.Script).
 	Declarations *iparams.Declarations
 	Script       []byte
-	// Verify checks valid values further before they are saved. Nil means the
-	// poller's checks: the rules between parameters (config.FromValues) and one
-	// authenticated API request (see the package doc).
+	// Rules checks the rules between parameters on the values that passed their
+	// own (the others are unset), so that INSTALL and the page's check list them
+	// with the problems of single fields. Nil means the poller's (config.FromValues)
+	// with the poller's declarations, and none with other declarations.
+	Rules func(v *iparams.Values) iparams.Problems
+	// Verify checks values that broke no rule before they are saved. Nil means the
+	// poller's checks: the rules between parameters again (to derive the API
+	// address) and one authenticated API request (see the package doc).
 	Verify func(ctx context.Context, v *iparams.Values) iparams.Problems
 }
 
@@ -57,6 +62,9 @@ func New(opts Options) (*Handler, error) {
 		return nil, errors.New("setup: a values file is required")
 	}
 	d, script := opts.Declarations, opts.Script
+	if d == nil && opts.Rules == nil {
+		opts.Rules = pollerRules
+	}
 	if d == nil {
 		var err error
 		if d, err = config.Declarations(); err != nil {
@@ -86,9 +94,12 @@ func New(opts Options) (*Handler, error) {
 		http.Redirect(w, r, Path, http.StatusSeeOther)
 	})
 	h.mux.HandleFunc("GET "+Path, h.servePage)
-	h.mux.HandleFunc("POST "+Path+"/install", h.serveInstall)
+	h.mux.HandleFunc("POST "+Path+"/install", h.serveInstall(true))
+	h.mux.HandleFunc("POST "+Path+"/check", h.serveInstall(false))
 	h.mux.HandleFunc("GET "+Path+"/iparams.js", h.serveAsset("", "text/javascript; charset=utf-8"))
-	h.mux.HandleFunc("GET "+Path+"/setup.js", h.serveAsset("assets/setup.js", "text/javascript; charset=utf-8"))
+	for _, js := range []string{"fields.js", "setup.js"} {
+		h.mux.HandleFunc("GET "+Path+"/"+js, h.serveAsset("assets/"+js, "text/javascript; charset=utf-8"))
+	}
 	h.mux.HandleFunc("GET "+Path+"/setup.css", h.serveAsset("assets/setup.css", "text/css; charset=utf-8"))
 	return h, nil
 }

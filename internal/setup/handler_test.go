@@ -1,8 +1,6 @@
 package setup
 
 import (
-	"bytes"
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -57,19 +55,10 @@ func get(t *testing.T, h http.Handler, path string) *httptest.ResponseRecorder {
 	return rec
 }
 
-// install posts values as setup.js does and decodes the answer.
+// install posts values to INSTALL as setup.js does and decodes the answer.
 func install(t *testing.T, h http.Handler, values map[string]any) (int, installResponse, string) {
 	t.Helper()
-	body, _ := json.Marshal(map[string]any{"values": values})
-	req := httptest.NewRequest(http.MethodPost, Path+"/install", bytes.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
-	var resp installResponse
-	if err := json.Unmarshal(rec.Body.Bytes(), &resp); err != nil {
-		t.Fatalf("answer %q is not JSON: %v", rec.Body.String(), err)
-	}
-	return rec.Code, resp, rec.Body.String()
+	return post(t, h, "/install", values)
 }
 
 func TestPageHasAFieldPerParameter(t *testing.T) {
@@ -81,7 +70,7 @@ func TestPageHasAFieldPerParameter(t *testing.T) {
 	page := rec.Body.String()
 	d, _ := config.Declarations()
 	for _, p := range d.Params() {
-		box := regexp.MustCompile(`(?s)<div class="field" data-key="` + p.Key + `" data-type="` + string(p.Type) + `"(?: hidden)?>(.*?)</div>\s*(?:<div class="field"|<p class="error" id="form-errors")`).FindStringSubmatch(page)
+		box := regexp.MustCompile(`(?s)<div class="field" data-key="` + p.Key + `" data-type="` + string(p.Type) + `"(?: hidden)?>(.*?)</div>\s*(?:<div class="field"|</div>\s*</details>)`).FindStringSubmatch(page)
 		if box == nil {
 			t.Errorf("%s: no field box", p.Key)
 			continue
@@ -101,8 +90,8 @@ func TestPageHasAFieldPerParameter(t *testing.T) {
 		`<span class="fixed">https://</span><input type="text" id="f-api_domain"`,
 		`<span class="fixed">.mycallcenter.com</span>`,
 		`<input type="password" id="f-api_key" name="api_key" value="" autocomplete="new-password">`,
-		`<input type="number" id="f-stream_replicas" name="stream_replicas" value="1" min="1" max="5" step="1">`,
-		`<select multiple id="f-resources" name="resources" size="5"><option value="calls" selected>`,
+		`<input type="text" id="f-stream_replicas" name="stream_replicas" value="1" inputmode="numeric" autocomplete="off" min="1" max="5">`,
+		`<div class="checks" role="group" aria-labelledby="l-resources" id="f-resources"><label title="calls"><input type="checkbox" name="resources" value="calls" checked> Calls</label><label title="call_metrics"><input type="checkbox" name="resources" value="call_metrics" checked> Call metrics</label>`,
 		`<select id="f-log_level" name="log_level"><option value="">(none)</option><option value="debug">debug</option><option value="info" selected>info</option>`,
 		`<script src="/custom_configs/iparams.js"></script>`,
 		`"change":"rateLimitShareChange"`,
@@ -120,7 +109,8 @@ func TestAssets(t *testing.T) {
 	h, _ := newHandler(t)
 	for path, want := range map[string]string{
 		Path + "/iparams.js": "function rateLimitShareChange",
-		Path + "/setup.js":   "window.utils",
+		Path + "/fields.js":  "window.utils",
+		Path + "/setup.js":   "window.callbusSetup",
 		Path + "/setup.css":  ".field",
 	} {
 		rec := get(t, h, path)
@@ -245,7 +235,7 @@ func TestInstallAPIChecks(t *testing.T) {
 		{"wrong path", api.URL + "/v2", goodKey, "api_url", "404"},
 		{"not the API", html.URL, goodKey, "api_url", "not with the API's JSON"},
 		{"redirect", redirect.URL, goodKey, "api_url", "redirects"},
-		{"nothing listening", closed.URL, goodKey, "api_url", "did not answer"},
+		{"nothing listening", closed.URL, goodKey, "api_url", "could not reach " + strings.TrimPrefix(closed.URL, "http://") + ": connection refused"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -25,37 +25,61 @@ type installResponse struct {
 
 const maxBody = 1 << 20
 
-func (h *Handler) serveInstall(w http.ResponseWriter, r *http.Request) {
+// serveInstall answers INSTALL (save) or the page's check (!save). Both validate
+// the values and apply the rules between parameters, listing every problem found;
+// INSTALL then verifies values without problems (the API request) and saves them.
+// The check never calls the API and never writes: the page uses it to list the
+// server's problems along with its own.
+func (h *Handler) serveInstall(save bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		raw, ok := decodeInstall(w, r)
+		if !ok {
+			return
+		}
+		h.saving <- struct{}{}
+		defer func() { <-h.saving }()
+		ps := h.keepSecrets(raw)
+		v, bad := h.decl.ValidatePartial(raw)
+		ps = append(ps, bad...)
+		if h.opts.Rules != nil {
+			ps = ps.Merge(h.opts.Rules(v))
+		}
+		if len(ps) == 0 && save {
+			ps = h.opts.Verify(r.Context(), v)
+		}
+		switch {
+		case len(ps) > 0:
+			h.opts.Logger.Info().Int("problems", len(ps)).Bool("install", save).Msg("setup: values refused")
+			reply(w, http.StatusUnprocessableEntity, installResponse{Message: ps.Error(), Errors: ps.ByKey()})
+		case !save:
+			reply(w, http.StatusOK, installResponse{Message: "no problem found"})
+		default:
+			h.save(w, v)
+		}
+	}
+}
+
+// decodeInstall reads the posted values, or answers the request itself.
+func decodeInstall(w http.ResponseWriter, r *http.Request) (map[string]any, bool) {
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
 		reply(w, http.StatusUnsupportedMediaType, installResponse{Message: "post the values as application/json"})
-		return
+		return nil, false
 	}
 	if !sameOrigin(r) {
 		reply(w, http.StatusForbidden, installResponse{Message: "cross-origin install refused"})
-		return
+		return nil, false
 	}
 	var req installRequest
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
 	dec.UseNumber()
 	if err := dec.Decode(&req); err != nil || req.Values == nil {
 		reply(w, http.StatusBadRequest, installResponse{Message: `post {"values": {key: value, …}}`})
-		return
+		return nil, false
 	}
-	raw := req.Values
+	return req.Values, true
+}
 
-	h.saving <- struct{}{}
-	defer func() { <-h.saving }()
-	ps := h.keepSecrets(raw)
-	v, bad := h.decl.ValidatePartial(raw)
-	ps = append(ps, bad...)
-	if len(ps) == 0 {
-		ps = h.opts.Verify(r.Context(), v)
-	}
-	if len(ps) > 0 {
-		h.opts.Logger.Info().Int("problems", len(ps)).Msg("setup: install refused")
-		reply(w, http.StatusUnprocessableEntity, installResponse{Message: ps.Error(), Errors: ps.ByKey()})
-		return
-	}
+func (h *Handler) save(w http.ResponseWriter, v *iparams.Values) {
 	if err := v.WriteFile(h.opts.ValuesFile); err != nil {
 		h.opts.Logger.Error().Err(err).Msg("setup: save values")
 		reply(w, http.StatusInternalServerError, installResponse{Message: "saving failed: " + err.Error()})

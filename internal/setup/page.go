@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/callbus/callbus/internal/iparams"
 )
@@ -19,6 +20,8 @@ type field struct {
 	Type             string // the iparam type
 	Kind             string // how it is rendered: input, textarea, select, multiselect, radio, checkbox, domain
 	InputType        string // the <input type> for kinds input and domain
+	Numeric          bool   // a number: a text input, so that what the user typed reaches the checks
+	Group            string // the id of its section (groups.go)
 	Required         bool
 	Visible          bool
 	Secure           bool
@@ -32,6 +35,7 @@ type field struct {
 
 type option struct {
 	Value    string
+	Label    string // what a multiselect's checkbox shows: the value made readable
 	Selected bool
 }
 
@@ -39,6 +43,7 @@ type option struct {
 // callbacks to run.
 type pageState struct {
 	InstallURL string       `json:"installURL"`
+	CheckURL   string       `json:"checkURL"`
 	Params     []paramState `json:"params"`
 }
 
@@ -64,19 +69,21 @@ type pageData struct {
 	Base       string
 	ValuesFile string
 	Notice     string
-	Fields     []field
+	Sections   []section
 	State      pageState
 }
 
 func (h *Handler) servePage(w http.ResponseWriter, r *http.Request) {
 	saved, notice := h.savedValues()
 	data := pageData{Title: "callbus installation parameters", Base: Path, ValuesFile: h.opts.ValuesFile,
-		Notice: notice, State: pageState{InstallURL: Path + "/install"}}
+		Notice: notice, State: pageState{InstallURL: Path + "/install", CheckURL: Path + "/check"}}
+	var fields []field
 	for _, p := range h.decl.Params() {
 		f := newField(p, saved)
-		data.Fields = append(data.Fields, f)
+		fields = append(fields, f)
 		data.State.Params = append(data.State.Params, newParamState(p, f.SecureSet))
 	}
+	data.Sections = sections(fields)
 	var b bytes.Buffer
 	if err := h.page.Execute(&b, data); err != nil {
 		h.opts.Logger.Error().Err(err).Msg("render setup page")
@@ -118,7 +125,7 @@ func readRaw(path string) (map[string]any, error) {
 
 func newField(p iparams.Param, saved *iparams.Values) field {
 	f := field{Key: p.Key, Label: p.DisplayName, Hint: p.Description, Type: string(p.Type),
-		Required: p.Required, Visible: p.Visible, Secure: p.Secure, Kind: "input", InputType: "text"}
+		Required: p.Required, Visible: p.Visible, Secure: p.Secure, Kind: "input", InputType: "text", Group: groupOf(p)}
 	if p.Secure {
 		f.SecureSet = saved.IsSet(p.Key)
 		f.InputType = "password"
@@ -138,7 +145,7 @@ func newField(p iparams.Param, saved *iparams.Values) field {
 	}
 	selected, _ := val.([]string)
 	for _, o := range p.Options {
-		f.Options = append(f.Options, option{Value: o, Selected: o == f.Value || slices.Contains(selected, o)})
+		f.Options = append(f.Options, option{Value: o, Label: readable(o), Selected: o == f.Value || slices.Contains(selected, o)})
 	}
 	switch p.Type {
 	case iparams.Paragraph:
@@ -156,7 +163,9 @@ func newField(p iparams.Param, saved *iparams.Values) field {
 	case iparams.Email:
 		f.InputType = "email"
 	case iparams.Number:
-		f.InputType = "number"
+		// Not type=number: a browser shows "eighty" in one but gives the page "",
+		// which would send nothing and so save the default in place of what was typed.
+		f.Numeric = true
 		f.Min, f.Max = bound(p.Min), bound(p.Max)
 	case iparams.PhoneNumber:
 		f.InputType = "tel"
@@ -166,6 +175,15 @@ func newField(p iparams.Param, saved *iparams.Values) field {
 		f.InputType = "url"
 	}
 	return f
+}
+
+// readable turns an option id such as "call_metrics" into "Call metrics".
+func readable(id string) string {
+	s := strings.ReplaceAll(id, "_", " ")
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 func bound(n *int64) string {

@@ -15,6 +15,14 @@ import (
 // verifyTimeout bounds the API check.
 const verifyTimeout = 10 * time.Second
 
+// pollerRules are the default Rules: those of config.FromValues, which also runs
+// on partial values.
+func pollerRules(v *iparams.Values) iparams.Problems {
+	_, err := config.FromValues(v)
+	ps, _ := err.(iparams.Problems)
+	return ps
+}
+
 // pollerChecks are the default Verify: the rules between the poller's parameters,
 // then the API check when they hold.
 func pollerChecks(client *http.Client) func(context.Context, *iparams.Values) iparams.Problems {
@@ -52,7 +60,7 @@ func verifyAPI(ctx context.Context, client *http.Client, base string, v *iparams
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return problem(addrKey, "the API at %s did not answer: %v", base, err)
+		return problem(addrKey, "%s", unreachable(req.URL.Host, err))
 	}
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))

@@ -1,200 +1,14 @@
-// setup.js runs the installation page: utils.get and utils.set for the change
-// callbacks of iparams.js, the callbacks' return rules, the page-side checks
-// (required, number bounds, regex) and INSTALL. The server checks everything again.
+// setup.js runs the installation page on the fields of fields.js: the change
+// callbacks of iparams.js with the spec's return rules, the page-side checks
+// (required, the number form and bounds, regex) and INSTALL. The server checks
+// everything again and is the authority: the page never leaves out or replaces a
+// value the user typed, so a value the server cannot take is refused by name.
 (function () {
   "use strict";
 
-  var state = JSON.parse(document.getElementById("iparams-state").textContent);
-  var form = document.getElementById("iparams");
-  var params = {};
-
-  state.params.forEach(function (decl) {
-    params[decl.key] = {
-      decl: decl,
-      box: form.querySelector('.field[data-key="' + decl.key + '"]'),
-      required: decl.required,
-      min: decl.min,
-      max: decl.max,
-      error: "",          // from the change callback
-      checkErrors: [],    // from the page's checks or the server
-      pending: null,      // the callback's promise, while it runs
-      seq: 0              // ignores the outcome of a superseded callback run
-    };
-  });
-
-  function param(key) {
-    if (!Object.prototype.hasOwnProperty.call(params, key)) {
-      throw new Error('no installation parameter matches the key "' + key + '"');
-    }
-    return params[key];
-  }
-
-  function control(p) { return document.getElementById("f-" + p.decl.key); }
-
-  function radios(p) { return Array.prototype.slice.call(control(p).querySelectorAll("input[type=radio]")); }
-
-  function options(p) { return Array.prototype.slice.call(control(p).options); }
-
-  function getValue(p) {
-    switch (p.decl.type) {
-      case "checkbox": return control(p).checked;
-      case "multiselect": return options(p).filter(function (o) { return o.selected; }).map(function (o) { return o.value; });
-      case "radio":
-        var checked = radios(p).filter(function (r) { return r.checked; })[0];
-        return checked ? checked.value : "";
-      default: return control(p).value;
-    }
-  }
-
-  function need(ok, p, attr, what) {
-    if (!ok) {
-      throw new TypeError("utils.set(\"" + p.decl.key + "\"): " + attr + " must be " + what);
-    }
-  }
-
-  function isStringArray(v) {
-    return Array.isArray(v) && v.every(function (s) { return typeof s === "string"; });
-  }
-
-  function setValue(p, v) {
-    switch (p.decl.type) {
-      case "checkbox":
-        need(typeof v === "boolean", p, "value", "a boolean for a checkbox");
-        control(p).checked = v;
-        return;
-      case "multiselect":
-        need(isStringArray(v), p, "value", "an array of strings for a multiselect");
-        options(p).forEach(function (o) { o.selected = v.indexOf(o.value) >= 0; });
-        return;
-      case "radio":
-        need(typeof v === "string", p, "value", "a string");
-        radios(p).forEach(function (r) { r.checked = r.value === v; });
-        return;
-      case "number":
-        need(typeof v === "string" || typeof v === "number", p, "value", "a string or a number");
-        control(p).value = String(v);
-        return;
-      default:
-        need(typeof v === "string", p, "value", "a string");
-        control(p).value = v;
-    }
-  }
-
-  function clearValue(p) {
-    switch (p.decl.type) {
-      case "checkbox": control(p).checked = false; return;
-      case "multiselect": options(p).forEach(function (o) { o.selected = false; }); return;
-      case "radio": radios(p).forEach(function (r) { r.checked = false; }); return;
-      default: control(p).value = "";
-    }
-  }
-
-  // setOptions replaces the options of a radio, dropdown or multiselect, keeping
-  // the selection where it still exists.
-  function setOptions(p, values) {
-    var current = getValue(p);
-    var el = control(p);
-    var keep = function (v) { return Array.isArray(current) ? current.indexOf(v) >= 0 : current === v; };
-    if (p.decl.type === "radio") {
-      el.textContent = "";
-      values.forEach(function (v) {
-        var label = document.createElement("label");
-        var input = document.createElement("input");
-        input.type = "radio";
-        input.name = p.decl.key;
-        input.value = v;
-        input.checked = keep(v);
-        label.appendChild(input);
-        label.appendChild(document.createTextNode(" " + v));
-        el.appendChild(label);
-      });
-      return;
-    }
-    var blank = p.decl.type === "dropdown" && el.options.length > 0 && el.options[0].value === "";
-    el.textContent = "";
-    if (blank) {
-      el.appendChild(new Option("(none)", ""));
-    }
-    values.forEach(function (v) { el.appendChild(new Option(v, v, false, keep(v))); });
-    if (p.decl.type === "multiselect") {
-      el.size = values.length;
-    }
-  }
-
-  function inputs(p) {
-    return Array.prototype.slice.call(p.box.querySelectorAll("input, select, textarea"));
-  }
-
-  var setters = {
-    value: function (p, v) { setValue(p, v); },
-    label: function (p, v) {
-      need(typeof v === "string", p, "label", "a string");
-      p.box.querySelector(".label .text").textContent = v;
-    },
-    visible: function (p, v) {
-      need(typeof v === "boolean", p, "visible", "a boolean");
-      p.box.hidden = !v;
-    },
-    disabled: function (p, v) {
-      need(typeof v === "boolean", p, "disabled", "a boolean");
-      inputs(p).forEach(function (el) { el.disabled = v; });
-      p.box.classList.toggle("disabled", v);
-    },
-    required: function (p, v) {
-      need(typeof v === "boolean", p, "required", "a boolean");
-      p.required = v;
-      p.box.querySelector(".req").hidden = !v;
-    },
-    hint: function (p, v) {
-      need(typeof v === "string", p, "hint", "a string");
-      document.getElementById("h-" + p.decl.key).textContent = v;
-    },
-    values: function (p, v) {
-      need(["radio", "dropdown", "multiselect"].indexOf(p.decl.type) >= 0, p, "values", "set on a radio, dropdown or multiselect only");
-      need(isStringArray(v), p, "values", "an array of strings");
-      setOptions(p, v);
-    },
-    min: function (p, v) {
-      need(p.decl.type === "number", p, "min", "set on a number only");
-      need(typeof v === "number" && isFinite(v), p, "min", "a number");
-      p.min = v;
-      control(p).min = String(v);
-    },
-    max: function (p, v) {
-      need(p.decl.type === "number", p, "max", "set on a number only");
-      need(typeof v === "number" && isFinite(v), p, "max", "a number");
-      p.max = v;
-      control(p).max = String(v);
-    }
-  };
-
-  window.utils = {
-    // get returns the current value of a field: a string, an array of strings for
-    // a multiselect, a boolean for a checkbox. Secure fields read as "".
-    get: function (key) {
-      var p = param(key);
-      return p.decl.secure ? "" : getValue(p);
-    },
-    // set changes attributes of a field; each must have its attribute's type.
-    set: function (key, attrs) {
-      var p = param(key);
-      if (!attrs || typeof attrs !== "object") {
-        throw new TypeError("utils.set(\"" + key + "\"): give an object of attributes");
-      }
-      Object.keys(attrs).forEach(function (name) {
-        if (!Object.prototype.hasOwnProperty.call(setters, name)) {
-          throw new TypeError("utils.set(\"" + key + "\"): unknown attribute " + name);
-        }
-        setters[name](p, attrs[name]);
-      });
-    }
-  };
-
-  function render(p) {
-    var messages = (p.error ? [p.error] : []).concat(p.checkErrors);
-    document.getElementById("e-" + p.decl.key).textContent = messages.join(" · ");
-    p.box.classList.toggle("invalid", messages.length > 0);
-  }
+  var cs = window.callbusSetup;
+  var state = cs.state, form = cs.form, params = cs.params;
+  var control = cs.control, getValue = cs.getValue, clearValue = cs.clearValue, render = cs.render;
 
   function message(e) {
     if (typeof e === "string") { return e; }
@@ -255,12 +69,17 @@
     if (typeof result === "string" && result !== "") { fail(result); } else { pass(); }
   }
 
+  function list() { return Object.keys(params).map(function (k) { return params[k]; }); }
+
+  // shown tells whether a field can be seen once its section is open.
+  function shown(p) { return !p.box.hidden; }
+
   // active lists the fields INSTALL sends: shown and not disabled, as a browser
   // submits a form.
   function active() {
-    return Object.keys(params).map(function (k) { return params[k]; }).filter(function (p) {
-      var els = inputs(p);
-      return !p.box.hidden && !(els.length > 0 && els.every(function (el) { return el.disabled; }));
+    return list().filter(function (p) {
+      var els = cs.inputs(p);
+      return shown(p) && !(els.length > 0 && els.every(function (el) { return el.disabled; }));
     });
   }
 
@@ -270,8 +89,19 @@
     return v === "" || v === false;
   }
 
+  // numberError is the type's own rule for a number typed as text: an integer of
+  // at most 10 digits. It quotes what was typed, so that the user sees it was kept.
+  function numberError(p, v) {
+    var s = String(v).trim();
+    if (p.decl.type !== "number" || s === "") { return ""; }
+    if (!/^[+-]?\d+$/.test(s)) {
+      return p.decl.secure ? "must be a whole number" : "must be a whole number, not \u201c" + s + "\u201d";
+    }
+    return s.replace(/^[+-]/, "").length > 10 ? "must be an integer of at most 10 digits" : "";
+  }
+
   // check applies the rules the page knows: required and bounds as utils.set left
-  // them, the integer form, and the regex rules.
+  // them, the number form, and the regex rules.
   function check(p) {
     var v = getValue(p);
     var errs = [];
@@ -279,14 +109,12 @@
       if (p.required) { errs.push(p.decl.type === "checkbox" ? "required: must be checked" : "required"); }
       return errs;
     }
+    var typeError = numberError(p, v);
+    if (typeError) { return [typeError]; }
     if (p.decl.type === "number") {
-      if (!/^\s*[+-]?\d{1,10}\s*$/.test(v)) {
-        errs.push("must be an integer of at most 10 digits");
-      } else {
-        var n = Number(v);
-        if (p.min !== null && n < p.min) { errs.push("must be at least " + p.min); }
-        if (p.max !== null && n > p.max) { errs.push("must be at most " + p.max); }
-      }
+      var n = Number(v);
+      if (p.min !== null && n < p.min) { errs.push("must be at least " + p.min); }
+      if (p.max !== null && n > p.max) { errs.push("must be at most " + p.max); }
     }
     var items = Array.isArray(v) ? v : [String(v).trim()];
     if (p.decl.secure && v === "") { items = []; }
@@ -306,23 +134,126 @@
   var formErrors = document.getElementById("form-errors");
   var result = document.getElementById("result");
   var button = document.getElementById("install");
+  var general = []; // the problems of no shown field, as "Label: message"
 
-  function showServerErrors(errors) {
-    var general = [];
-    Object.keys(errors).forEach(function (key) {
-      var p = params[key];
-      if (p && !p.box.hidden) {
-        p.checkErrors = errors[key];
-        render(p);
-      } else {
-        general.push((key ? key + ": " : "") + errors[key].join(" · "));
-      }
-    });
-    formErrors.textContent = general.length ? general.join("\n") : "Correct the highlighted fields.";
+  function labelOf(key) {
+    var p = params[key];
+    return p ? p.box.querySelector(".label .text").textContent : key;
   }
 
-  function install() {
+  function invalidFields() {
+    return Array.prototype.slice.call(form.querySelectorAll(".field.invalid")).map(function (box) {
+      return params[box.dataset.key];
+    }).filter(function (p) { return p && shown(p); });
+  }
+
+  // reveal opens the section of a field, scrolls it near the top of the window
+  // and puts the keyboard in it.
+  function reveal(p) {
+    var section = p.box.closest("details");
+    if (section) { section.open = true; }
+    var target = control(p);
+    if (!/^(INPUT|SELECT|TEXTAREA)$/.test(target.tagName)) { target = target.querySelector("input") || target; }
+    p.box.scrollIntoView({ block: "start" }); // the top: INSTALL's bar covers the bottom
+    target.focus({ preventScroll: true });
+  }
+
+  // showSummary lists every problem by field name next to INSTALL, each a link to
+  // its field, and counts them on each section's title (a closed one included).
+  function showSummary() {
+    var bad = invalidFields();
     formErrors.textContent = "";
+    Array.prototype.forEach.call(form.querySelectorAll(".group-errors"), function (el) { el.textContent = ""; });
+    if (bad.length === 0 && general.length === 0) { return; }
+    var counts = {};
+    var ul = document.createElement("ul");
+    bad.forEach(function (p) {
+      var li = document.createElement("li");
+      var a = document.createElement("a");
+      a.href = "#f-" + p.decl.key;
+      a.textContent = labelOf(p.decl.key);
+      a.addEventListener("click", function (ev) { ev.preventDefault(); reveal(p); });
+      li.appendChild(a);
+      li.appendChild(document.createTextNode(": " + document.getElementById("e-" + p.decl.key).textContent));
+      ul.appendChild(li);
+      var section = p.box.closest("details");
+      section.open = true; // every highlighted field can be seen
+      var group = section.dataset.group;
+      counts[group] = (counts[group] || 0) + 1;
+    });
+    general.forEach(function (line) {
+      var li = document.createElement("li");
+      li.textContent = line;
+      ul.appendChild(li);
+    });
+    var head = document.createElement("p");
+    var n = bad.length + general.length;
+    head.textContent = "Nothing was saved. Correct " + (n === 1 ? "this problem:" : "these " + n + " problems:");
+    formErrors.appendChild(head);
+    formErrors.appendChild(ul);
+    Object.keys(counts).forEach(function (g) {
+      document.getElementById("ge-" + g).textContent = counts[g] + " to correct";
+    });
+  }
+
+  // keyNames matches the keys the server's messages name, longest first; only
+  // those with a "_", which prose does not use ("account" is also a word).
+  var keyNames = new RegExp("\\b(" + Object.keys(params).filter(function (k) {
+    return k.indexOf("_") > 0;
+  }).sort(function (a, b) {
+    return b.length - a.length;
+  }).join("|") + ")\\b", "g");
+
+  // withLabels names the fields in a server message by their labels, as the page does.
+  function withLabels(msg) {
+    return msg.replace(keyNames, function (key) { return labelOf(key); });
+  }
+
+  // takeServerErrors shows the server's problems on their fields. A field the page
+  // found wrong already keeps the page's message: the server's would repeat it.
+  function takeServerErrors(errors) {
+    Object.keys(errors).forEach(function (key) {
+      var msgs = errors[key].map(withLabels);
+      var p = params[key];
+      if (p && shown(p)) {
+        if (!p.error && p.checkErrors.length === 0) {
+          p.checkErrors = msgs;
+          render(p);
+        }
+      } else {
+        general.push((key ? labelOf(key) + ": " : "") + msgs.join(" · "));
+      }
+    });
+  }
+
+  function post(url, values) {
+    return fetch(url, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "Accept": "application/json" },
+      body: JSON.stringify({ values: values })
+    }).then(function (resp) {
+      return resp.json().then(function (body) { return { status: resp.status, body: body }; });
+    });
+  }
+
+  function saved(fields, message) {
+    result.textContent = message;
+    result.className = "ok";
+    fields.forEach(function (p) {
+      if (p.decl.secure && control(p).value !== "") {
+        control(p).value = "";
+        p.decl.secureSet = true;
+        control(p).placeholder = "set: leave empty to keep the saved value";
+      }
+    });
+  }
+
+  // install checks every sent field on the page, then posts the values: to the
+  // check endpoint when the page found problems (so that the server's own, such
+  // as the rules between fields, are listed with them), else to INSTALL.
+  function install() {
+    general = [];
+    showSummary();
     result.textContent = "";
     result.className = "";
     var fields = active();
@@ -338,48 +269,45 @@
         var v = collect(p);
         if (!(p.decl.secure && v === "")) { values[p.decl.key] = v; }
       });
-      if (bad) {
-        formErrors.textContent = "Correct the highlighted fields.";
-        return null;
-      }
-      return fetch(state.installURL, {
-        method: "POST",
-        headers: { "Content-Type": "application/json", "Accept": "application/json" },
-        body: JSON.stringify({ values: values })
-      }).then(function (resp) {
-        return resp.json().then(function (body) { return { status: resp.status, body: body }; });
-      }).then(function (r) {
-        if (r.status === 200) {
-          result.textContent = r.body.message;
-          result.className = "ok";
-          fields.forEach(function (p) {
-            if (p.decl.secure && control(p).value !== "") {
-              control(p).value = "";
-              p.decl.secureSet = true;
-              control(p).placeholder = "set: leave empty to keep the saved value";
-            }
-          });
-        } else if (r.body.errors) {
-          showServerErrors(r.body.errors);
-        } else {
-          formErrors.textContent = r.body.message || "INSTALL failed with status " + r.status;
+      return post(bad ? state.checkURL : state.installURL, values).then(function (r) {
+        if (r.status === 200 && !bad) {
+          saved(fields, r.body.message);
+          return;
         }
+        if (r.body.errors) {
+          takeServerErrors(r.body.errors);
+        } else if (r.status !== 200) {
+          general.push(r.body.message || "INSTALL failed with status " + r.status);
+        }
+        showSummary();
+        var first = invalidFields()[0];
+        if (first) { reveal(first); } else { formErrors.scrollIntoView({ block: "center" }); }
       });
     }).catch(function (e) {
-      formErrors.textContent = "INSTALL failed: " + message(e);
+      general.push("INSTALL failed: " + message(e));
+      showSummary();
     }).then(function () {
       button.disabled = false;
     });
   }
 
-  Object.keys(params).forEach(function (key) {
-    var p = params[key];
+  list().forEach(function (p) {
     p.box.addEventListener("change", function () {
-      runCallback(p, false);
-      if (!p.error) { // bounds and regex at once; required waits for INSTALL
-        p.checkErrors = check(p).filter(function (m) { return m.indexOf("required") !== 0; });
+      var typeError = numberError(p, getValue(p));
+      if (typeError) { // the callback gets numbers only, as from a number input
+        p.seq++;
+        p.pending = null;
+        p.error = "";
+        p.checkErrors = [typeError];
         render(p);
+      } else {
+        runCallback(p, false);
+        if (!p.error) { // bounds and regex at once; required waits for INSTALL
+          p.checkErrors = check(p).filter(function (m) { return m.indexOf("required") !== 0; });
+          render(p);
+        }
       }
+      if (formErrors.textContent !== "") { showSummary(); }
     });
   });
   form.addEventListener("submit", function (ev) {
@@ -389,8 +317,7 @@
 
   // Callbacks run once on load for the fields that have a value, so that the
   // page starts in the state the values imply (e.g. which fields are shown).
-  Object.keys(params).forEach(function (key) {
-    var p = params[key];
+  list().forEach(function (p) {
     var v = getValue(p);
     if (p.decl.change && !p.decl.secure && !(Array.isArray(v) ? v.length === 0 : v === "" || v === false)) {
       runCallback(p, true);
