@@ -18,8 +18,7 @@ const verifyTimeout = 10 * time.Second
 // pollerRules are the default Rules: those of config.FromValues, which also runs
 // on partial values.
 func pollerRules(v *iparams.Values) iparams.Problems {
-	_, err := config.FromValues(v)
-	ps, _ := err.(iparams.Problems)
+	_, ps := config.FromValues(v)
 	return ps
 }
 
