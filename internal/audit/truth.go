@@ -1,12 +1,13 @@
 package audit
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
 	"time"
+
+	"github.com/callbus/callbus/internal/sim"
 )
 
 // Truth is the simulator's ground truth (sim.Config.Truth), as far as the audit
@@ -41,70 +42,65 @@ type TruthParticipant struct {
 	Statuses []int
 }
 
-type truthLine struct {
-	Time   time.Time       `json:"time"`
-	Entity string          `json:"entity"`
-	ID     int64           `json:"id"`
-	CallID int64           `json:"call_id"`
-	Change string          `json:"change"`
-	Field  string          `json:"field"`
-	To     json.RawMessage `json:"to"`
-}
-
-// ReadTruth parses a ground-truth NDJSON log.
+// ReadTruth parses a ground-truth log (sim.ReadTruth) into what the audit needs.
 func ReadTruth(r io.Reader) (*Truth, error) {
 	t := &Truth{Calls: map[int64]*TruthCall{}, Participants: map[int64]*TruthParticipant{}, Users: map[int64]map[string]int{}, changes: map[string][]change{}}
-	note := func(key string, at time.Time, to int) { t.changes[key] = append(t.changes[key], change{at, to}) }
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 4<<20)
-	for n := 1; sc.Scan(); n++ {
-		var l truthLine
-		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			return nil, fmt.Errorf("truth line %d: %w", n, err)
-		}
+	n := 0
+	err := sim.ReadTruth(r, func(l sim.TruthLine) error {
+		n++
 		t.Last = l.Time
-		switch {
-		case l.Entity == "call" && l.Change == "created":
-			t.Calls[l.ID] = &TruthCall{Created: l.Time}
-			note(changeKey("call", l.ID, "created"), l.Time, 0)
-		case l.Entity == "call" && l.Change == "ended":
-			if c := t.Calls[l.ID]; c != nil {
-				c.Ended = l.Time
-			}
-			note(changeKey("call", l.ID, "ended"), l.Time, 0)
-		case l.Entity == "metric" && l.Change == "finalized":
-			if c := t.Calls[l.CallID]; c != nil {
-				c.Finalized = l.Time
-			}
-			note(changeKey("metric", l.CallID, "finalized"), l.Time, 0)
-		case l.Entity == "participant" && (l.Change == "joined" || (l.Change == "status_changed" && l.Field == "call_status")):
-			var v int
-			if err := json.Unmarshal(l.To, &v); err != nil {
-				return nil, fmt.Errorf("truth line %d: status %s: %w", n, l.To, err)
-			}
-			p := t.Participants[l.ID]
-			if p == nil {
-				p = &TruthParticipant{CallID: l.CallID}
-				t.Participants[l.ID] = p
-			}
-			p.Statuses = append(p.Statuses, v)
-			note(changeKey("participant", l.ID, "call_status"), l.Time, v)
-		case l.Entity == "user" && l.Change == "status_changed":
-			var v int
-			if err := json.Unmarshal(l.To, &v); err != nil {
-				return nil, fmt.Errorf("truth line %d: %s %s: %w", n, l.Field, l.To, err)
-			}
-			if t.Users[l.ID] == nil {
-				t.Users[l.ID] = map[string]int{}
-			}
-			t.Users[l.ID][l.Field] = v
-			note(changeKey("user", l.ID, l.Field), l.Time, v)
+		if err := t.add(l); err != nil {
+			return fmt.Errorf("truth line %d: %w", n, err)
 		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("truth: %w", err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return t, nil
+}
+
+// add records one truth line.
+func (t *Truth) add(l sim.TruthLine) error {
+	note := func(key string, to int) { t.changes[key] = append(t.changes[key], change{l.Time, to}) }
+	switch {
+	case l.Entity == sim.EntityCall && l.Change == sim.ChangeCreated:
+		t.Calls[l.ID] = &TruthCall{Created: l.Time}
+		note(changeKey("call", l.ID, "created"), 0)
+	case l.Entity == sim.EntityCall && l.Change == sim.ChangeEnded:
+		if c := t.Calls[l.ID]; c != nil {
+			c.Ended = l.Time
+		}
+		note(changeKey("call", l.ID, "ended"), 0)
+	case l.Entity == sim.EntityMetric && l.Change == sim.ChangeFinalized:
+		if c := t.Calls[l.CallID]; c != nil {
+			c.Finalized = l.Time
+		}
+		note(changeKey("metric", l.CallID, "finalized"), 0)
+	case l.Entity == sim.EntityParticipant && (l.Change == sim.ChangeJoined || (l.Change == sim.ChangeStatusChanged && l.Field == "call_status")):
+		var v int
+		if err := json.Unmarshal(l.To, &v); err != nil {
+			return fmt.Errorf("status %s: %w", l.To, err)
+		}
+		p := t.Participants[l.ID]
+		if p == nil {
+			p = &TruthParticipant{CallID: l.CallID}
+			t.Participants[l.ID] = p
+		}
+		p.Statuses = append(p.Statuses, v)
+		note(changeKey("participant", l.ID, "call_status"), v)
+	case l.Entity == sim.EntityUser && l.Change == sim.ChangeStatusChanged:
+		var v int
+		if err := json.Unmarshal(l.To, &v); err != nil {
+			return fmt.Errorf("%s %s: %w", l.Field, l.To, err)
+		}
+		if t.Users[l.ID] == nil {
+			t.Users[l.ID] = map[string]int{}
+		}
+		t.Users[l.ID][l.Field] = v
+		note(changeKey("user", l.ID, l.Field), v)
+	}
+	return nil
 }
 
 // CompareTruth checks the stream against the truth, for a world that has stopped
