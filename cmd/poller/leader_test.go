@@ -12,6 +12,7 @@ import (
 	"github.com/callbus/callbus/internal/cursor"
 	"github.com/callbus/callbus/internal/natstest"
 	"github.com/callbus/callbus/internal/redistest"
+	"github.com/callbus/callbus/internal/simtest"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -57,7 +58,7 @@ func TestLeadership(t *testing.T) {
 	rs := redistest.Start(t)
 	ns := natstest.Start(t)
 	w := startWorld(t, 100, 0)
-	addrA, addrB, addrC := freeAddr(t), freeAddr(t), freeAddr(t)
+	addrA, addrB, addrC := simtest.FreeAddr(t), simtest.FreeAddr(t), simtest.FreeAddr(t)
 	// Debug level: every log line the poller can write goes through the key check
 	// in startPoller's cleanup.
 	a := startPoller(t, append(pollerEnv(w, ns.URL(), rs.URL, "replica-a", addrA), "CALLBUS_LOG_LEVEL=debug"))
@@ -95,7 +96,7 @@ func TestLeadership(t *testing.T) {
 		t.Errorf("the new leader lost the lease to the resumed one")
 	}
 
-	w.freeze()
+	w.Freeze()
 	js, err := jetstream.New(ns.Conn(t))
 	if err != nil {
 		t.Fatal(err)
@@ -104,7 +105,7 @@ func TestLeadership(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 30*time.Second, "the outbox to drain", func() bool {
+	simtest.WaitFor(t, 30*time.Second, "the outbox to drain", func() bool {
 		n, err := store.OutboxLen(t.Context())
 		return err == nil && n == 0
 	})
@@ -122,17 +123,5 @@ func TestLeadership(t *testing.T) {
 	c.signal(syscall.SIGTERM)
 	if err := <-c.wait(30 * time.Second); err != nil {
 		t.Errorf("leader after SIGTERM: %v", err)
-	}
-}
-
-// waitFor polls cond until it holds, failing the test after limit.
-func waitFor(t *testing.T, limit time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(limit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", limit, what)
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
