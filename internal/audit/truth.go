@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"time"
 
@@ -45,14 +46,9 @@ type TruthParticipant struct {
 // ReadTruth parses a ground-truth log (sim.ReadTruth) into what the audit needs.
 func ReadTruth(r io.Reader) (*Truth, error) {
 	t := &Truth{Calls: map[int64]*TruthCall{}, Participants: map[int64]*TruthParticipant{}, Users: map[int64]map[string]int{}, changes: map[string][]change{}}
-	n := 0
 	err := sim.ReadTruth(r, func(l sim.TruthLine) error {
-		n++
 		t.Last = l.Time
-		if err := t.add(l); err != nil {
-			return fmt.Errorf("truth line %d: %w", n, err)
-		}
-		return nil
+		return t.add(l)
 	})
 	if err != nil {
 		return nil, err
@@ -105,30 +101,52 @@ func (t *Truth) add(l sim.TruthLine) error {
 
 // CompareTruth checks the stream against the truth, for a world that has stopped
 // changing and a poller that has caught up with it: every call of the truth has
-// exactly one call.created, every ended call one call.ended, every finalized metric
-// one metric.finalized; every participant's published statuses are a subsequence
-// of its real ones (polling may miss a brief state, never invent one) ending at its
-// real final status; every user's last published status fields equal the real ones.
+// one call.created (at least one, for AtLeastOnce delivery), every ended call one
+// call.ended and no other call any, every finalized metric one metric.finalized.
+// Polling may miss a brief state, never invent one or reorder two: every
+// participant's published statuses are a subsequence of its real ones, ending at
+// its real final status (a participant with nothing published is a problem), and
+// the values published for each user status field a subsequence of its real
+// changes, ending at its real value.
 func (r *Report) CompareTruth(t *Truth) {
-	for id, c := range t.Calls {
-		if r.Created[id] != 1 {
+	want := func(n int) bool { return n == 1 || (n > 1 && r.Delivery == AtLeastOnce) }
+	for _, id := range slices.Sorted(maps.Keys(t.Calls)) {
+		c := t.Calls[id]
+		if !want(r.Created[id]) {
 			r.problem("truth: call %d created at %s: %d call.created published", id, c.Created.Format(time.RFC3339), r.Created[id])
 		}
-		if !c.Ended.IsZero() && r.Ended[id] != 1 {
+		if !c.Ended.IsZero() && !want(r.Ended[id]) {
 			r.problem("truth: call %d ended at %s: %d call.ended published", id, c.Ended.Format(time.RFC3339), r.Ended[id])
 		}
 		if c.Ended.IsZero() && r.Ended[id] != 0 {
 			r.problem("truth: call %d has not ended, but call.ended was published", id)
 		}
-		if !c.Finalized.IsZero() && r.Finalized[id] != 1 {
+		if !c.Finalized.IsZero() && !want(r.Finalized[id]) {
 			r.problem("truth: call %d metric finalized at %s: %d metric.finalized published", id, c.Finalized.Format(time.RFC3339), r.Finalized[id])
 		}
 	}
-	for id, p := range t.Participants {
+	r.compareParticipants(t)
+	r.compareUsers(t)
+}
+
+// CompareCounts checks how many calls the stream announced, ended and finalized
+// against the world's counts (sim.Stats Calls, CallsEnded, MetricsFinalized),
+// which cover what the truth does not record (the simulator's backlog).
+func (r *Report) CompareCounts(calls, ended, finalized int) {
+	if len(r.Created) != calls || len(r.Ended) != ended || len(r.Finalized) != finalized {
+		r.problem("stream has %d calls created, %d ended, %d metrics finalized; the world %d, %d, %d",
+			len(r.Created), len(r.Ended), len(r.Finalized), calls, ended, finalized)
+	}
+}
+
+func (r *Report) compareParticipants(t *Truth) {
+	for _, id := range slices.Sorted(maps.Keys(t.Participants)) {
+		p := t.Participants[id]
 		if t.Calls[p.CallID] == nil {
 			continue
 		}
-		got := r.PartStatusSeq[id]
+		// A participant announced again after a loss repeats its status at joining.
+		got := slices.Compact(slices.Clone(r.PartStatusSeq[id]))
 		if len(got) == 0 {
 			r.problem("truth: participant %d of call %d: nothing published", id, p.CallID)
 			continue
@@ -137,15 +155,30 @@ func (r *Report) CompareTruth(t *Truth) {
 			r.problem("truth: participant %d of call %d: published %v, real %v", id, p.CallID, got, p.Statuses)
 		}
 	}
-	for id, fields := range t.Users {
+}
+
+func (r *Report) compareUsers(t *Truth) {
+	for _, id := range slices.Sorted(maps.Keys(t.Users)) {
+		fields := t.Users[id]
 		last, ok := r.UserState[id]
 		if !ok {
 			r.problem("truth: user %d changed status, nothing published", id)
 			continue
 		}
-		for i, f := range []string{"status", "preference", "mobile_app_preference"} {
-			if v, changed := fields[f]; changed && last[i] != v {
+		for i, f := range userFields {
+			v, changed := fields[f]
+			if !changed {
+				continue
+			}
+			if last[i] != v {
 				r.problem("truth: user %d %s is %d, last published %d", id, f, v, last[i])
+			}
+			var real []int
+			for _, c := range t.changes[changeKey("user", id, f)] {
+				real = append(real, c.to)
+			}
+			if got := r.UserFieldSeq[userFieldKey(id, f)]; !subsequence(got, real) {
+				r.problem("truth: user %d %s: published changes %v, real %v", id, f, got, real)
 			}
 		}
 	}

@@ -61,10 +61,10 @@ type TruthLine struct {
 	To     json.RawMessage `json:"to,omitempty"`
 }
 
-// ReadTruth decodes a ground-truth log and calls fn for each line, in order. It
-// stops at the first line that does not decode, or has a field TruthLine lacks
-// (so reader and writer cannot drift apart), with an error naming the line; or at
-// the first error fn returns, which it returns as is.
+// ReadTruth decodes a ground-truth log and calls fn for each line, in order,
+// skipping blank ones. It stops at the first line that does not decode, or has a
+// field TruthLine lacks (so reader and writer cannot drift apart), or for which fn
+// returns an error, and returns an error naming the line (wrapping fn's).
 func ReadTruth(r io.Reader, fn func(TruthLine) error) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 4<<20)
@@ -79,7 +79,7 @@ func ReadTruth(r io.Reader, fn func(TruthLine) error) error {
 			return fmt.Errorf("truth line %d: %w", n, err)
 		}
 		if err := fn(l); err != nil {
-			return err
+			return fmt.Errorf("truth line %d: %w", n, err)
 		}
 	}
 	if err := sc.Err(); err != nil {
