@@ -58,7 +58,9 @@ func TestCheckCatches(t *testing.T) {
 			want: []string{"seq 7: participant.status_changed calls/1/participants/11: chain broken: previous 13, last published 8"}},
 		{name: "current differs from call_status", edit: func(s *stream) { s.msgs[6] = retype(t, s.msgs[6], `"call_status":1`, `"call_status":2`) },
 			want: []string{"current 1 differs from the participant's call_status 2"}},
-		{name: "broken user chain", edit: func(s *stream) { s.msgs[9] = retype(t, s.msgs[9], `"previous":{"status":2,`, `"previous":{"status":7,`) },
+		{name: "broken user chain", edit: func(s *stream) {
+			s.msgs[9] = retype(t, s.msgs[9], `"previous":{"status":2,`, `"previous":{"status":7,`)
+		},
 			want: []string{"seq 10: user.status_changed users/5: chain broken: previous [7 0 0], last published [2 0 0]"}},
 		{name: "missing call.created", edit: func(s *stream) { s.msgs = slices.Delete(s.msgs, 2, 3) },
 			want: []string{"participant joined before call.created", "call.ended calls/1: ended before created", "truth: call 1 created at 2026-11-21T10:00:01Z: 0 call.created published"}},
