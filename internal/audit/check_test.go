@@ -28,11 +28,11 @@ func TestCleanStreamHasNoProblem(t *testing.T) {
 // false checks the stream alone.
 func TestCheckCatches(t *testing.T) {
 	cases := []struct {
-		name   string
-		edit   func(s *stream)
-		world  func(l *truthLog)
-		delive Delivery
-		want   []string
+		name     string
+		edit     func(s *stream)
+		world    func(l *truthLog)
+		delivery Delivery
+		want     []string
 	}{
 		{name: "wrong subject", edit: func(s *stream) { s.msgs[2].Subject = "callcenter.acme.call.ended" },
 			want: []string{"seq 3: subject callcenter.acme.call.ended, want callcenter.acme.call.created"}},
@@ -46,7 +46,7 @@ func TestCheckCatches(t *testing.T) {
 			want: []string{`seq 5: Content-Type "application/json"`}},
 		{name: "repeated id", edit: func(s *stream) { s.msgs = append(s.msgs, again(s.msgs[4])) },
 			want: []string{"seq 11: id ", "already published at seq 5 (participant.status_changed calls/1/participants/11)"}},
-		{name: "repeated id, at least once", delive: AtLeastOnce, edit: func(s *stream) { s.msgs = append(s.msgs, again(s.msgs[4])) },
+		{name: "repeated id, at least once", delivery: AtLeastOnce, edit: func(s *stream) { s.msgs = append(s.msgs, again(s.msgs[4])) },
 			want: []string{"already published at seq 5"}},
 		{name: "body not an event", edit: func(s *stream) { s.msgs[0].DecodeErr = errors.New("bad json") },
 			want: []string{"seq 1: body is not an event: bad json"}},
@@ -66,7 +66,7 @@ func TestCheckCatches(t *testing.T) {
 			want: []string{"participant joined before call.created", "call.ended calls/1: ended before created", "truth: call 1 created at 2026-11-21T10:00:01Z: 0 call.created published"}},
 		{name: "call.created twice", edit: func(s *stream) { s.call(event.CallCreated, 1); s.msgs[len(s.msgs)-1] = rekey(t, s.msgs[len(s.msgs)-1]) },
 			want: []string{"call 1: 2 call.created events, want 1", "truth: call 1 created at 2026-11-21T10:00:01Z: 2 call.created published"}},
-		{name: "call.created twice, at least once", delive: AtLeastOnce, edit: func(s *stream) { s.call(event.CallCreated, 1); s.msgs[len(s.msgs)-1] = rekey(t, s.msgs[len(s.msgs)-1]) }},
+		{name: "call.created twice, at least once", delivery: AtLeastOnce, edit: func(s *stream) { s.call(event.CallCreated, 1); s.msgs[len(s.msgs)-1] = rekey(t, s.msgs[len(s.msgs)-1]) }},
 		{name: "missing call.ended", edit: func(s *stream) { s.msgs = slices.Delete(s.msgs, 7, 8) },
 			want: []string{"metric.finalized calls/1/metric: metric finalized before call.ended", "truth: call 1 ended at 2026-11-21T10:00:08Z: 0 call.ended published"}},
 		{name: "call.ended twice", edit: func(s *stream) { s.call(event.CallEnded, 1); s.msgs[len(s.msgs)-1] = rekey(t, s.msgs[len(s.msgs)-1]) },
@@ -81,7 +81,7 @@ func TestCheckCatches(t *testing.T) {
 			want: []string{"seq 5: participant.status_changed calls/1/participants/11: participant 11 changed before it joined"}},
 		{name: "participant joined twice", edit: func(s *stream) { s.joined(1, 11, 1); s.msgs[len(s.msgs)-1] = rekey(t, s.msgs[len(s.msgs)-1]) },
 			want: []string{"participant 11 joined twice"}},
-		{name: "participant joined again, at least once", delive: AtLeastOnce, edit: func(s *stream) { s.joined(1, 11, 1); s.msgs[len(s.msgs)-1] = rekey(t, s.msgs[len(s.msgs)-1]) }},
+		{name: "participant joined again, at least once", delivery: AtLeastOnce, edit: func(s *stream) { s.joined(1, 11, 1); s.msgs[len(s.msgs)-1] = rekey(t, s.msgs[len(s.msgs)-1]) }},
 		{name: "participant with nothing published", edit: func(s *stream) { s.msgs = slices.Delete(s.msgs, 3, 5); s.msgs = slices.Delete(s.msgs, 4, 5) },
 			want: []string{"truth: participant 11 of call 1: nothing published"}},
 		{name: "participant not at its final status", edit: func(s *stream) { s.msgs = slices.Delete(s.msgs, 6, 7) },
@@ -123,7 +123,7 @@ func TestCheckCatches(t *testing.T) {
 			if tc.world != nil {
 				tc.world(l)
 			}
-			r := audit(s.msgs, tc.delive, readTruth(t, l))
+			r := audit(s.msgs, tc.delivery, readTruth(t, l))
 			got := strings.Join(r.Problems, "\n")
 			if len(tc.want) == 0 && !r.OK() {
 				t.Fatalf("got problems, want none:\n%s", got)
