@@ -88,15 +88,7 @@ func TestLeadership(t *testing.T) {
 	streamGrows(t, js, "the new leader to publish while the old one is frozen")
 	b.signal(syscall.SIGCONT)
 	waitRole(t, addrB, "standby", 10*ttl)
-	if log := b.stderr.String(); !strings.Contains(log, "lease: lost") && !strings.Contains(log, "stepping down") {
-		t.Errorf("the resumed leader did not report losing the lease:\n%s", log)
-	} else {
-		for _, l := range strings.Split(log, "\n") {
-			if strings.Contains(l, "lease") {
-				t.Logf("resumed leader: %s", l)
-			}
-		}
-	}
+	reportedLoss(t, b)
 	if role(addrC) != "leader" {
 		t.Errorf("the new leader lost the lease to the resumed one")
 	}
@@ -111,6 +103,21 @@ func TestLeadership(t *testing.T) {
 	c.signal(syscall.SIGTERM)
 	if err := <-c.wait(30 * time.Second); err != nil {
 		t.Errorf("leader after SIGTERM: %v", err)
+	}
+}
+
+// reportedLoss checks that a resumed leader logged losing its lease.
+func reportedLoss(t *testing.T, c *child) {
+	t.Helper()
+	log := c.stderr.String()
+	if !strings.Contains(log, "lease: lost") && !strings.Contains(log, "stepping down") {
+		t.Errorf("the resumed leader did not report losing the lease:\n%s", log)
+		return
+	}
+	for _, l := range strings.Split(log, "\n") {
+		if strings.Contains(l, "lease") {
+			t.Logf("resumed leader: %s", l)
+		}
 	}
 }
 
