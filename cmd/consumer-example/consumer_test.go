@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/callbus/callbus/internal/event"
+	"github.com/callbus/callbus/internal/simtest"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -97,7 +98,7 @@ func TestDeadLetterAfterMaxDeliver(t *testing.T) {
 		return nil
 	})
 	h.settled(c.Durable, last)
-	waitFor(t, "a dead letter", func() bool { return len(h.deadLetterMsgs()) == 1 })
+	simtest.WaitFor(t, settle, "a dead letter", func() bool { return len(h.deadLetterMsgs()) == 1 })
 	r.stop(t)
 
 	if n := calls.get(bad.ID); n != c.MaxDeliver {
@@ -142,7 +143,7 @@ func TestPoisonDeadLetteredAtOnce(t *testing.T) {
 
 	c := h.config("poison")
 	r := h.start(c, handler(newView(), io.Discard))
-	waitFor(t, "three dead letters", func() bool { return len(h.deadLetterMsgs()) == 3 })
+	simtest.WaitFor(t, settle, "three dead letters", func() bool { return len(h.deadLetterMsgs()) == 3 })
 	h.settled(c.Durable, last)
 	r.stop(t)
 
@@ -236,7 +237,7 @@ func TestRedisOutageRetriesWithoutDeadLetter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "three deliveries while Redis is down", func() bool {
+	simtest.WaitFor(t, settle, "three deliveries while Redis is down", func() bool {
 		i, err := cons.Info(t.Context())
 		return err == nil && i.Delivered.Consumer >= 3
 	})

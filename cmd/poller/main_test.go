@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/callbus/callbus/internal/simtest"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -68,8 +70,8 @@ func TestCommands(t *testing.T) {
 func TestDemo(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	out := &lockedBuffer{}
-	var errOut lockedBuffer
+	out := &simtest.Buffer{}
+	var errOut simtest.Buffer
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, []string{"demo", "--speed", "60"}, env(map[string]string{"CALLBUS_REDIS_URL": "redis://127.0.0.1:1/0"}), out, &errOut)

@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
-	"net"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +16,7 @@ import (
 	"github.com/callbus/callbus/internal/natstest"
 	"github.com/callbus/callbus/internal/redistest"
 	"github.com/callbus/callbus/internal/sim"
+	"github.com/callbus/callbus/internal/simtest"
 	"github.com/callbus/callbus/schemas"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -54,92 +52,32 @@ func pollerBinary(t testing.TB) string {
 	return binPath
 }
 
-// liveWorld is a simulator whose manual clock a goroutine moves at high speed
-// until frozen.
-type liveWorld struct {
-	sim   *sim.Sim
-	clock *sim.ManualClock
-	truth *lockedBuffer
-	url   string
-	stop  chan struct{}
-	done  chan struct{}
-}
-
-func startWorld(t testing.TB, speed float64, backlog int) *liveWorld {
+func startWorld(t testing.TB, speed float64, backlog int) *simtest.World {
 	t.Helper()
 	return startWorldWith(t, speed, sim.Config{Seed: 11, Agents: 12, CallRate: 4, Backlog: backlog})
 }
 
-// startWorldWith starts a world from cfg (key and truth are set here; without a
-// clock, a manual one moved at speed, where 0 leaves the world frozen).
-func startWorldWith(t testing.TB, speed float64, cfg sim.Config) *liveWorld {
+// startWorldWith starts a world from cfg with the test's API key. Its clock, unless
+// cfg brings one, moves at speed × real time until frozen (0: frozen from the start).
+func startWorldWith(t testing.TB, speed float64, cfg sim.Config) *simtest.World {
 	t.Helper()
-	w := &liveWorld{clock: sim.NewManualClock(time.Now().UTC().Truncate(time.Second)), truth: &lockedBuffer{},
-		stop: make(chan struct{}), done: make(chan struct{})}
-	if cfg.Clock == nil {
-		cfg.Clock = w.clock
-	} else {
-		speed = 0 // a clock of the caller's: nothing to advance
+	cfg.APIKey = procKey
+	w := simtest.NewWorld(t, cfg)
+	if speed > 0 && w.Clock != nil {
+		w.Run(t, speed)
 	}
-	cfg.APIKey, cfg.Truth = procKey, w.truth
-	s, err := sim.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.sim = s
-	srv := httptest.NewServer(s.Handler())
-	t.Cleanup(srv.Close)
-	w.url = srv.URL
-	go func() {
-		defer close(w.done)
-		if speed == 0 {
-			<-w.stop
-			return
-		}
-		tick := time.NewTicker(20 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-w.stop:
-				return
-			case <-tick.C:
-				s.Advance(time.Duration(speed * float64(20*time.Millisecond)))
-			}
-		}
-	}()
-	t.Cleanup(w.freeze)
 	return w
-}
-
-// freeze stops the world's clock (idempotent).
-func (w *liveWorld) freeze() {
-	select {
-	case <-w.stop:
-	default:
-		close(w.stop)
-	}
-	<-w.done
 }
 
 type child struct {
 	cmd    *exec.Cmd
-	stderr *lockedBuffer
+	stderr *simtest.Buffer
 	exited chan error
-}
-
-func freeAddr(t testing.TB) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }
 
 // pollerEnv is the child's environment: the test's, without CALLBUS_ settings,
 // plus these.
-func pollerEnv(w *liveWorld, natsURL, redisURL, instance, httpAddr string) []string {
+func pollerEnv(w *simtest.World, natsURL, redisURL, instance, httpAddr string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "CALLBUS_") {
@@ -147,7 +85,7 @@ func pollerEnv(w *liveWorld, natsURL, redisURL, instance, httpAddr string) []str
 		}
 	}
 	return append(env,
-		"CALLBUS_API_URL="+w.url, "CALLBUS_API_KEY="+procKey, "CALLBUS_ACCOUNT=acme",
+		"CALLBUS_API_URL="+w.URL, "CALLBUS_API_KEY="+procKey, "CALLBUS_ACCOUNT=acme",
 		"CALLBUS_NATS_URL="+natsURL, "CALLBUS_REDIS_URL="+redisURL, "CALLBUS_HTTP_ADDR="+httpAddr,
 		"CALLBUS_INSTANCE_ID="+instance, "CALLBUS_LEASE_TTL_SECONDS=3",
 		"CALLBUS_CALLS_INTERVAL_SECONDS=1", "CALLBUS_OPEN_CALLS_INTERVAL_SECONDS=1",
@@ -159,7 +97,7 @@ func pollerEnv(w *liveWorld, natsURL, redisURL, instance, httpAddr string) []str
 
 func startPoller(t testing.TB, env []string) *child {
 	t.Helper()
-	c := &child{cmd: exec.Command(pollerBinary(t), "run"), stderr: &lockedBuffer{}, exited: make(chan error, 1)}
+	c := &child{cmd: exec.Command(pollerBinary(t), "run"), stderr: &simtest.Buffer{}, exited: make(chan error, 1)}
 	c.cmd.Env = env
 	c.cmd.Stderr = c.stderr
 	if err := c.cmd.Start(); err != nil {
@@ -204,9 +142,9 @@ func (c *child) kill(t testing.TB) {
 }
 
 // auditUntilSettled audits the stream against the frozen world until the poller
-// has caught up (no truth problem left) or the deadline passes, and returns the
-// last report.
-func auditUntilSettled(t *testing.T, ns *natstest.Server, w *liveWorld, store *cursor.Store) *audit.Report {
+// has caught up (no truth or count problem left) or the deadline passes, and
+// returns the last report, with schema problems added.
+func auditUntilSettled(t *testing.T, ns *natstest.Server, w *simtest.World, store *cursor.Store) *audit.Report {
 	t.Helper()
 	js, err := jetstream.New(ns.Conn(t))
 	if err != nil {
@@ -214,13 +152,7 @@ func auditUntilSettled(t *testing.T, ns *natstest.Server, w *liveWorld, store *c
 	}
 	deadline := time.Now().Add(90 * time.Second)
 	for {
-		if err := w.sim.Close(); err != nil {
-			t.Fatal(err)
-		}
-		truth, err := audit.ReadTruth(bytes.NewReader([]byte(w.truth.String())))
-		if err != nil {
-			t.Fatal(err)
-		}
+		truth := w.ReadTruth(t)
 		msgs, err := audit.ReadStream(t.Context(), js, "CALLCENTER")
 		if err != nil {
 			t.Fatal(err)
@@ -228,10 +160,10 @@ func auditUntilSettled(t *testing.T, ns *natstest.Server, w *liveWorld, store *c
 		r := audit.Check(msgs, "callcenter")
 		before := len(r.Problems)
 		r.CompareTruth(truth)
+		st := w.Sim.Stats() // the backlog is not in the truth: count it
+		r.CompareCounts(st.Calls, st.CallsEnded, st.MetricsFinalized)
 		n, _ := store.OutboxLen(t.Context())
-		st := w.sim.Stats() // the backlog is not in the truth: count it
-		counts := len(r.Created) == st.Calls && len(r.Ended) == st.CallsEnded && len(r.Finalized) == st.MetricsFinalized
-		if (len(r.Problems) == before && n == 0 && counts) || time.Now().After(deadline) {
+		if (len(r.Problems) == before && n == 0) || time.Now().After(deadline) {
 			v, err := schemas.New()
 			if err != nil {
 				t.Fatal(err)
@@ -272,7 +204,7 @@ func TestCrashSafety(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := freeAddr(t)
+	addr := simtest.FreeAddr(t)
 	env := pollerEnv(w, ns.URL(), rs.URL, "crash-test", addr)
 	rnd := newRand(1)
 	for i := range 12 {
@@ -284,15 +216,20 @@ func TestCrashSafety(t *testing.T) {
 		t.Logf("kill %d done", i+1)
 	}
 	// Redis and NATS restart under a running poller, which is then killed too.
+	js, err := jetstream.New(ns.Conn(t))
+	if err != nil {
+		t.Fatal(err)
+	}
 	c := startPoller(t, env)
-	time.Sleep(2 * time.Second)
+	waitRole(t, addr, "leader", 30*time.Second)
+	streamGrows(t, js, "the new poller to publish")
 	rs.Restart(t)
-	time.Sleep(2 * time.Second)
+	streamGrows(t, js, "the poller to publish after the Redis restart")
 	ns.Restart(t)
-	time.Sleep(2 * time.Second)
+	streamGrows(t, js, "the poller to publish after the NATS restart")
 	c.kill(t)
 
-	w.freeze()
+	w.Freeze()
 	final := startPoller(t, env)
 	r := auditUntilSettled(t, ns, w, store)
 	final.signal(syscall.SIGTERM)
@@ -302,13 +239,7 @@ func TestCrashSafety(t *testing.T) {
 	report(t, r)
 	// Finished backlog calls far behind the newest were pruned from Redis, and did
 	// not come back as new calls (Check: one call.created per call).
-	if n, err := store.SnapshotCount(t.Context(), "call"); err != nil || n >= int64(w.sim.Stats().Calls) {
-		t.Errorf("%d call snapshots left of %d calls (%v): nothing was pruned", n, w.sim.Stats().Calls, err)
-	}
-	// The backlog writes no truth lines: check it by counts.
-	st := w.sim.Stats()
-	if len(r.Created) != st.Calls || len(r.Ended) != st.CallsEnded || len(r.Finalized) != st.MetricsFinalized {
-		t.Errorf("stream has %d calls created, %d ended, %d metrics finalized; the world %d, %d, %d",
-			len(r.Created), len(r.Ended), len(r.Finalized), st.Calls, st.CallsEnded, st.MetricsFinalized)
+	if n, err := store.SnapshotCount(t.Context(), "call"); err != nil || n >= int64(w.Sim.Stats().Calls) {
+		t.Errorf("%d call snapshots left of %d calls (%v): nothing was pruned", n, w.Sim.Stats().Calls, err)
 	}
 }

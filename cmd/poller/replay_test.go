@@ -13,6 +13,7 @@ import (
 	"github.com/callbus/callbus/internal/event"
 	"github.com/callbus/callbus/internal/natstest"
 	"github.com/callbus/callbus/internal/publish"
+	"github.com/callbus/callbus/internal/simtest"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -297,13 +298,13 @@ func TestReplayStopsAtLastSequence(t *testing.T) {
 func TestReplayFollowAndTail(t *testing.T) {
 	b := newReplayBed(t)
 	type running struct {
-		out    *lockedBuffer
+		out    *simtest.Buffer
 		cancel context.CancelFunc
 		done   chan error
 	}
 	start := func(args ...string) running {
 		ctx, cancel := context.WithCancel(t.Context())
-		r := running{out: &lockedBuffer{}, cancel: cancel, done: make(chan error, 1)}
+		r := running{out: &simtest.Buffer{}, cancel: cancel, done: make(chan error, 1)}
 		go func() { r.done <- run(ctx, args, env(map[string]string{"CALLBUS_NATS_URL": b.url}), r.out, r.out) }()
 		return r
 	}

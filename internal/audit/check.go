@@ -3,10 +3,26 @@ package audit
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/callbus/callbus/internal/event"
 	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Delivery is how often a stream may announce one change.
+type Delivery int
+
+const (
+	// ExactlyOnce: every change once. What callbus promises while its state store
+	// keeps its data (crashes, restarts, leader changes).
+	ExactlyOnce Delivery = iota
+	// AtLeastOnce: a change may be announced again, under a new id, after the state
+	// store lost its data and a new epoch re-derived the world from scratch; a
+	// re-announced entity starts its chain again (call.created, participant.joined,
+	// user.created). Ids are still never reused.
+	AtLeastOnce
 )
 
 // Report is what Check found.
@@ -14,6 +30,7 @@ type Report struct {
 	Messages int
 	ByType   map[event.Type]int
 	Problems []string
+	Delivery Delivery
 
 	// What the stream says happened, for CompareTruth.
 	Created       map[int64]int     // call id → call.created count
@@ -21,7 +38,8 @@ type Report struct {
 	Finalized     map[int64]int     // call id → metric.finalized count
 	Participants  map[int64]int     // participant id → its last published call_status
 	UserState     map[int64][3]int  // user id → last published status, preference, mobile
-	PartStatusSeq map[int64][]int   // participant id → published statuses in order
+	PartStatusSeq map[int64][]int   // participant id → published statuses in stream order
+	UserFieldSeq  map[string][]int  // "<user id>:<field>" → values status changes published, in order
 	UserCreated   map[int64]int     // user id → user.created count
 	TeamCreated   map[int64]int     // team id → team.created count
 	first         map[string]uint64 // event id → first sequence
@@ -37,123 +55,125 @@ func (r *Report) problem(format string, args ...any) {
 // OK reports whether no problem was found.
 func (r *Report) OK() bool { return len(r.Problems) == 0 }
 
-// Check audits messages published under prefix: valid envelopes and headers, the
-// subject matching the type and account, unique ids, one call.created per call and
-// at most one call.ended and metric.finalized, participants joined before they
-// change, and unbroken status chains for participants and users.
-func Check(msgs []Message, prefix string) *Report {
+// Check audits messages published under prefix for exactly-once delivery:
+// CheckDelivery(msgs, prefix, ExactlyOnce).
+func Check(msgs []Message, prefix string) *Report { return CheckDelivery(msgs, prefix, ExactlyOnce) }
+
+// CheckDelivery audits messages published under prefix: valid envelopes and
+// headers, the subject matching the type and account, unique ids, a call.created
+// before anything else about a call, participants joined before they change, metrics
+// finalized after their call ended, and unbroken status chains for participants and
+// users. With ExactlyOnce it also wants one call.created per call and at most one
+// call.ended, metric.finalized, participant.joined, user.created and team.created
+// per entity.
+func CheckDelivery(msgs []Message, prefix string, d Delivery) *Report {
 	r := &Report{
-		ByType: map[event.Type]int{}, Created: map[int64]int{}, Ended: map[int64]int{}, Finalized: map[int64]int{},
-		Participants: map[int64]int{}, UserState: map[int64][3]int{}, PartStatusSeq: map[int64][]int{},
+		ByType: map[event.Type]int{}, Delivery: d, Created: map[int64]int{}, Ended: map[int64]int{}, Finalized: map[int64]int{},
+		Participants: map[int64]int{}, UserState: map[int64][3]int{}, PartStatusSeq: map[int64][]int{}, UserFieldSeq: map[string][]int{},
 		UserCreated: map[int64]int{}, TeamCreated: map[int64]int{}, first: map[string]uint64{}, seenJoin: map[int64]bool{},
 	}
 	for _, m := range msgs {
-		r.Messages++
-		if m.DecodeErr != nil {
-			r.problem("seq %d: body is not an event: %v", m.Seq, m.DecodeErr)
-			continue
-		}
-		e := m.Event
-		if err := e.Validate(); err != nil {
-			r.problem("seq %d: %v", m.Seq, err)
-			continue
-		}
-		r.ByType[e.Type]++
-		account := strings.TrimPrefix(e.Source, "urn:callbus:account:")
-		if want := event.Subject(prefix, account, e.Type); m.Subject != want {
-			r.problem("seq %d: subject %s, want %s", m.Seq, m.Subject, want)
-		}
-		if got := m.Header.Get(jetstream.MsgIDHeader); got != e.ID {
-			r.problem("seq %d: Nats-Msg-Id %q differs from id %q", m.Seq, got, e.ID)
-		}
-		if ct := m.Header.Get("Content-Type"); ct != event.ContentType {
-			r.problem("seq %d: Content-Type %q", m.Seq, ct)
-		}
-		if s, dup := r.first[e.ID]; dup {
-			r.problem("seq %d: id %s already published at seq %d (%s %s)", m.Seq, e.ID, s, e.Type, e.Subject)
-			continue
-		}
-		r.first[e.ID] = m.Seq
-		if err := r.apply(e); err != nil {
-			r.problem("seq %d: %s %s: %v", m.Seq, e.Type, e.Subject, err)
-		}
+		r.message(m, prefix)
 	}
-	for id, n := range r.Created {
-		if n != 1 {
-			r.problem("call %d: %d call.created events, want 1", id, n)
-		}
-	}
-	for id, n := range r.Ended {
-		if n > 1 {
-			r.problem("call %d: %d call.ended events, want 1", id, n)
-		}
-	}
-	for id, n := range r.Finalized {
-		if n > 1 {
-			r.problem("call %d: %d metric.finalized events, want 1", id, n)
-		}
-	}
-	for id, n := range r.UserCreated {
-		if n > 1 {
-			r.problem("user %d: %d user.created events", id, n)
-		}
-	}
-	for id, n := range r.TeamCreated {
-		if n > 1 {
-			r.problem("team %d: %d team.created events", id, n)
-		}
+	if d == ExactlyOnce {
+		r.counts()
 	}
 	return r
 }
 
-// apply records one event and checks its chain.
+// message checks one message and applies its event.
+func (r *Report) message(m Message, prefix string) {
+	r.Messages++
+	if m.DecodeErr != nil {
+		r.problem("seq %d: body is not an event: %v", m.Seq, m.DecodeErr)
+		return
+	}
+	e := m.Event
+	if err := e.Validate(); err != nil {
+		r.problem("seq %d: %v", m.Seq, err)
+		return
+	}
+	r.ByType[e.Type]++
+	account := strings.TrimPrefix(e.Source, event.Source(""))
+	if want := event.Subject(prefix, account, e.Type); m.Subject != want {
+		r.problem("seq %d: subject %s, want %s", m.Seq, m.Subject, want)
+	}
+	if got := m.Header.Get(jetstream.MsgIDHeader); got != e.ID {
+		r.problem("seq %d: Nats-Msg-Id %q differs from id %q", m.Seq, got, e.ID)
+	}
+	if ct := m.Header.Get("Content-Type"); ct != event.ContentType {
+		r.problem("seq %d: Content-Type %q", m.Seq, ct)
+	}
+	if s, dup := r.first[e.ID]; dup {
+		r.problem("seq %d: id %s already published at seq %d (%s %s)", m.Seq, e.ID, s, e.Type, e.Subject)
+		return
+	}
+	r.first[e.ID] = m.Seq
+	if err := r.apply(e); err != nil {
+		r.problem("seq %d: %s %s: %v", m.Seq, e.Type, e.Subject, err)
+	}
+}
+
+// counts reports entities announced more often than exactly-once delivery allows.
+func (r *Report) counts() {
+	for _, c := range []struct {
+		what, entity string
+		n            map[int64]int
+	}{
+		{"call.created", "call", r.Created},
+		{"call.ended", "call", r.Ended},
+		{"metric.finalized", "call", r.Finalized},
+		{"user.created", "user", r.UserCreated},
+		{"team.created", "team", r.TeamCreated},
+	} {
+		for _, id := range slices.Sorted(maps.Keys(c.n)) {
+			if n := c.n[id]; n > 1 {
+				r.problem("%s %d: %d %s events, want 1", c.entity, id, n, c.what)
+			}
+		}
+	}
+}
+
+// apply records one event and checks its place in its entity's life. It records
+// the event even when it reports a problem, so one broken link is one problem,
+// not one per later event.
 func (r *Report) apply(e event.Envelope) error {
 	switch e.Type {
-	case event.CallCreated, event.CallEnded:
-		var d event.CallData
-		if err := json.Unmarshal(e.Data, &d); err != nil {
-			return err
-		}
-		if e.Type == event.CallCreated {
-			r.Created[d.Call.ID]++
-		} else {
-			if r.Created[d.Call.ID] == 0 {
-				return fmt.Errorf("ended before created")
-			}
-			r.Ended[d.Call.ID]++
-		}
+	case event.CallCreated, event.CallEnded, event.MetricFinalized, event.TeamCreated:
+		return r.applyCount(e)
 	case event.ParticipantJoined:
 		var d event.ParticipantData
 		if err := json.Unmarshal(e.Data, &d); err != nil {
 			return err
 		}
 		p := d.Participant
-		if r.seenJoin[p.ID] {
-			return fmt.Errorf("participant %d joined twice", p.ID)
+		var err error
+		if r.seenJoin[p.ID] && r.Delivery == ExactlyOnce {
+			err = fmt.Errorf("participant %d joined twice", p.ID)
 		}
 		if r.Created[d.CallID] == 0 {
-			return fmt.Errorf("participant joined before call.created")
+			err = fmt.Errorf("participant joined before call.created")
 		}
 		r.seenJoin[p.ID] = true
-		r.Participants[p.ID] = p.CallStatus
-		r.PartStatusSeq[p.ID] = append(r.PartStatusSeq[p.ID], p.CallStatus)
+		r.participant(p.ID, p.CallStatus)
+		return err
 	case event.ParticipantStatusChanged:
 		var d event.ParticipantStatusData
 		if err := json.Unmarshal(e.Data, &d); err != nil {
 			return err
 		}
 		id := d.Participant.ID
-		if !r.seenJoin[id] {
-			return fmt.Errorf("participant %d changed before it joined", id)
+		var err error
+		switch last := r.Participants[id]; {
+		case !r.seenJoin[id]:
+			err = fmt.Errorf("participant %d changed before it joined", id)
+		case d.Previous.Code != last:
+			err = fmt.Errorf("chain broken: previous %d, last published %d", d.Previous.Code, last)
+		case d.Current.Code != d.Participant.CallStatus:
+			err = fmt.Errorf("current %d differs from the participant's call_status %d", d.Current.Code, d.Participant.CallStatus)
 		}
-		if last := r.Participants[id]; d.Previous.Code != last {
-			return fmt.Errorf("chain broken: previous %d, last published %d", d.Previous.Code, last)
-		}
-		if d.Current.Code != d.Participant.CallStatus {
-			return fmt.Errorf("current %d differs from the participant's call_status %d", d.Current.Code, d.Participant.CallStatus)
-		}
-		r.Participants[id] = d.Current.Code
-		r.PartStatusSeq[id] = append(r.PartStatusSeq[id], d.Current.Code)
+		r.participant(id, d.Current.Code)
+		return err
 	case event.UserCreated:
 		var d event.UserData
 		if err := json.Unmarshal(e.Data, &d); err != nil {
@@ -162,19 +182,20 @@ func (r *Report) apply(e event.Envelope) error {
 		r.UserCreated[d.User.ID]++
 		r.UserState[d.User.ID] = [3]int{d.User.Status, d.User.Preference, d.User.MobileAppPreference}
 	case event.UserStatusChanged:
-		var d event.UserStatusData
-		if err := json.Unmarshal(e.Data, &d); err != nil {
-			return err
-		}
-		last, ok := r.UserState[d.User.ID]
-		if !ok {
-			return fmt.Errorf("user %d changed status before user.created", d.User.ID)
-		}
-		prev := [3]int{d.Previous.Status, d.Previous.Preference, d.Previous.MobileAppPreference}
-		if prev != last {
-			return fmt.Errorf("chain broken: previous %v, last published %v", prev, last)
-		}
-		r.UserState[d.User.ID] = [3]int{d.Current.Status, d.Current.Preference, d.Current.MobileAppPreference}
+		return r.applyUserStatus(e)
+	}
+	return nil
+}
+
+// participant records a published call_status.
+func (r *Report) participant(id int64, status int) {
+	r.Participants[id] = status
+	r.PartStatusSeq[id] = append(r.PartStatusSeq[id], status)
+}
+
+// applyCount counts the events that happen once per entity.
+func (r *Report) applyCount(e event.Envelope) error {
+	switch e.Type {
 	case event.TeamCreated:
 		var d event.TeamData
 		if err := json.Unmarshal(e.Data, &d); err != nil {
@@ -186,10 +207,54 @@ func (r *Report) apply(e event.Envelope) error {
 		if err := json.Unmarshal(e.Data, &d); err != nil {
 			return err
 		}
+		r.Finalized[d.CallID]++
 		if r.Ended[d.CallID] == 0 {
 			return fmt.Errorf("metric finalized before call.ended")
 		}
-		r.Finalized[d.CallID]++
+	default:
+		var d event.CallData
+		if err := json.Unmarshal(e.Data, &d); err != nil {
+			return err
+		}
+		if e.Type == event.CallCreated {
+			r.Created[d.Call.ID]++
+			return nil
+		}
+		r.Ended[d.Call.ID]++
+		if r.Created[d.Call.ID] == 0 {
+			return fmt.Errorf("ended before created")
+		}
 	}
 	return nil
+}
+
+// userFields are the status fields of user.status_changed, in UserState's order.
+var userFields = [3]string{"status", "preference", "mobile_app_preference"}
+
+func userFieldKey(id int64, field string) string { return fmt.Sprintf("%d:%s", id, field) }
+
+// applyUserStatus checks a user.status_changed against the user's last published
+// state and records the values of the fields it changed.
+func (r *Report) applyUserStatus(e event.Envelope) error {
+	var d event.UserStatusData
+	if err := json.Unmarshal(e.Data, &d); err != nil {
+		return err
+	}
+	id := d.User.ID
+	prev := [3]int{d.Previous.Status, d.Previous.Preference, d.Previous.MobileAppPreference}
+	cur := [3]int{d.Current.Status, d.Current.Preference, d.Current.MobileAppPreference}
+	var err error
+	if last, ok := r.UserState[id]; !ok {
+		err = fmt.Errorf("user %d changed status before user.created", id)
+	} else if prev != last {
+		err = fmt.Errorf("chain broken: previous %v, last published %v", prev, last)
+	}
+	r.UserState[id] = cur
+	for i, f := range userFields {
+		if prev[i] != cur[i] {
+			k := userFieldKey(id, f)
+			r.UserFieldSeq[k] = append(r.UserFieldSeq[k], cur[i])
+		}
+	}
+	return err
 }

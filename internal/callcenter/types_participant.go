@@ -59,6 +59,21 @@ func (p *Participant) UnmarshalJSON(data []byte) error {
 	)
 }
 
+// CallStatusTerminal reports whether a participant call_status is final: 1
+// answered/completed, 2 busy, 3 missed, 4 failed, 5 disconnected, 9 blocked, 10
+// voicemail, 11 restricted, 15 interaction completed, 17 abandoned, 18 queue
+// timeout, 19 handled by a bot. 0, 6 queued, 8 in progress, 12 on hold, 13
+// connecting and 16 recording a voicemail are not. The spec shows no transitions;
+// this is callbus's reading (the simulator keeps its own, as an independent
+// oracle), and a call ends when all its participants are terminal.
+func CallStatusTerminal(status int) bool {
+	switch status {
+	case 1, 2, 3, 4, 5, 9, 10, 11, 15, 17, 18, 19:
+		return true
+	}
+	return false
+}
+
 // CallStatusLabel names a participant call_status value of the spec ("unknown" for
 // values the spec does not list).
 func CallStatusLabel(status int) string {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/callbus/callbus/internal/redistest"
+	"github.com/callbus/callbus/internal/simtest"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -37,11 +38,11 @@ func startCluster(t *testing.T) *redis.ClusterClient {
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	node := redis.NewClient(&redis.Options{Addr: addr})
 	defer node.Close()
-	eventually(t, 10*time.Second, "redis cluster node up", func() bool { return node.Ping(ctxT(t)).Err() == nil })
+	simtest.WaitFor(t, 10*time.Second, "redis cluster node up", func() bool { return node.Ping(ctxT(t)).Err() == nil })
 	if err := node.Do(ctxT(t), "CLUSTER", "ADDSLOTSRANGE", 0, 16383).Err(); err != nil {
 		t.Fatalf("cluster addslotsrange: %v", err)
 	}
-	eventually(t, 10*time.Second, "cluster state ok", func() bool {
+	simtest.WaitFor(t, 10*time.Second, "cluster state ok", func() bool {
 		info, err := node.ClusterInfo(ctxT(t)).Result()
 		return err == nil && strings.Contains(info, "cluster_state:ok")
 	})

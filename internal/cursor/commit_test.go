@@ -206,12 +206,9 @@ func TestCommitRefusedWritesNothing(t *testing.T) {
 func TestCommitFence(t *testing.T) {
 	e := newEnv(t)
 	ctx := ctxT(t)
-	a := mustAcquire(t, e.store, "a", 200*time.Millisecond)
+	a := mustAcquire(t, e.store, "a", time.Minute)
 	mustCommit(t, e.store, a, fullBatch(1))
-	eventually(t, 5*time.Second, "lease expiry", func() bool {
-		h, _, _, err := e.store.Leader(ctx)
-		return err == nil && h == ""
-	})
+	expireLease(t, e.store, a)
 	b := mustAcquire(t, e.store, "b", time.Minute)
 	mustCommit(t, e.store, b, fullBatch(2))
 	if _, err := e.store.Commit(ctx, a, fullBatch(3)); !errors.Is(err, ErrStaleLeader) {

@@ -118,18 +118,6 @@ func sameDump(t testing.TB, what string, before, after map[string]string) {
 	}
 }
 
-// eventually polls cond until it holds or the deadline passes.
-func eventually(t testing.TB, within time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %s", what, within)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // fullBatch touches every part of the state.
 func fullBatch(n int) Batch {
 	b := Batch{Cursors: map[string]string{"calls.high_water": "2024-05-01T10:00:00Z"}}

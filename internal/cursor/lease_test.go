@@ -4,6 +4,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/callbus/callbus/internal/simtest"
 )
 
 func TestLeaseAcquireRenewRelease(t *testing.T) {
@@ -59,13 +61,9 @@ func TestLeaseAcquireRenewRelease(t *testing.T) {
 func TestLeaseExpiryTakeover(t *testing.T) {
 	e := newEnv(t)
 	ctx := ctxT(t)
-	a := mustAcquire(t, e.store, "a", 200*time.Millisecond)
+	a := mustAcquire(t, e.store, "a", time.Minute)
 	mustCommit(t, e.store, a, fullBatch(1))
-
-	eventually(t, 5*time.Second, "lease expiry", func() bool {
-		h, _, _, err := e.store.Leader(ctx)
-		return err == nil && h == ""
-	})
+	expireLease(t, e.store, a)
 	var nl *NotLeaderError
 	if err := e.store.Renew(ctx, a); !errors.As(err, &nl) || nl.Holder != "" {
 		t.Fatalf("Renew after expiry: got %v, want NotLeaderError with no holder", err)
@@ -138,4 +136,21 @@ func TestLeaseInvalidArguments(t *testing.T) {
 	if err := e.store.Renew(ctx, Lease{Holder: "a", Token: 1}); !errors.Is(err, ErrInvalid) {
 		t.Errorf("renew without ttl: %v, want ErrInvalid", err)
 	}
+}
+
+// expireLease makes l run out now, as a holder that stalled past its TTL would
+// see: it renews l with a TTL of 1 ms and waits until Redis has dropped it. Tests
+// take leases with long TTLs and expire them on purpose, so a test that stalls
+// never loses a lease before it means to.
+func expireLease(t *testing.T, s *Store, l Lease) {
+	t.Helper()
+	short := l
+	short.TTL = time.Millisecond
+	if err := s.Renew(ctxT(t), short); err != nil {
+		t.Fatalf("renew with a 1 ms TTL: %v", err)
+	}
+	simtest.WaitFor(t, 5*time.Second, "lease expiry", func() bool {
+		h, _, _, err := s.Leader(ctxT(t))
+		return err == nil && h == ""
+	})
 }

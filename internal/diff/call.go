@@ -10,20 +10,6 @@ import (
 	"github.com/callbus/callbus/internal/event"
 )
 
-// Terminal reports whether a participant call_status is final: 1 answered/completed,
-// 2 busy, 3 missed, 4 failed, 5 disconnected, 9 blocked, 10 voicemail, 11 restricted,
-// 15 interaction completed, 17 abandoned, 18 queue timeout, 19 handled by a bot.
-// 0, 6 queued, 8 in progress, 12 on hold, 13 connecting and 16 recording a voicemail
-// are not. The spec shows no transitions; this is the reading callbus and its
-// simulator share, and a call ends when all its participants are terminal.
-func Terminal(status int) bool {
-	switch status {
-	case 1, 2, 3, 4, 5, 9, 10, 11, 15, 17, 18, 19:
-		return true
-	}
-	return false
-}
-
 // callSnap is what callbus keeps of a call between polls.
 type callSnap struct {
 	Seq int64               `json:"q"`
@@ -137,7 +123,7 @@ func (s *callSnap) state(c callcenter.Call) CallState {
 func endedAt(ps map[string]partSnap) (time.Time, bool) {
 	var last int64
 	for _, p := range ps {
-		if !Terminal(p.S) {
+		if !callcenter.CallStatusTerminal(p.S) {
 			return time.Time{}, false
 		}
 		last = max(last, p.U)

@@ -3,7 +3,6 @@ package service
 import (
 	"context"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -12,22 +11,13 @@ import (
 	"github.com/callbus/callbus/internal/natstest"
 	"github.com/callbus/callbus/internal/poll"
 	"github.com/callbus/callbus/internal/redistest"
+	"github.com/callbus/callbus/internal/simtest"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rs/zerolog"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 )
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
 
 func scrape(t *testing.T, addr string) string {
 	t.Helper()
@@ -51,7 +41,7 @@ func TestMetricsAndTraces(t *testing.T) {
 	sr := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))
 	s := testSettings(w, ns.URL(), rs.URL, "telemetry-1")
-	s.HTTPAddr = freeAddr(t)
+	s.HTTPAddr = simtest.FreeAddr(t)
 	c := &cycles{n: map[string]int{}}
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)

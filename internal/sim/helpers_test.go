@@ -159,33 +159,16 @@ func num(t *testing.T, v any) int64 {
 	return i
 }
 
-// truthLine is a decoded truth-log line.
-type truthLine struct {
-	Time   time.Time       `json:"time"`
-	Entity string          `json:"entity"`
-	ID     int64           `json:"id"`
-	CallID int64           `json:"call_id"`
-	Change string          `json:"change"`
-	Field  string          `json:"field"`
-	From   json.RawMessage `json:"from"`
-	To     json.RawMessage `json:"to"`
-}
-
 // parseTruth decodes every line of buf, failing on any invalid one.
-func parseTruth(t *testing.T, buf []byte) []truthLine {
+func parseTruth(t *testing.T, buf []byte) []TruthLine {
 	t.Helper()
-	var out []truthLine
-	for i, l := range bytes.Split(bytes.TrimSpace(buf), []byte("\n")) {
-		if len(l) == 0 {
-			continue
-		}
-		var tl truthLine
-		d := json.NewDecoder(bytes.NewReader(l))
-		d.DisallowUnknownFields()
-		if err := d.Decode(&tl); err != nil {
-			t.Fatalf("truth line %d %s: %v", i+1, l, err)
-		}
-		out = append(out, tl)
+	var out []TruthLine
+	err := ReadTruth(bytes.NewReader(buf), func(l TruthLine) error {
+		out = append(out, l)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	return out
 }

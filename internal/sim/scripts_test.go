@@ -10,7 +10,7 @@ import (
 
 // callStory is the status, assignment and billing lines of calls and their participants, as compact strings
 // "+offset entity change field from→to" with participants named by their role.
-func callStory(lines []truthLine, start time.Time, names map[int64]string, calls ...int64) []string {
+func callStory(lines []TruthLine, start time.Time, names map[int64]string, calls ...int64) []string {
 	in := map[int64]bool{}
 	for _, c := range calls {
 		in[c] = true

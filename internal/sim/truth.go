@@ -2,7 +2,9 @@ package sim
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strconv"
 	"sync"
@@ -11,21 +13,80 @@ import (
 
 // Truth-log entity and change names (see the package doc for the line format).
 const (
-	entCall        = "call"
-	entParticipant = "participant"
-	entUser        = "user"
-	entTeam        = "team"
-	entMetric      = "metric"
-	entJob         = "job"
+	EntityCall        = "call"
+	EntityParticipant = "participant"
+	EntityUser        = "user"
+	EntityTeam        = "team"
+	EntityMetric      = "metric"
+	EntityJob         = "job"
 
-	chCreated       = "created"
-	chUpdated       = "updated"
-	chStatusChanged = "status_changed"
-	chEnded         = "ended"
-	chDeleted       = "deleted"
-	chFinalized     = "finalized"
-	chJoined        = "joined"
+	ChangeCreated       = "created"
+	ChangeUpdated       = "updated"
+	ChangeStatusChanged = "status_changed"
+	ChangeEnded         = "ended"
+	ChangeDeleted       = "deleted"
+	ChangeFinalized     = "finalized"
+	ChangeJoined        = "joined"
 )
+
+// Short names for the writers inside the package.
+const (
+	entCall        = EntityCall
+	entParticipant = EntityParticipant
+	entUser        = EntityUser
+	entTeam        = EntityTeam
+	entMetric      = EntityMetric
+	entJob         = EntityJob
+
+	chCreated       = ChangeCreated
+	chUpdated       = ChangeUpdated
+	chStatusChanged = ChangeStatusChanged
+	chEnded         = ChangeEnded
+	chDeleted       = ChangeDeleted
+	chFinalized     = ChangeFinalized
+	chJoined        = ChangeJoined
+)
+
+// TruthLine is one line of the ground-truth log (Config.Truth), the one definition
+// of its format that truthLog.write produces and ReadTruth decodes. From and To
+// are the raw JSON values, nil when the line has none.
+type TruthLine struct {
+	Time   time.Time       `json:"time"`
+	Entity string          `json:"entity"`
+	ID     int64           `json:"id"`
+	CallID int64           `json:"call_id,omitempty"` // participants and metrics only
+	Change string          `json:"change"`
+	Field  string          `json:"field,omitempty"`
+	From   json.RawMessage `json:"from,omitempty"`
+	To     json.RawMessage `json:"to,omitempty"`
+}
+
+// ReadTruth decodes a ground-truth log and calls fn for each line, in order,
+// skipping blank ones. It stops at the first line that does not decode, or has a
+// field TruthLine lacks (so reader and writer cannot drift apart), or for which fn
+// returns an error, and returns an error naming the line (wrapping fn's).
+func ReadTruth(r io.Reader, fn func(TruthLine) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 4<<20)
+	for n := 1; sc.Scan(); n++ {
+		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+			continue
+		}
+		var l TruthLine
+		d := json.NewDecoder(bytes.NewReader(sc.Bytes()))
+		d.DisallowUnknownFields()
+		if err := d.Decode(&l); err != nil {
+			return fmt.Errorf("truth line %d: %w", n, err)
+		}
+		if err := fn(l); err != nil {
+			return fmt.Errorf("truth line %d: %w", n, err)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("truth: %w", err)
+	}
+	return nil
+}
 
 // noValue marks an absent from/to in a truth line (nil means JSON null).
 type noValue struct{}

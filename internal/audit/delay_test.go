@@ -1,0 +1,112 @@
+package audit
+
+import (
+	"encoding/json"
+	"errors"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/callbus/callbus/internal/event"
+)
+
+func TestDelays(t *testing.T) {
+	s := cleanStream(t)
+	// Neither an undecodable body nor data not of its type is explained by the truth.
+	s.msgs = append(s.msgs, Message{Seq: 11, DecodeErr: errors.New("bad json")})
+	for _, typ := range []event.Type{event.CallCreated, event.MetricFinalized, event.ParticipantStatusChanged, event.UserStatusChanged} {
+		m := s.msgs[0]
+		m.Event.Type, m.Event.Data = typ, json.RawMessage(`[]`)
+		s.msgs = append(s.msgs, m)
+	}
+	truth := readTruth(t, cleanTruthLog())
+	var shifted []time.Time
+	got := Delays(s.msgs, truth, func(at time.Time) time.Time {
+		shifted = append(shifted, at)
+		return at.Add(-time.Second) // the world ran a second ahead of the wall clock
+	})
+	want := map[event.Type][]time.Duration{
+		event.CallCreated: {3 * time.Second}, // created at 10:00:01, published at 10:00:03
+		// 13 → 8 and 8 → 1 each published when they happened.
+		event.ParticipantStatusChanged: {time.Second, time.Second},
+		event.CallEnded:                {time.Second},
+		event.MetricFinalized:          {time.Second},
+		// 1 → 2 happened at 10:00:03, published at 10:00:06; the return to 1
+		// (through a missed 3) at 10:00:11, published at 10:00:10 on the world's
+		// clock: at once.
+		event.UserStatusChanged: {4 * time.Second, 0},
+	}
+	if !maps.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("Delays = %v, want %v", got, want)
+	}
+	if len(shifted) == 0 {
+		t.Error("Delays did not map simulated times through toReal")
+	}
+}
+
+func TestPercentile(t *testing.T) {
+	var ds []time.Duration
+	for i := 10; i >= 1; i-- {
+		ds = append(ds, time.Duration(i)*time.Second)
+	}
+	for _, tc := range []struct {
+		p    float64
+		want time.Duration
+	}{{0, time.Second}, {50, 5 * time.Second}, {90, 9 * time.Second}, {99, 10 * time.Second}, {100, 10 * time.Second}} {
+		if got := Percentile(ds, tc.p); got != tc.want {
+			t.Errorf("Percentile(1..10 s, %g) = %s, want %s", tc.p, got, tc.want)
+		}
+	}
+	if ds[0] != 10*time.Second {
+		t.Error("Percentile sorted its argument in place")
+	}
+	if got := Percentile(nil, 50); got != 0 {
+		t.Errorf("Percentile(none) = %s, want 0", got)
+	}
+}
+
+func TestReadTruthErrors(t *testing.T) {
+	for _, tc := range []struct{ name, log, want string }{
+		{"not JSON", "{\n", "truth line 1: "},
+		{"unknown field", `{"time":"2026-11-21T10:00:00Z","entity":"call","id":1,"change":"created","color":"red"}`, `truth line 1: json: unknown field "color"`},
+		{"participant status not a number", `{"time":"2026-11-21T10:00:00Z","entity":"participant","id":1,"call_id":1,"change":"joined","to":"x"}`, `truth line 1: status "x": `},
+		{"user status not a number", "\n" + `{"time":"2026-11-21T10:00:00Z","entity":"user","id":1,"change":"status_changed","field":"status","to":"x"}`, `truth line 2: status "x": `},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ReadTruth(strings.NewReader(tc.log))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("ReadTruth: %v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestReadTruth(t *testing.T) {
+	truth := readTruth(t, cleanTruthLog())
+	if c := truth.Calls[1]; c == nil || !c.Created.Equal(t0.Add(time.Second)) || !c.Ended.Equal(t0.Add(8*time.Second)) || !c.Finalized.Equal(t0.Add(9*time.Second)) {
+		t.Errorf("call 1 = %+v", truth.Calls[1])
+	}
+	if p := truth.Participants[11]; p == nil || p.CallID != 1 || !slices.Equal(p.Statuses, []int{13, 6, 8, 1}) {
+		t.Errorf("participant 11 = %+v, want call 1, statuses 13 6 8 1 (not the duration change)", p)
+	}
+	if u := truth.Users[5]; !maps.Equal(u, map[string]int{"status": 1}) {
+		t.Errorf("user 5 = %v", u)
+	}
+	if !truth.Last.Equal(t0.Add(11 * time.Second)) {
+		t.Errorf("Last = %s", truth.Last)
+	}
+}
+
+func TestCompareCounts(t *testing.T) {
+	r := Check(cleanStream(t).msgs, "callcenter")
+	r.CompareCounts(1, 1, 1)
+	if !r.OK() {
+		t.Fatalf("matching counts: %v", r.Problems)
+	}
+	r.CompareCounts(2, 1, 0)
+	if want := "stream has 1 calls created, 1 ended, 1 metrics finalized; the world 2, 1, 0"; len(r.Problems) != 1 || r.Problems[0] != want {
+		t.Fatalf("got %q, want %q", r.Problems, want)
+	}
+}
