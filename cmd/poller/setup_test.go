@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/callbus/callbus/internal/simtest"
 )
 
 // `poller setup` serves the page and its scripts on the address it logs, and
@@ -16,7 +18,7 @@ import (
 func TestSetupCommandServesThePage(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var logs lockedBuffer
+	var logs simtest.Buffer
 	errc := make(chan error, 1)
 	args := []string{"--addr", "127.0.0.1:0", "--config", filepath.Join(t.TempDir(), "values.json")}
 	go func() { errc <- runSetup(ctx, args, func(string) string { return "" }, &logs) }()
