@@ -97,11 +97,11 @@ func TestOldOpenCallsCost(t *testing.T) {
 		if _, err := store.Commit(t.Context(), p.lease(), b); err != nil {
 			t.Fatal(err)
 		}
-		before := p.api.Limiter().Stats().Acquired
+		before := p.api.Usage().Requests
 		if err := p.pollCalls(t.Context()); err != nil {
 			t.Fatal(err)
 		}
-		if got := p.api.Limiter().Stats().Acquired - before; got != tc.requests {
+		if got := p.api.Usage().Requests - before; got != tc.requests {
 			t.Errorf("%d old open calls: %d requests, want %d", tc.old, got, tc.requests)
 		}
 	}
