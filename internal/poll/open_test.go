@@ -18,7 +18,18 @@ import (
 // lease, for driving single cycles.
 func newTestPoller(t *testing.T) (*Poller, *cursor.Store, *sim.Sim) {
 	t.Helper()
-	s, err := sim.New(sim.Config{Seed: 3, Clock: sim.NewManualClock(time.Now().UTC().Truncate(time.Second)), APIKey: "k", Agents: 5})
+	return newPollerOf(t, sim.Config{Agents: 5}, map[string]time.Duration{ResCalls: time.Second, ResMetrics: time.Second}, Hooks{})
+}
+
+// newPollerOf is newTestPoller over a simulator configured by cfg (its clock a
+// manual one at the wall clock's second, seed 3 unless set), polling intervals.
+func newPollerOf(t *testing.T, cfg sim.Config, intervals map[string]time.Duration, hooks Hooks) (*Poller, *cursor.Store, *sim.Sim) {
+	t.Helper()
+	cfg.Clock, cfg.APIKey = sim.NewManualClock(time.Now().UTC().Truncate(time.Second)), "k"
+	if cfg.Seed == 0 {
+		cfg.Seed = 3
+	}
+	s, err := sim.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,8 +43,7 @@ func newTestPoller(t *testing.T) (*Poller, *cursor.Store, *sim.Sim) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := New(Config{Account: "acme", Prefix: "callcenter", Intervals: map[string]time.Duration{ResCalls: time.Second, ResMetrics: time.Second}},
-		api, store, nil, zerolog.Nop(), Hooks{})
+	p, err := New(Config{Account: "acme", Prefix: "callcenter", Intervals: intervals}, api, store, nil, zerolog.Nop(), hooks)
 	if err != nil {
 		t.Fatal(err)
 	}
