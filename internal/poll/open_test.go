@@ -118,3 +118,41 @@ func TestOldOpenCallsCost(t *testing.T) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// Metrics of old open calls are read one by one when they are few, and pull the
+// metrics window back to them when they are many; a call still open within
+// MaxWindow is covered by the window at no extra cost.
+func TestOldOpenMetricsCost(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		old      int
+		recent   bool
+		requests uint64
+	}{
+		{"a few old", 3, false, 1 + 3},
+		{"many old", 12, false, 1},
+		{"one within MaxWindow", 0, true, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, store, _ := newTestPoller(t)
+			now := time.Now().UTC()
+			var b cursor.Batch
+			for i := range tc.old {
+				b.Open = append(b.Open, cursor.Tracked{ID: itoa(100 + i), At: now.Add(-10*time.Hour - time.Duration(i)*time.Minute)})
+			}
+			if tc.recent {
+				b.Open = append(b.Open, cursor.Tracked{ID: "99", At: now.Add(-4 * time.Hour)})
+			}
+			if _, err := store.Commit(t.Context(), p.lease(), b); err != nil {
+				t.Fatal(err)
+			}
+			before := p.api.Usage().Requests
+			if err := p.pollMetrics(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			if got := p.api.Usage().Requests - before; got != tc.requests {
+				t.Errorf("%d requests, want %d", got, tc.requests)
+			}
+		})
+	}
+}
