@@ -3,6 +3,7 @@ package poll
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -109,16 +110,17 @@ func TestRunSchedulesEveryResource(t *testing.T) {
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		mu.Lock()
-		n := len(cycles)
+		least, seen := len(cycles), fmt.Sprint(cycles)
 		for _, c := range cycles {
-			n = min(n, c)
+			least = min(least, c)
 		}
+		all := len(cycles) == len(everything)
 		mu.Unlock()
-		if len(cycles) == len(everything) && n >= 2 {
+		if all && least >= 2 {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("cycles by resource %v after 20s, want two of each", cycles)
+			t.Fatalf("cycles by resource %s after 20s, want two of each", seen)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
