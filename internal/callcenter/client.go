@@ -32,6 +32,9 @@ type Client struct {
 
 	mu   sync.Mutex
 	rate RateState
+	// byTimeIgnoredUntil: /calls was seen ignoring by_time; CallsSince reads
+	// without the filter until then.
+	byTimeIgnoredUntil time.Time
 }
 
 // Option configures a Client.

@@ -15,6 +15,11 @@
 // encode back to the canonical shape of the spec with encoding/json, and top-level
 // records keep the raw JSON they were decoded from in their Raw field.
 //
+// The API's list quirks stay here too: CallsSince and CallMetricsSince read a
+// by_time window completely whatever the list order (undocumented, and a list may
+// move or reshuffle between requests), and CallsSince falls back to reading pages
+// and filtering when /calls ignores by_time, remembering that for an hour.
+//
 // Errors name the operation ("list calls page 3: ..."); failures reported by the
 // server are *APIError (see IsNotFound, IsValidation, IsUnauthorized), requests
 // refused before sending are *ValidationError.

@@ -3,7 +3,6 @@ package poll
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -27,9 +26,8 @@ const maxSingleReads = 10
 // few open calls older than MaxWindow are read one by one (GET /calls/{id}) rather
 // than stretching the window that far; calls that already ended wait only for their
 // metric and are not read again; calls still open after GiveUpAfter are given up.
-// Whether /calls honours by_time is checked on every record (field note 3): a
-// record outside the window means it does not, and the poller then reads pages and
-// filters itself. Nothing depends on list order (listWindow, readAll).
+// The client's CallsSince takes care of the API's quirks: list order, lists that
+// move while read, and a /calls that ignores by_time (field notes 2 and 3).
 func (p *Poller) pollCalls(ctx context.Context) error {
 	cur, err := p.store.Cursors(ctx)
 	if err != nil {
@@ -127,38 +125,20 @@ func (p *Poller) planOpen(ctx context.Context, bt *batcher, open []cursor.Tracke
 	return from, single, nil
 }
 
-// listCalls hands every call created at or after from to each, a page at a time:
-// through the by_time filter while /calls honours it (checked on every record),
-// otherwise by reading pages and filtering here (readAll).
+// listCalls hands every call created at or after from to each, a page at a time,
+// each call once: the client reads the window completely whatever the list order,
+// and falls back to reading pages when /calls ignores by_time.
 func (p *Poller) listCalls(ctx context.Context, from time.Time, each func([]callcenter.Call) error) error {
-	if time.Now().Before(p.byTimeIgnoredUntil) {
-		return p.readAll(ctx, from, each)
+	o := callcenter.ListCallsOptions{ListOptions: callcenter.ListOptions{PerPage: p.cfg.PerPage},
+		ByTime: callcenter.TimeWindow{From: from, To: p.windowEnd()}}
+	if err := p.api.CallsSince(ctx, o, each); err != nil {
+		return fmt.Errorf("calls: %w", err)
 	}
-	fetch := func(ctx context.Context, w callcenter.TimeWindow, n int) (callcenter.Page[callcenter.Call], error) {
-		pg, err := p.api.ListCalls(ctx, callcenter.ListCallsOptions{
-			ListOptions: callcenter.ListOptions{Page: n, PerPage: p.cfg.PerPage}, ByTime: w})
-		if err != nil {
-			return pg, fmt.Errorf("calls: list page %d: %w", n, err)
-		}
-		for _, c := range pg.Items {
-			// by_time goes to the second: From rounded down, To up.
-			if c.CreatedTime.Before(w.From.Truncate(time.Second)) || c.CreatedTime.After(w.To.Add(time.Second)) {
-				return pg, errIgnoresByTime
-			}
-		}
-		return pg, nil
-	}
-	err := listWindow(ctx, fetch, callcenter.TimeWindow{From: from, To: p.windowEnd()}, func(c callcenter.Call) int64 { return c.ID }, each)
-	if errors.Is(err, errIgnoresByTime) {
-		// by_time was ignored: fall back, and look again in an hour.
-		p.byTimeIgnoredUntil = time.Now().Add(time.Hour)
-		p.log.Warn().Msg("calls: /calls ignores by_time; reading pages and filtering instead")
-		return p.readAll(ctx, from, each)
-	}
-	return err
+	return nil
 }
 
-// callSink diffs calls as pages arrive, each call once per cycle.
+// callSink diffs calls as pages arrive, each call once per cycle (a call read one
+// by one may also come in the list).
 type callSink struct {
 	p      *Poller
 	bt     *batcher
@@ -168,13 +148,7 @@ type callSink struct {
 }
 
 func (s *callSink) add(page []callcenter.Call) error {
-	fresh := make([]callcenter.Call, 0, len(page))
-	for _, c := range page {
-		if !s.seen[c.ID] {
-			s.seen[c.ID] = true
-			fresh = append(fresh, c)
-		}
-	}
+	fresh := unseen(s.seen, page, func(c callcenter.Call) int64 { return c.ID })
 	newest, err := s.p.diffCalls(s.bt.ctx, s.bt, fresh, s.pruned)
 	if newest.After(s.newest) {
 		s.newest = newest
@@ -182,171 +156,23 @@ func (s *callSink) add(page []callcenter.Call) error {
 	return err
 }
 
-// errIgnoresByTime: /calls returned a record outside the by_time window.
-var errIgnoresByTime = errors.New("the API ignores by_time on /calls")
+// unseen returns the records of page not in seen yet, and marks them seen.
+func unseen[T any](seen map[int64]bool, page []T, id func(T) int64) []T {
+	fresh := make([]T, 0, len(page))
+	for _, it := range page {
+		if !seen[id(it)] {
+			seen[id(it)] = true
+			fresh = append(fresh, it)
+		}
+	}
+	return fresh
+}
 
 func minTime(a, b time.Time) time.Time {
 	if b.Before(a) {
 		return b
 	}
 	return a
-}
-
-// readAll reads /calls without a filter and hands on calls created at or after from.
-// List order is undocumented (field note 2), so it is detected, never assumed:
-// when every record so far came newest first, reading stops at the first page that
-// reaches back before from; when they came oldest first, pages are read from the
-// last one backwards until one starts before from; any other order, or an order
-// that breaks midway, means reading every page.
-func (p *Poller) readAll(ctx context.Context, from time.Time, each func([]callcenter.Call) error) error {
-	calls, err := p.readAllCalls(ctx, from)
-	if err != nil {
-		return err
-	}
-	for start := 0; start < len(calls); start += p.cfg.PerPage {
-		if err := each(calls[start:min(start+p.cfg.PerPage, len(calls))]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// readAllCalls is readAll's reading: it keeps the calls in memory, since the order
-// is only known once read (a fallback for an API that ignores by_time).
-func (p *Poller) readAllCalls(ctx context.Context, from time.Time) ([]callcenter.Call, error) {
-	list := func(n int) (callcenter.Page[callcenter.Call], error) {
-		pg, err := p.api.ListCalls(ctx, callcenter.ListCallsOptions{ListOptions: callcenter.ListOptions{Page: n, PerPage: p.cfg.PerPage}})
-		if err != nil {
-			return pg, fmt.Errorf("calls: list page %d: %w", n, err)
-		}
-		return pg, nil
-	}
-	first, err := list(1)
-	if err != nil {
-		return nil, err
-	}
-	var ord order
-	ord.see(first.Items)
-	all := first.Items
-	last := lastPage(first)
-	if ord.asc && !ord.desc && last > 1 {
-		var nextFirst time.Time // first record of the page after the one being read
-		for n := last; n > 1; n-- {
-			pg, err := list(n)
-			if err != nil {
-				return nil, err
-			}
-			all = append(all, pg.Items...)
-			if len(pg.Items) == 0 {
-				continue
-			}
-			if !sortedAsc(pg.Items) || (!nextFirst.IsZero() && pg.Items[len(pg.Items)-1].CreatedTime.After(nextFirst)) {
-				for m := n - 1; m > 1; m-- { // the order broke: read the rest too
-					pg, err := list(m)
-					if err != nil {
-						return nil, err
-					}
-					all = append(all, pg.Items...)
-				}
-				break
-			}
-			nextFirst = pg.Items[0].CreatedTime
-			if nextFirst.Before(from) {
-				break
-			}
-		}
-	} else if !first.IsLast() {
-		for n := 2; ; n++ {
-			if ord.desc && !ord.asc && len(all) > 0 && all[len(all)-1].CreatedTime.Before(from) {
-				break
-			}
-			pg, err := list(n)
-			if err != nil {
-				return nil, err
-			}
-			ord.see(pg.Items)
-			all = append(all, pg.Items...)
-			if pg.IsLast() {
-				break
-			}
-		}
-	}
-	// In no order at all, a list that reshuffles between requests can hide records
-	// from one pass: read it again (twice at most) until every record was seen.
-	if !ord.asc && !ord.desc && first.Meta != nil {
-		ids := func() int { return distinct(all, func(c callcenter.Call) int64 { return c.ID }) }
-		for pass := 0; pass < 2 && ids() < first.Meta.TotalCount; pass++ {
-			for n := 1; ; n++ {
-				pg, err := list(n)
-				if err != nil {
-					return nil, err
-				}
-				all = append(all, pg.Items...)
-				if pg.IsLast() {
-					break
-				}
-			}
-		}
-	}
-	out := all[:0:0]
-	for _, c := range all {
-		if !c.CreatedTime.Before(from) {
-			out = append(out, c)
-		}
-	}
-	return dedupe(out), nil
-}
-
-// order tracks whether the records seen so far could be in ascending and/or
-// descending created_time order.
-type order struct {
-	asc, desc, started bool
-	prev               time.Time
-}
-
-func (o *order) see(cs []callcenter.Call) {
-	for _, c := range cs {
-		if !o.started {
-			o.asc, o.desc, o.started = true, true, true
-		} else {
-			if c.CreatedTime.Before(o.prev) {
-				o.asc = false
-			}
-			if c.CreatedTime.After(o.prev) {
-				o.desc = false
-			}
-		}
-		o.prev = c.CreatedTime
-	}
-}
-
-func sortedAsc(cs []callcenter.Call) bool {
-	var o order
-	o.see(cs)
-	return o.asc
-}
-
-func lastPage(pg callcenter.Page[callcenter.Call]) int {
-	if pg.Meta == nil {
-		return 0
-	}
-	return pg.Meta.TotalPages
-}
-
-// dedupe drops repeated calls (page boundaries repeat records when the list moves
-// under the reader), keeping the last copy read, which is the freshest.
-func dedupe(cs []callcenter.Call) []callcenter.Call {
-	idx := make(map[int64]int, len(cs))
-	out := cs[:0:0]
-	for _, c := range cs {
-		if i, ok := idx[c.ID]; ok {
-			out[i] = c
-			continue
-		}
-		idx[c.ID] = len(out)
-		out = append(out, c)
-	}
-	return out
 }
 
 // diffCalls diffs each call against its snapshot and queues the results. It returns

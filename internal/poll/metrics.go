@@ -37,29 +37,15 @@ func (p *Poller) pollMetrics(ctx context.Context) error {
 	if len(old) > maxSingleReads {
 		from, old = open[0].At, nil // many: one window back to the oldest is cheaper
 	}
-	from = from.Add(-time.Second) // the spec says "after" by_time[from]: include the boundary
-	fetch := func(ctx context.Context, w callcenter.TimeWindow, n int) (callcenter.Page[callcenter.CallMetric], error) {
-		pg, err := p.api.ListCallMetrics(ctx, callcenter.ListCallMetricsOptions{
-			ListOptions: callcenter.ListOptions{Page: n, PerPage: p.cfg.PerPage}, ByTime: w, IncludeLifeCycle: true})
-		if err != nil {
-			return pg, fmt.Errorf("metrics: list page %d: %w", n, err)
-		}
-		return pg, nil
-	}
 	bt := p.newBatcher(ctx)
 	seen := map[int64]bool{}
 	each := func(page []callcenter.CallMetric) error {
-		fresh := make([]callcenter.CallMetric, 0, len(page))
-		for _, m := range page {
-			if !seen[m.CallID] {
-				seen[m.CallID] = true
-				fresh = append(fresh, m)
-			}
-		}
-		return p.diffMetrics(ctx, bt, fresh)
+		return p.diffMetrics(ctx, bt, unseen(seen, page, func(m callcenter.CallMetric) int64 { return m.CallID }))
 	}
-	if err := listWindow(ctx, fetch, callcenter.TimeWindow{From: from, To: p.windowEnd()}, func(m callcenter.CallMetric) int64 { return m.CallID }, each); err != nil {
-		return err
+	o := callcenter.ListCallMetricsOptions{ListOptions: callcenter.ListOptions{PerPage: p.cfg.PerPage},
+		ByTime: callcenter.TimeWindow{From: from, To: p.windowEnd()}, IncludeLifeCycle: true}
+	if err := p.api.CallMetricsSince(ctx, o, each); err != nil {
+		return fmt.Errorf("metrics: %w", err)
 	}
 	for _, id := range old {
 		if seen[id] {

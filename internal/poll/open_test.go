@@ -18,7 +18,18 @@ import (
 // lease, for driving single cycles.
 func newTestPoller(t *testing.T) (*Poller, *cursor.Store, *sim.Sim) {
 	t.Helper()
-	s, err := sim.New(sim.Config{Seed: 3, Clock: sim.NewManualClock(time.Now().UTC().Truncate(time.Second)), APIKey: "k", Agents: 5})
+	return newPollerOf(t, sim.Config{Agents: 5}, map[string]time.Duration{ResCalls: time.Second, ResMetrics: time.Second}, Hooks{})
+}
+
+// newPollerOf is newTestPoller over a simulator configured by cfg (its clock a
+// manual one at the wall clock's second, seed 3 unless set), polling intervals.
+func newPollerOf(t *testing.T, cfg sim.Config, intervals map[string]time.Duration, hooks Hooks) (*Poller, *cursor.Store, *sim.Sim) {
+	t.Helper()
+	cfg.Clock, cfg.APIKey = sim.NewManualClock(time.Now().UTC().Truncate(time.Second)), "k"
+	if cfg.Seed == 0 {
+		cfg.Seed = 3
+	}
+	s, err := sim.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,8 +43,8 @@ func newTestPoller(t *testing.T) (*Poller, *cursor.Store, *sim.Sim) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := New(Config{Account: "acme", Prefix: "callcenter", Intervals: map[string]time.Duration{ResCalls: time.Second, ResMetrics: time.Second},
-		Backfill: 24 * time.Hour, MetricsLookback: 2 * time.Hour}, api, store, nil, zerolog.Nop(), Hooks{})
+	p, err := New(Config{Account: "acme", Prefix: "callcenter", Intervals: intervals,
+		Backfill: 24 * time.Hour, MetricsLookback: 2 * time.Hour}, api, store, nil, zerolog.Nop(), hooks)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,14 +108,52 @@ func TestOldOpenCallsCost(t *testing.T) {
 		if _, err := store.Commit(t.Context(), p.lease(), b); err != nil {
 			t.Fatal(err)
 		}
-		before := p.api.Limiter().Stats().Acquired
+		before := p.api.Usage().Requests
 		if err := p.pollCalls(t.Context()); err != nil {
 			t.Fatal(err)
 		}
-		if got := p.api.Limiter().Stats().Acquired - before; got != tc.requests {
+		if got := p.api.Usage().Requests - before; got != tc.requests {
 			t.Errorf("%d old open calls: %d requests, want %d", tc.old, got, tc.requests)
 		}
 	}
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// Metrics of old open calls are read one by one when they are few, and pull the
+// metrics window back to them when they are many; a call still open within
+// MaxWindow is covered by the window at no extra cost.
+func TestOldOpenMetricsCost(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		old      int
+		recent   bool
+		requests uint64
+	}{
+		{"a few old", 3, false, 1 + 3},
+		{"many old", 12, false, 1},
+		{"one within MaxWindow", 0, true, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, store, _ := newTestPoller(t)
+			now := time.Now().UTC()
+			var b cursor.Batch
+			for i := range tc.old {
+				b.Open = append(b.Open, cursor.Tracked{ID: itoa(100 + i), At: now.Add(-10*time.Hour - time.Duration(i)*time.Minute)})
+			}
+			if tc.recent {
+				b.Open = append(b.Open, cursor.Tracked{ID: "99", At: now.Add(-4 * time.Hour)})
+			}
+			if _, err := store.Commit(t.Context(), p.lease(), b); err != nil {
+				t.Fatal(err)
+			}
+			before := p.api.Usage().Requests
+			if err := p.pollMetrics(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			if got := p.api.Usage().Requests - before; got != tc.requests {
+				t.Errorf("%d requests, want %d", got, tc.requests)
+			}
+		})
+	}
+}

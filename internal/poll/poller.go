@@ -111,13 +111,11 @@ type Poller struct {
 	lease func() cursor.Lease
 	scope diff.Scope // account and state epoch, set by Run
 
-	names    diff.StatusNames
-	hasNames bool
-	newest   time.Time // newest API time seen: the simulator's clock may run ahead of ours
-	// byTimeIgnoredUntil: /calls was seen ignoring by_time; read pages until then.
-	byTimeIgnoredUntil time.Time
-	mu                 sync.Mutex
-	effective          map[string]time.Duration
+	names     diff.StatusNames
+	hasNames  bool
+	newest    time.Time // newest API time seen: the simulator's clock may run ahead of ours
+	mu        sync.Mutex
+	effective map[string]time.Duration
 }
 
 // New returns a poller. wake is called after each commit that queued events. It

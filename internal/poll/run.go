@@ -55,14 +55,15 @@ func (p *Poller) Run(ctx context.Context, lease func() cursor.Lease) error {
 			continue
 		}
 		start := time.Now()
-		used0 := p.api.Limiter().Stats().Acquired
+		before := p.api.Usage()
 		cctx, span := p.hooks.Tracer.Start(ctx, "poll "+res, trace.WithAttributes(attribute.String("callbus.resource", res)))
 		err := p.cycle(cctx, res)
 		if err != nil {
 			span.SetStatus(codes.Error, err.Error())
 		}
 		span.End()
-		used := int(p.api.Limiter().Stats().Acquired - used0)
+		usage := p.api.Usage()
+		used := int(usage.Requests - before.Requests)
 		if p.hooks.Cycle != nil {
 			p.hooks.Cycle(res, time.Since(start), used, err)
 		}
@@ -73,7 +74,7 @@ func (p *Poller) Run(ctx context.Context, lease func() cursor.Lease) error {
 			return ctx.Err()
 		}
 		cost[res] = 0.7*cost[res] + 0.3*float64(max(used, 1))
-		eff := p.allocate(cost)
+		eff := p.allocate(cost, usage.Budget)
 		next[res] = start.Add(eff[res])
 		if err != nil {
 			p.log.Warn().Err(err).Str("resource", res).Msg("poll cycle failed; retrying")
@@ -137,18 +138,14 @@ func (p *Poller) resourcesByPriority() []string {
 	return out
 }
 
-// allocate recomputes the effective intervals from the limiter's budget.
-func (p *Poller) allocate(cost map[string]float64) map[string]time.Duration {
-	st := p.api.Limiter().Stats()
+// allocate recomputes the effective intervals from budget, this service's
+// requests per rate window (0: not known yet).
+func (p *Poller) allocate(cost map[string]float64, budget int) map[string]time.Duration {
 	var ds []Demand
 	for r, target := range p.cfg.Intervals {
 		ds = append(ds, Demand{Name: r, Target: target, Priority: p.cfg.Priorities[r], Cost: cost[r]})
 	}
-	budget := float64(st.Budget)
-	if st.Limit == 0 {
-		budget = 0
-	}
-	eff := Allocate(budget, p.cfg.RateWindow, ds)
+	eff := Allocate(float64(budget), p.cfg.RateWindow, ds)
 	if budget == 0 { // limit unknown yet: keep the targets, the limiter paces requests
 		for r, target := range p.cfg.Intervals {
 			eff[r] = target

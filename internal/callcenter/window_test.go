@@ -1,4 +1,4 @@
-package poll
+package callcenter
 
 import (
 	"context"
@@ -6,8 +6,6 @@ import (
 	"slices"
 	"testing"
 	"time"
-
-	"github.com/callbus/callbus/internal/callcenter"
 )
 
 // fakeList serves records created one a second from t0, a page at a time, in a
@@ -24,7 +22,7 @@ type fakeList struct {
 
 var w0 = time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC)
 
-func (f *fakeList) page(_ context.Context, w callcenter.TimeWindow, n int) (callcenter.Page[int64], error) {
+func (f *fakeList) page(_ context.Context, w TimeWindow, n int) (Page[int64], error) {
 	f.requests++
 	var in []int64
 	for i := range f.n {
@@ -36,9 +34,9 @@ func (f *fakeList) page(_ context.Context, w callcenter.TimeWindow, n int) (call
 	if f.shuffle {
 		f.rnd.Shuffle(len(in), func(i, j int) { in[i], in[j] = in[j], in[i] })
 	}
-	pg := callcenter.Page[int64]{Number: n, PerPage: f.perPage}
+	pg := Page[int64]{Number: n, PerPage: f.perPage}
 	if f.meta {
-		pg.Meta = &callcenter.Meta{TotalCount: len(in), TotalPages: (len(in) + f.perPage - 1) / f.perPage, Current: n}
+		pg.Meta = &Meta{TotalCount: len(in), TotalPages: (len(in) + f.perPage - 1) / f.perPage, Current: n}
 	}
 	if lo := (n - 1) * f.perPage; lo < len(in) {
 		pg.Items = in[lo:min(lo+f.perPage, len(in))]
@@ -46,7 +44,7 @@ func (f *fakeList) page(_ context.Context, w callcenter.TimeWindow, n int) (call
 	return pg, nil
 }
 
-func TestListWindowComplete(t *testing.T) {
+func TestReadWindowComplete(t *testing.T) {
 	for _, tc := range []struct {
 		name          string
 		shuffle, meta bool
@@ -59,7 +57,7 @@ func TestListWindowComplete(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := &fakeList{n: 2500, perPage: 100, shuffle: tc.shuffle, meta: tc.meta, rnd: rand.New(rand.NewPCG(1, 2))}
 			var got []int64
-			err := listWindow(t.Context(), f.page, callcenter.TimeWindow{From: w0, To: w0.Add(24 * time.Hour)}, func(v int64) int64 { return v },
+			err := readWindow(t.Context(), f.page, TimeWindow{From: w0, To: w0.Add(24 * time.Hour)}, func(v int64) int64 { return v },
 				func(page []int64) error { got = append(got, page...); return nil })
 			if err != nil {
 				t.Fatal(err)

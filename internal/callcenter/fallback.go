@@ -1,0 +1,220 @@
+package callcenter
+
+import (
+	"context"
+	"time"
+)
+
+// callsFallback reads /calls without by_time and hands each the calls created at
+// or after from, per at a time, deduplicated. It keeps the read in memory: the
+// list order, which decides where reading may stop, is known only once read.
+func (c *Client) callsFallback(ctx context.Context, from time.Time, per int, each func([]Call) error) error {
+	r := unfiltered{c: c, per: per}
+	calls, err := r.read(ctx, from)
+	if err != nil {
+		return err
+	}
+	for start := 0; start < len(calls); start += per {
+		if err := each(calls[start:min(start+per, len(calls))]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// unfiltered is one read of /calls without by_time. List order is undocumented
+// (field note 2), so it is detected from the records, never assumed, and each
+// order has its way of reading (read):
+//   - newest first: forwards from page 1, stopping at the first page that reaches
+//     back before from;
+//   - oldest first: from the last page backwards, stopping at the first page that
+//     starts before from;
+//   - any other order (or one that breaks midway): every page; and when the list
+//     reshuffles between requests, it is read again, twice at most, until it held
+//     meta.total_count distinct calls.
+type unfiltered struct {
+	c   *Client
+	per int
+	ord listOrder
+	all []Call // every copy read, in reading order
+}
+
+// read returns the calls created at or after from, each once (its last copy
+// read, the freshest), in the order first read.
+func (r *unfiltered) read(ctx context.Context, from time.Time) ([]Call, error) {
+	first, err := r.page(ctx, 1)
+	if err != nil {
+		return nil, err
+	}
+	r.ord.see(first.Items)
+	switch {
+	case r.ord.oldestFirst() && lastPage(first) > 1:
+		err = r.backwards(ctx, lastPage(first), from)
+	case !first.IsLast():
+		err = r.forwards(ctx, from)
+	}
+	if err == nil && r.ord.unordered() && first.Meta != nil {
+		err = r.reread(ctx, first.Meta.TotalCount)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return lastCopies(createdSince(r.all, from)), nil
+}
+
+// page reads page n and keeps its calls.
+func (r *unfiltered) page(ctx context.Context, n int) (Page[Call], error) {
+	pg, err := r.c.ListCalls(ctx, ListCallsOptions{ListOptions: ListOptions{Page: n, PerPage: r.per}})
+	r.all = append(r.all, pg.Items...)
+	return pg, err
+}
+
+// forwards reads pages 2, 3, … to the last; while the calls so far came newest
+// first, it stops once they reach back before from.
+func (r *unfiltered) forwards(ctx context.Context, from time.Time) error {
+	for n := 2; !r.reachedBefore(from); n++ {
+		pg, err := r.page(ctx, n)
+		if err != nil {
+			return err
+		}
+		r.ord.see(pg.Items)
+		if pg.IsLast() {
+			return nil
+		}
+	}
+	return nil
+}
+
+func (r *unfiltered) reachedBefore(from time.Time) bool {
+	return r.ord.newestFirst() && len(r.all) > 0 && r.all[len(r.all)-1].CreatedTime.Before(from)
+}
+
+// backwards reads an oldest-first list from page last down to page 2, stopping
+// after a page that starts before from. A page out of order (within itself, or
+// ending after the start of the page after it) means the order broke: every page
+// left is read then.
+func (r *unfiltered) backwards(ctx context.Context, last int, from time.Time) error {
+	var next time.Time // start of the page after the one read
+	for n := last; n > 1; n-- {
+		pg, err := r.page(ctx, n)
+		if err != nil {
+			return err
+		}
+		if len(pg.Items) == 0 {
+			continue
+		}
+		if !ascendingUpTo(pg.Items, next) {
+			return r.pagesDown(ctx, n-1, 2)
+		}
+		next = pg.Items[0].CreatedTime
+		if next.Before(from) {
+			return nil
+		}
+	}
+	return nil
+}
+
+// pagesDown reads pages hi down to lo.
+func (r *unfiltered) pagesDown(ctx context.Context, hi, lo int) error {
+	for n := hi; n >= lo; n-- {
+		if _, err := r.page(ctx, n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// reread reads the whole list again, twice at most, until it held total distinct
+// calls: a list in no order that reshuffles between requests can hide records
+// from one pass.
+func (r *unfiltered) reread(ctx context.Context, total int) error {
+	for pass := 0; pass < 2 && distinctCalls(r.all) < total; pass++ {
+		for n := 1; ; n++ {
+			pg, err := r.page(ctx, n)
+			if err != nil {
+				return err
+			}
+			if pg.IsLast() {
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// listOrder tracks which created_time orders the calls seen so far allow.
+type listOrder struct {
+	asc, desc, started bool
+	prev               time.Time
+}
+
+func (o *listOrder) see(cs []Call) {
+	for _, c := range cs {
+		switch {
+		case !o.started:
+			o.asc, o.desc, o.started = true, true, true
+		case c.CreatedTime.Before(o.prev):
+			o.asc = false
+		case c.CreatedTime.After(o.prev):
+			o.desc = false
+		}
+		o.prev = c.CreatedTime
+	}
+}
+
+func (o listOrder) oldestFirst() bool { return o.asc && !o.desc }
+func (o listOrder) newestFirst() bool { return o.desc && !o.asc }
+
+// unordered: neither order holds, or nothing was seen yet.
+func (o listOrder) unordered() bool { return !o.asc && !o.desc }
+
+// ascendingUpTo reports whether cs are oldest first and, when next is set, none
+// is after it.
+func ascendingUpTo(cs []Call, next time.Time) bool {
+	var o listOrder
+	o.see(cs)
+	return o.asc && (next.IsZero() || !cs[len(cs)-1].CreatedTime.After(next))
+}
+
+// lastPage is the number of pages meta reported (0 without meta).
+func lastPage(pg Page[Call]) int {
+	if pg.Meta == nil {
+		return 0
+	}
+	return pg.Meta.TotalPages
+}
+
+func createdSince(cs []Call, from time.Time) []Call {
+	out := cs[:0:0]
+	for _, c := range cs {
+		if !c.CreatedTime.Before(from) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// lastCopies drops repeated calls (page boundaries repeat records when the list
+// moves under the reader), keeping each call where first read with its last copy
+// read, which is the freshest.
+func lastCopies(cs []Call) []Call {
+	idx := make(map[int64]int, len(cs))
+	out := cs[:0:0]
+	for _, c := range cs {
+		if i, ok := idx[c.ID]; ok {
+			out[i] = c
+			continue
+		}
+		idx[c.ID] = len(out)
+		out = append(out, c)
+	}
+	return out
+}
+
+func distinctCalls(cs []Call) int {
+	seen := make(map[int64]struct{}, len(cs))
+	for _, c := range cs {
+		seen[c.ID] = struct{}{}
+	}
+	return len(seen)
+}
