@@ -249,7 +249,9 @@ func TestEndToEndAgainstTruth(t *testing.T) {
 			ctx, cancel := context.WithCancel(t.Context())
 			done := make(chan error, 1)
 			set := testSettings(w, ns.URL(), rs.URL, "test-1")
-			set.CallsBackfill = tc.backfill
+			if tc.backfill != 0 {
+				set.CallsBackfill = tc.backfill
+			}
 			logs := &syncBuffer{}
 			log := zerolog.New(io.MultiWriter(zerolog.NewTestWriter(t), logs)).Level(zerolog.WarnLevel)
 			go func() {
