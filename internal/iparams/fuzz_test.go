@@ -32,6 +32,7 @@ func FuzzParse(f *testing.F) {
 		d, err := Parse(data)
 		if err != nil {
 			requireProblems(t, err, "")
+			requireDeclaredKeys(t, data, err)
 			return
 		}
 		for _, p := range d.Params() {
@@ -44,6 +45,24 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// requireDeclaredKeys fails unless, in a file that is an object with members,
+// every problem names one of its keys.
+func requireDeclaredKeys(t *testing.T, data []byte, err error) {
+	top, merr := members(data)
+	if merr != nil || len(top) == 0 {
+		return
+	}
+	keys := make(map[string]bool, len(top))
+	for _, m := range top {
+		keys[m.Key] = true
+	}
+	for _, p := range err.(Problems) {
+		if !keys[p.Key] {
+			t.Fatalf("problem %+v names no key of the file", p)
+		}
+	}
 }
 
 // fuzzDecls declares one parameter of every type, none required, so that a
