@@ -35,11 +35,23 @@ asyncapi:
 	node tools/asyncapi/check.mjs
 	node --test tools/asyncapi/check.test.mjs
 
-# Short fuzzing of every decoder (FUZZTIME per target).
+# Fuzzing: every Fuzz target of every package of PKGS, each for FUZZTIME (go test
+# fuzzes one target of one package at a time). The packages whose tests declare a
+# Fuzz function are found by go list and grep, their targets by go test -list. A
+# crasher fails the run and is saved under the package's testdata/fuzz/<target>/,
+# where every plain go test then replays it.
 FUZZTIME ?= 20s
 fuzz:
-	@for f in $$($(GO) test -list 'Fuzz.*' ./internal/callcenter/ | grep ^Fuzz); do \
-		echo "== $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) ./internal/callcenter/ || exit 1; \
+	@dirs=$$($(GO) list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.Dir}}{{end}}' $(PKGS)); \
+	pkgs=$$(for d in $$dirs; do grep -lqs '^func Fuzz' $$d/*_test.go && echo $$d; done); \
+	[ -n "$$pkgs" ] || { echo "no fuzz targets"; exit 1; }; \
+	list=$$($(GO) test -list '^Fuzz' $$pkgs) || { echo "$$list"; exit 1; }; \
+	targets=$$(echo "$$list" | awk '/^Fuzz/ { fs = fs " " $$1; next } \
+		/^ok/ { n = split(fs, f, " "); for (i = 1; i <= n; i++) print $$2 "@" f[i]; fs = "" }'); \
+	echo "fuzzing $$(echo $$targets | wc -w) targets for $(FUZZTIME) each"; \
+	for t in $$targets; do \
+		pkg=$${t%@*}; f=$${t#*@}; echo "== $$pkg $$f"; \
+		$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 	done
 
 # The Helm chart: lint and render every values file, then decode every manifest

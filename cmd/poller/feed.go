@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/callbus/callbus/internal/callcenter"
 	"github.com/callbus/callbus/internal/event"
@@ -27,6 +29,9 @@ func (f *feed) print(body []byte) {
 	} else {
 		line = fmt.Sprintf("%s  %-26s %-30s %s", e.Time.Format(time.TimeOnly), e.Type, e.Subject, summary(e))
 	}
+	// The body is whatever the stream holds: a newline in a name would split the
+	// line, an escape sequence would reach the terminal.
+	line = strings.Map(printable, strings.ToValidUTF8(line, "\uFFFD"))
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	fmt.Fprintln(f.w, line)
@@ -58,7 +63,7 @@ func summary(e event.Envelope) string {
 		}
 		var parts []string
 		for _, c := range d.Changes {
-			parts = append(parts, fmt.Sprintf("%s: %s → %s", c.Field, clip(string(c.Previous)), clip(string(c.Current))))
+			parts = append(parts, fmt.Sprintf("%s: %s → %s", c.Field, clip(c.Previous), clip(c.Current)))
 		}
 		return strings.Join(parts, "; ")
 	case event.ParticipantJoined:
@@ -117,9 +122,24 @@ func userState(s event.UserState) string {
 
 func statusLabel(code int) string { return callcenter.CallStatusLabel(code) }
 
-func clip(s string) string {
-	if len(s) > 40 {
-		return s[:37] + "..."
+// clip shortens a JSON value to 40 characters, compacted first (a body need not be
+// compact) and cut between characters, not inside one.
+func clip(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		b.Reset()
+		b.Write(raw)
 	}
-	return s
+	if r := []rune(b.String()); len(r) > 40 {
+		return string(r[:37]) + "..."
+	}
+	return b.String()
+}
+
+// printable maps control characters to a space.
+func printable(r rune) rune {
+	if unicode.IsControl(r) {
+		return ' '
+	}
+	return r
 }

@@ -59,6 +59,11 @@ func parseRegex(key string, raw json.RawMessage, c collector) []Rule {
 		case strings.TrimSpace(msg) == "":
 			c.add(key, attr+"-error", "must not be empty")
 		}
+		if strings.TrimSpace(msg) == "" {
+			// Reported above; the rule still checks default_value, whose problem
+			// needs a message all the same.
+			msg = fmt.Sprintf("does not match regex %q", m.Key)
+		}
 		if re != nil {
 			rules = append(rules, Rule{Name: m.Key, Pattern: re, Message: msg})
 		}

@@ -1,0 +1,92 @@
+package event
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// addExamples seeds f with the published example events (schemas/examples).
+func addExamples(f *testing.F) {
+	files, err := filepath.Glob("../../schemas/examples/*.json")
+	if err != nil || len(files) == 0 {
+		f.Fatalf("no example events: %v", err)
+	}
+	for _, name := range files {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	for _, s := range []string{`{}`, `null`, `[]`, `{"type":1}`, `{"time":""}`, `{"time":"2026-11-24T09:30:00+01:00","data":null}`} {
+		f.Add([]byte(s))
+	}
+}
+
+// FuzzDecodeEnvelope checks what a consumer does with a body (audit, replay
+// --pretty): whatever decodes as an Envelope encodes and decodes to the same
+// envelope, its type and time are what RestoreHead reads from the body, and a valid
+// one makes a Message whose body restores the same head.
+func FuzzDecodeEnvelope(f *testing.F) {
+	addExamples(f)
+	f.Fuzz(func(t *testing.T, body []byte) {
+		var e Envelope
+		if json.Unmarshal(body, &e) != nil {
+			return
+		}
+		head := Message{Data: body}
+		if err := head.RestoreHead(); err != nil || head.Type != e.Type || !head.Time.Equal(e.Time) {
+			t.Fatalf("envelope type %q time %v, RestoreHead: %q %v %v", e.Type, e.Time, head.Type, head.Time, err)
+		}
+		requireRoundTrip(t, e)
+		if e.Validate() != nil {
+			return
+		}
+		m, err := e.Message("callcenter", "acme")
+		if err != nil {
+			t.Fatalf("valid envelope %+v: %v", e, err)
+		}
+		again := Message{Data: m.Data}
+		if err := again.RestoreHead(); err != nil || again.Type != e.Type || !again.Time.Equal(e.Time) {
+			t.Fatalf("message of %q %v restores %q %v %v", e.Type, e.Time, again.Type, again.Time, err)
+		}
+	})
+}
+
+// requireRoundTrip fails unless e encodes, decodes to an equal envelope and
+// encodes to the same bytes again.
+func requireRoundTrip(t *testing.T, e Envelope) {
+	t.Helper()
+	b, err := json.Marshal(e)
+	if err != nil {
+		t.Fatalf("decoded envelope %+v does not encode: %v", e, err)
+	}
+	var e2 Envelope
+	if err := json.Unmarshal(b, &e2); err != nil {
+		t.Fatalf("encoded envelope %s does not decode: %v", b, err)
+	}
+	// An envelope without data encodes "data":null, which reads back as valid JSON:
+	// only envelopes with data keep their validity.
+	sameValidity := e.Data == nil || (e.Validate() == nil) == (e2.Validate() == nil)
+	b2, err := json.Marshal(e2)
+	if err != nil || !bytes.Equal(b, b2) || !e.Time.Equal(e2.Time) || !sameValidity {
+		t.Fatalf("round trip changed the envelope:\n%s\n%s (%v)", b, b2, err)
+	}
+}
+
+// FuzzRestoreHead checks RestoreHead's contract on any stored body: no panic, and
+// on error the message is left as it was.
+func FuzzRestoreHead(f *testing.F) {
+	addExamples(f)
+	at := time.Date(2026, 11, 24, 9, 30, 0, 0, time.UTC)
+	f.Fuzz(func(t *testing.T, body []byte) {
+		m := Message{ID: "x", Type: CallCreated, Time: at, Data: body}
+		if err := m.RestoreHead(); err != nil && (m.Type != CallCreated || !m.Time.Equal(at)) {
+			t.Fatalf("RestoreHead failed (%v) but changed the message to %q %v", err, m.Type, m.Time)
+		}
+	})
+}
