@@ -83,6 +83,20 @@ func (b *bed) commit(t *testing.T, n int) {
 	b.ids = append(b.ids, res.StreamIDs...)
 }
 
+// updateStream changes the stream's configuration as an operator would.
+func (b *bed) updateStream(t *testing.T, change func(*jetstream.StreamConfig)) {
+	t.Helper()
+	info, err := b.stream.Info(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := info.Config
+	change(&cfg)
+	if _, err := b.js.UpdateStream(t.Context(), cfg); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // outbox is the relay's view of the store.
 func (b *bed) outbox() Outbox { return storeOutbox{b.store} }
 
@@ -143,6 +157,9 @@ func streamMsgs(t *testing.T, s jetstream.Stream) []*jetstream.RawStreamMsg {
 	var out []*jetstream.RawStreamMsg
 	for seq := info.State.FirstSeq; seq <= info.State.LastSeq && info.State.Msgs > 0; seq++ {
 		m, err := s.GetMsg(t.Context(), seq)
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			continue // withdrawn
+		}
 		if err != nil {
 			t.Fatalf("get %d: %v", seq, err)
 		}
