@@ -61,18 +61,30 @@ func newBed(t *testing.T, durable bool) *bed {
 	return b
 }
 
-// commit appends n events (evt-<i>, numbered on from the last) to the outbox in
-// one commit, as the poller does.
+// commit appends n events (evt-<i>, numbered on from the last, with body
+// {"n":<i>}) to the outbox in one commit, as the poller does.
 func (b *bed) commit(t *testing.T, n int) {
 	t.Helper()
+	bodies := make([][]byte, n)
+	for i := range bodies {
+		bodies[i] = []byte(fmt.Sprintf(`{"n":%d}`, len(b.ids)+i))
+	}
+	b.commitBodies(t, bodies...)
+}
+
+// commitBodies appends an event (evt-<i>, numbered on from the last) with each
+// body to the outbox in one commit.
+func (b *bed) commitBodies(t *testing.T, bodies ...[]byte) {
+	t.Helper()
 	var batch cursor.Batch
-	for i := len(b.ids); i < len(b.ids)+n; i++ {
+	for k, body := range bodies {
+		i := len(b.ids) + k
 		batch.Events = append(batch.Events, event.Message{
 			ID:      fmt.Sprintf("evt-%d", i),
 			Subject: "callcenter.acme.call.created",
 			Type:    event.CallCreated,
 			Time:    time.Date(2026, 11, 24, 8, 0, i, 0, time.UTC),
-			Data:    []byte(fmt.Sprintf(`{"n":%d}`, i)),
+			Data:    body,
 			Headers: map[string]string{"traceparent": fmt.Sprintf("00-%032x-%016x-01", i+1, i+1)},
 		})
 	}

@@ -2,6 +2,7 @@ package publish
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -45,8 +46,9 @@ func fit(body []byte, limit int) ([]byte, event.Truncation, error) {
 	}
 	var cuts []*cuttable
 	collect(env["data"], "", &cuts)
-	// Largest first: the fewest values are cut.
-	slices.SortStableFunc(cuts, func(a, b *cuttable) int { return b.size - a.size })
+	// Largest first, so the fewest values are cut; by pointer among equals, so
+	// the same body is always cut the same way.
+	slices.SortFunc(cuts, func(a, b *cuttable) int { return cmp.Or(b.size-a.size, strings.Compare(a.ptr, b.ptr)) })
 	encode := func() ([]byte, error) {
 		mark.Truncated = marker(cuts)
 		env[event.AttrTruncated] = mark.Truncated
