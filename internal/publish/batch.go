@@ -66,18 +66,20 @@ func (r *Relay) send(ctx context.Context, recs []Record, until time.Time) ([]inf
 		if withdrawn && i > 0 {
 			break // sent alone, in the next batch
 		}
-		if !until.IsZero() && !time.Now().Before(until) {
-			// The lease was confirmed too long ago (this process may have been
-			// paused): another replica may lead by now. The next batch asks again.
-			r.log.Info().Str("outbox_id", rec.StreamID).Msg("relay: lease confirmation expired mid-batch; confirming again")
-			return sent, nil
-		}
 		pctx, span := r.startSpan(ctx, rec)
 		msg := message(rec, r.cfg.Stream)
 		for k, v := range telemetry.Inject(pctx) {
 			msg.Header[k] = []string{v} // lower-case traceparent/tracestate (W3C)
 		}
 		original, err := r.shrink(msg)
+		if err == nil && !until.IsZero() && !time.Now().Before(until) {
+			// Checked last, right before sending: the lease was confirmed too long
+			// ago (this process may have been paused), another replica may lead
+			// by now. The next batch asks again.
+			span.End()
+			r.log.Info().Str("outbox_id", rec.StreamID).Msg("relay: lease confirmation expired mid-batch; confirming again")
+			return sent, nil
+		}
 		if err == nil {
 			// No library retries: they would land out of order. A failure makes the
 			// relay reconcile and publish again from the first missing entry.
