@@ -33,7 +33,9 @@ type cuttable struct {
 
 // fit returns body (a CloudEvents envelope in JSON) reduced to at most limit
 // bytes, and the marker it added (event.Truncation): the largest lists of data
-// are cut to the longest prefix that fits, then, if needed, the largest strings.
+// (and strings of minCutString bytes or more) are cut to the longest prefix that
+// fits, largest first, each keeping one element as long as some other cut can
+// make room.
 // The envelope's attributes are kept; it is re-encoded, so key order may change.
 // It returns errCannotFit when no such cut fits.
 func fit(body []byte, limit int) ([]byte, event.Truncation, error) {
@@ -55,32 +57,39 @@ func fit(body []byte, limit int) ([]byte, event.Truncation, error) {
 		env[event.AttrOriginalSize] = mark.OriginalSize
 		return json.Marshal(env)
 	}
-	for _, c := range cuts {
-		// The longest prefix of c that fits, by bisection: keep in [lo, hi).
-		lo, hi := 0, c.n
-		for lo < hi {
-			mid := (lo + hi + 1) / 2
-			c.set(mid)
-			b, err := encode()
-			if err != nil {
-				return nil, mark, err
+	// First every list keeps at least one element (several schemas require one),
+	// then, if that is not enough, any may be emptied.
+	for _, floor := range []int{1, 0} {
+		for _, c := range cuts {
+			if b, ok, err := c.shortest(min(floor, c.kept), encode, limit); ok || err != nil {
+				return b, mark, err
 			}
-			if len(b) <= limit {
-				lo = mid
-			} else {
-				hi = mid - 1
-			}
-		}
-		c.set(lo)
-		b, err := encode()
-		if err != nil {
-			return nil, mark, err
-		}
-		if len(b) <= limit {
-			return b, mark, nil
 		}
 	}
 	return nil, mark, errCannotFit
+}
+
+// shortest cuts c to the longest prefix of at least lo (and at most what it
+// keeps now) with which the encoded body fits into limit, by bisection; when none
+// fits it leaves c at lo and returns false.
+func (c *cuttable) shortest(lo int, encode func() ([]byte, error), limit int) ([]byte, bool, error) {
+	hi := c.kept
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		c.set(mid)
+		b, err := encode()
+		if err != nil {
+			return nil, false, err
+		}
+		if len(b) <= limit {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	c.set(lo)
+	b, err := encode()
+	return b, err == nil && len(b) <= limit, err
 }
 
 // marker is the value of callbustruncated: each value cut, in pointer order.

@@ -122,6 +122,7 @@ func TestFitCases(t *testing.T) {
 		{"both lists when one is not enough", `{"data":{"a":[` + strings.Repeat(`"q",`, 100) + `"q"],"b":[` + strings.Repeat(`"r",`, 100) + `"r"]}}`, 120, "/a=101,/b=101"},
 		{"a long string when there is no list", `{"data":{"notes":"` + long + `","id":1}}`, 600, "/notes=4000"},
 		{"keys escaped in the pointer", `{"data":{"a/b~c":[` + strings.Repeat(`1,`, 300) + `1]}}`, 200, "/a~1b~0c=301"},
+		{"lists keep an element while another cut makes room", `{"data":{"a":["` + strings.Repeat("x", 300) + `","` + strings.Repeat("y", 300) + `","z"],"b":[` + strings.Repeat(`1,`, 250) + `1]}}`, 500, "/a=3,/b=251"},
 		{"nothing to cut", `{"data":{"id":"` + strings.Repeat("k", 100) + `"}}`, 50, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -140,6 +141,17 @@ func TestFitCases(t *testing.T) {
 			}
 			if !strings.Contains(string(got), `"callbustruncated":"`+tc.want+`"`) {
 				t.Fatalf("body lacks the marker: %s", got)
+			}
+			var env struct {
+				Data map[string]any `json:"data"`
+			}
+			if err := json.Unmarshal(got, &env); err != nil {
+				t.Fatal(err)
+			}
+			for k, v := range env.Data {
+				if l, ok := v.([]any); ok && len(l) == 0 {
+					t.Errorf("list %s emptied although one element fits: %s", k, got)
+				}
 			}
 		})
 	}
