@@ -66,40 +66,51 @@ func (r *Relay) send(ctx context.Context, recs []Record, until time.Time) ([]inf
 		if withdrawn && i > 0 {
 			break // sent alone, in the next batch
 		}
-		pctx, span := r.startSpan(ctx, rec)
-		msg := message(rec, r.cfg.Stream)
-		for k, v := range telemetry.Inject(pctx) {
-			msg.Header[k] = []string{v} // lower-case traceparent/tracestate (W3C)
+		in, err := r.sendOne(ctx, rec, until)
+		if err != nil || in.f == nil {
+			return sent, err
 		}
-		original, err := r.shrink(msg)
-		if err == nil && !until.IsZero() && !time.Now().Before(until) {
-			// Checked last, right before sending: the lease was confirmed too long
-			// ago (this process may have been paused), another replica may lead
-			// by now. The next batch asks again.
-			span.End()
-			r.log.Info().Str("outbox_id", rec.StreamID).Msg("relay: lease confirmation expired mid-batch; confirming again")
-			return sent, nil
+		sent = append(sent, in)
+		if withdrawn {
+			// Alone: until the stream takes it again (errWithdrawn), nothing after
+			// it may be stored.
+			break
 		}
-		if err == nil {
-			// No library retries: they would land out of order. A failure makes the
-			// relay reconcile and publish again from the first missing entry.
-			var f jetstream.PubAckFuture
-			f, err = r.pub.PublishMsgAsync(msg, jetstream.WithRetryAttempts(0))
-			if err == nil {
-				sent = append(sent, inflight{f: f, span: span, original: original})
-				if withdrawn {
-					// Alone: until the stream takes it again (errWithdrawn), nothing
-					// after it may be stored.
-					break
-				}
-				continue
-			}
-		}
-		span.SetStatus(codes.Error, err.Error())
-		span.End()
-		return sent, fmt.Errorf("publish %s (%s): %w", rec.ID, rec.Subject, err)
 	}
 	return sent, nil
+}
+
+// sendOne starts publishing rec, reduced when too large. It sends nothing, and
+// returns no future and no error, once until has passed.
+func (r *Relay) sendOne(ctx context.Context, rec Record, until time.Time) (inflight, error) {
+	pctx, span := r.startSpan(ctx, rec)
+	msg := message(rec, r.cfg.Stream)
+	for k, v := range telemetry.Inject(pctx) {
+		msg.Header[k] = []string{v} // lower-case traceparent/tracestate (W3C)
+	}
+	original, err := r.shrink(msg)
+	if err != nil {
+		span.SetStatus(codes.Error, err.Error())
+		span.End()
+		return inflight{}, fmt.Errorf("publish %s (%s): %w", rec.ID, rec.Subject, err)
+	}
+	if !until.IsZero() && !time.Now().Before(until) {
+		// Checked last, right before sending: the lease was confirmed too long ago
+		// (this process may have been paused), another replica may lead by now.
+		// The next batch asks again.
+		span.End()
+		r.log.Info().Str("outbox_id", rec.StreamID).Msg("relay: lease confirmation expired mid-batch; confirming again")
+		return inflight{}, nil
+	}
+	// No library retries: they would land out of order. A failure makes the relay
+	// reconcile and publish again from the first missing entry.
+	f, err := r.pub.PublishMsgAsync(msg, jetstream.WithRetryAttempts(0))
+	if err != nil {
+		span.SetStatus(codes.Error, err.Error())
+		span.End()
+		return inflight{}, fmt.Errorf("publish %s (%s): %w", rec.ID, rec.Subject, err)
+	}
+	return inflight{f: f, span: span, original: original}, nil
 }
 
 // ack waits for f's acknowledgement, at most AckWait.
