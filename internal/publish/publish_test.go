@@ -61,18 +61,30 @@ func newBed(t *testing.T, durable bool) *bed {
 	return b
 }
 
-// commit appends n events (evt-<i>, numbered on from the last) to the outbox in
-// one commit, as the poller does.
+// commit appends n events (evt-<i>, numbered on from the last, with body
+// {"n":<i>}) to the outbox in one commit, as the poller does.
 func (b *bed) commit(t *testing.T, n int) {
 	t.Helper()
+	bodies := make([][]byte, n)
+	for i := range bodies {
+		bodies[i] = []byte(fmt.Sprintf(`{"n":%d}`, len(b.ids)+i))
+	}
+	b.commitBodies(t, bodies...)
+}
+
+// commitBodies appends an event (evt-<i>, numbered on from the last) with each
+// body to the outbox in one commit.
+func (b *bed) commitBodies(t *testing.T, bodies ...[]byte) {
+	t.Helper()
 	var batch cursor.Batch
-	for i := len(b.ids); i < len(b.ids)+n; i++ {
+	for k, body := range bodies {
+		i := len(b.ids) + k
 		batch.Events = append(batch.Events, event.Message{
 			ID:      fmt.Sprintf("evt-%d", i),
 			Subject: "callcenter.acme.call.created",
 			Type:    event.CallCreated,
 			Time:    time.Date(2026, 11, 24, 8, 0, i, 0, time.UTC),
-			Data:    []byte(fmt.Sprintf(`{"n":%d}`, i)),
+			Data:    body,
 			Headers: map[string]string{"traceparent": fmt.Sprintf("00-%032x-%016x-01", i+1, i+1)},
 		})
 	}
@@ -81,6 +93,20 @@ func (b *bed) commit(t *testing.T, n int) {
 		t.Fatal(err)
 	}
 	b.ids = append(b.ids, res.StreamIDs...)
+}
+
+// updateStream changes the stream's configuration as an operator would.
+func (b *bed) updateStream(t *testing.T, change func(*jetstream.StreamConfig)) {
+	t.Helper()
+	info, err := b.stream.Info(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := info.Config
+	change(&cfg)
+	if _, err := b.js.UpdateStream(t.Context(), cfg); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // outbox is the relay's view of the store.
@@ -143,6 +169,9 @@ func streamMsgs(t *testing.T, s jetstream.Stream) []*jetstream.RawStreamMsg {
 	var out []*jetstream.RawStreamMsg
 	for seq := info.State.FirstSeq; seq <= info.State.LastSeq && info.State.Msgs > 0; seq++ {
 		m, err := s.GetMsg(t.Context(), seq)
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			continue // withdrawn
+		}
 		if err != nil {
 			t.Fatalf("get %d: %v", seq, err)
 		}

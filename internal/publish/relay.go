@@ -2,18 +2,14 @@ package publish
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync/atomic"
 	"time"
 
-	"github.com/callbus/callbus/internal/event"
-	"github.com/callbus/callbus/internal/streamread"
-	"github.com/callbus/callbus/internal/telemetry"
 	"github.com/cenkalti/backoff/v4"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rs/zerolog"
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 )
@@ -42,21 +38,42 @@ type Stats struct {
 	Published  atomic.Int64 // messages acknowledged as new
 	Duplicates atomic.Int64 // acknowledged as duplicates (already in the stream)
 	Errors     atomic.Int64 // failed publishes (retried)
-	Skipped    atomic.Int64 // outbox entries found already in the stream at start
+	Skipped    atomic.Int64 // outbox entries found already in the stream when reconciling
+	Truncated  atomic.Int64 // events published in reduced form (see fit)
+	Withdrawn  atomic.Int64 // stream messages deleted because they got ahead of a missing one
 }
 
 // Relay moves outbox entries to JetStream. Run it in one goroutine; Wake may be
-// called from any goroutine.
+// called from any goroutine. Set the optional fields before Run.
 type Relay struct {
 	pub     jetstream.Publisher
-	streams jetstream.StreamManager // to read the stream back when resuming
+	streams jetstream.StreamManager // to read the stream back when reconciling
 	outbox  Outbox
 	cfg     RelayConfig
 	log     zerolog.Logger
 	wake    chan struct{}
+	stream  jetstream.Stream // as of the last reconcile: duplicate checks, withdrawals
+	maxMsg  int64            // the stream's max_msg_size as of the last reconcile (<= 0: none)
+	// withdrawn holds the event ids reconcile withdrew and the stream has not
+	// taken again: each is sent alone (see send).
+	withdrawn map[string]struct{}
 	// OnPublished, when set, is called after each acknowledged record (for the
 	// detection-delay metric and the demo feed). It must not block.
 	OnPublished func(r Record, ack *jetstream.PubAck)
+	// OnTruncated, when set, is called once for each record stored in reduced
+	// form, with the size of its original body in bytes. It must not block.
+	OnTruncated func(r Record, originalSize int)
+	// MaxPayload returns the largest message the server accepts (nats.Conn's
+	// MaxPayload; 0 while unknown). Larger events are published reduced (see fit)
+	// instead of failing forever. Nil: no limit known.
+	MaxPayload func() int64
+	// Fence, when set, confirms that this process still holds the account's lease
+	// and returns how long the confirmation holds (the lease's remaining time to
+	// live); an error when it does not hold it or cannot tell. The relay asks
+	// before each batch and sends nothing once the confirmation is older than
+	// fenceShare of that time, so a leader paused past its lease (SIGSTOP, a
+	// long GC, a frozen VM) cannot publish a stale batch after it wakes.
+	Fence func(ctx context.Context) (time.Duration, error)
 	// Tracer traces each publish as a child of the trace context the record
 	// carries (the poll cycle that found the change), and the published message
 	// carries the publish span's context on (no-op unless set).
@@ -64,8 +81,13 @@ type Relay struct {
 	Stats  Stats
 }
 
+// fenceShare is the part of the lease's remaining time the relay publishes in
+// after confirming it: the rest is margin for the clocks of Redis and this host
+// and for messages on their way to the server.
+const fenceShare = 0.8
+
 // NewRelay returns a relay from outbox to the stream cfg.Stream: it publishes
-// through pub and, to resume, reads the stream it finds through streams (one
+// through pub and, to reconcile, reads the stream it finds through streams (one
 // jetstream.JetStream serves as both).
 func NewRelay(pub jetstream.Publisher, streams jetstream.StreamManager, outbox Outbox, cfg RelayConfig, log zerolog.Logger) *Relay {
 	if cfg.Batch <= 0 {
@@ -77,7 +99,7 @@ func NewRelay(pub jetstream.Publisher, streams jetstream.StreamManager, outbox O
 	if cfg.Idle <= 0 {
 		cfg.Idle = 250 * time.Millisecond
 	}
-	return &Relay{pub: pub, streams: streams, outbox: outbox, cfg: cfg, log: log, wake: make(chan struct{}, 1), Tracer: noop.NewTracerProvider().Tracer("")}
+	return &Relay{pub: pub, streams: streams, outbox: outbox, cfg: cfg, log: log, wake: make(chan struct{}, 1), withdrawn: map[string]struct{}{}, Tracer: noop.NewTracerProvider().Tracer("")}
 }
 
 // Wake tells the relay that new entries were committed.
@@ -91,22 +113,24 @@ func (r *Relay) Wake() {
 // Run relays until ctx ends, retrying failures with backoff forever (a NATS outage
 // must not lose events: they wait in the outbox). It returns ctx's error.
 //
-// Order: entries are published asynchronously but acknowledged in outbox order;
-// after a failure everything from the first unacknowledged entry is published again
-// in order (JetStream drops the already-stored ones by Nats-Msg-Id), and the outbox
-// is trimmed only up to the last entry acknowledged without a gap.
+// Order: entries are published asynchronously but acknowledged in outbox order.
+// Whenever the relay cannot vouch for what the stream holds (at start, and after
+// any failure), it reconciles with the stream before publishing again (see
+// reconcile): entries already stored are trimmed, entries stored ahead of a
+// missing one are withdrawn, and publishing resumes in order from the first
+// missing entry.
 func (r *Relay) Run(ctx context.Context) error {
 	bo := backoff.NewExponentialBackOff()
 	bo.InitialInterval = 100 * time.Millisecond
 	bo.MaxInterval = 5 * time.Second
 	bo.MaxElapsedTime = 0 // never give up: the outbox holds the events meanwhile
-	resumed := false
+	reconciled := false
 	last := ""
 	for ctx.Err() == nil {
 		var err error
-		if !resumed {
-			last, err = r.resume(ctx)
-			resumed = err == nil
+		if !reconciled {
+			err = r.reconcile(ctx)
+			reconciled, last = err == nil, ""
 		}
 		var n int
 		if err == nil {
@@ -116,6 +140,9 @@ func (r *Relay) Run(ctx context.Context) error {
 			if ctx.Err() != nil {
 				break
 			}
+			// The stream may hold what was not acknowledged; except after a
+			// withdrawn entry, which was sent alone and refused.
+			reconciled = errors.Is(err, errWithdrawn)
 			r.Stats.Errors.Add(1)
 			d := bo.NextBackOff()
 			r.log.Warn().Err(err).Dur("retry_in", d).Msg("relay: publish failed; events stay in the outbox")
@@ -131,12 +158,12 @@ func (r *Relay) Run(ctx context.Context) error {
 }
 
 // Drain relays until the outbox is empty or ctx ends: the last step of an orderly
-// shutdown, after the poller has stopped committing.
+// shutdown, after the poller has stopped committing. It returns the first error.
 func (r *Relay) Drain(ctx context.Context) error {
-	last, err := r.resume(ctx)
-	if err != nil {
+	if err := r.reconcile(ctx); err != nil {
 		return err
 	}
+	last := ""
 	for {
 		n, next, err := r.once(ctx, last)
 		if err != nil {
@@ -150,7 +177,7 @@ func (r *Relay) Drain(ctx context.Context) error {
 }
 
 // once publishes one batch after last and returns how many entries it handled and
-// the new position.
+// the new position. With a Fence, it confirms the lease first.
 func (r *Relay) once(ctx context.Context, last string) (int, string, error) {
 	recs, err := r.outbox.ReadOutbox(ctx, last, r.cfg.Batch)
 	if err != nil {
@@ -159,186 +186,26 @@ func (r *Relay) once(ctx context.Context, last string) (int, string, error) {
 	if len(recs) == 0 {
 		return 0, last, nil
 	}
-	acked, err := r.publish(ctx, recs)
+	var until time.Time // zero: no fence
+	if r.Fence != nil {
+		start := time.Now() // before asking: the answer may come late
+		ttl, err := r.Fence(ctx)
+		if err != nil {
+			return 0, last, fmt.Errorf("confirm the lease: %w", err)
+		}
+		until = start.Add(time.Duration(float64(ttl) * fenceShare))
+	}
+	acked, err := r.publish(ctx, recs, until)
 	if acked > 0 {
 		upTo := recs[acked-1].StreamID
 		if terr := r.outbox.TrimOutbox(ctx, upTo); terr != nil && err == nil {
 			// Published but not trimmed: the next read starts after upTo anyway, and
-			// a restart republishes them as duplicates that JetStream drops.
+			// the next reconcile finds them in the stream.
 			err = fmt.Errorf("trim outbox to %s: %w", upTo, terr)
 		}
 		last = upTo
 	}
 	return acked, last, err
-}
-
-// publish sends recs asynchronously and waits for their acks in order. It returns
-// the length of the acknowledged prefix.
-func (r *Relay) publish(ctx context.Context, recs []Record) (int, error) {
-	futures := make([]jetstream.PubAckFuture, 0, len(recs))
-	spans := make([]trace.Span, 0, len(recs))
-	defer func() {
-		for _, sp := range spans { // those not ended by an ack
-			sp.End()
-		}
-	}()
-	var sendErr error
-	for _, rec := range recs {
-		pctx, span := r.startSpan(ctx, rec)
-		msg := message(rec, r.cfg.Stream)
-		for k, v := range telemetry.Inject(pctx) {
-			msg.Header[k] = []string{v} // lower-case traceparent/tracestate (W3C)
-		}
-		// No library retries: they would land out of order. A failure makes the
-		// relay publish again from the first unacknowledged entry, in order.
-		f, err := r.pub.PublishMsgAsync(msg, jetstream.WithRetryAttempts(0))
-		if err != nil {
-			span.SetStatus(codes.Error, err.Error())
-			span.End()
-			sendErr = fmt.Errorf("publish %s (%s): %w", rec.ID, rec.Subject, err)
-			break
-		}
-		futures = append(futures, f)
-		spans = append(spans, span)
-	}
-	for i, f := range futures {
-		timer := time.NewTimer(r.cfg.AckWait)
-		select {
-		case ack := <-f.Ok():
-			timer.Stop()
-			if ack.Duplicate {
-				r.Stats.Duplicates.Add(1)
-			} else {
-				r.Stats.Published.Add(1)
-			}
-			spans[i].SetAttributes(attribute.Int64("messaging.nats.stream.sequence", int64(ack.Sequence)), attribute.Bool("callbus.duplicate", ack.Duplicate))
-			spans[i].End()
-			if r.OnPublished != nil {
-				r.OnPublished(recs[i], ack)
-			}
-		case err := <-f.Err():
-			timer.Stop()
-			spans[i].SetStatus(codes.Error, err.Error())
-			spans = spans[i:]
-			r.settle(ctx, futures[i+1:])
-			return i, fmt.Errorf("publish %s (%s): %w", recs[i].ID, recs[i].Subject, err)
-		case <-timer.C:
-			spans = spans[i:]
-			r.settle(ctx, futures[i+1:])
-			return i, fmt.Errorf("publish %s (%s): no acknowledgement within %s", recs[i].ID, recs[i].Subject, r.cfg.AckWait)
-		case <-ctx.Done():
-			timer.Stop()
-			spans = spans[i:]
-			return i, ctx.Err()
-		}
-	}
-	spans = nil
-	return len(futures), sendErr
-}
-
-// startSpan starts the publish span of rec as a child of the trace context rec
-// carries.
-func (r *Relay) startSpan(ctx context.Context, rec Record) (context.Context, trace.Span) {
-	return r.Tracer.Start(telemetry.Extract(ctx, rec.Headers), "publish "+rec.Subject, trace.WithSpanKind(trace.SpanKindProducer),
-		trace.WithAttributes(attribute.String("messaging.system", "nats"), attribute.String("messaging.destination.name", rec.Subject),
-			attribute.String("messaging.message.id", rec.ID)))
-}
-
-// settle waits (each at most AckWait) for publishes still in flight after a
-// failure, so none of them lands after the republish that follows.
-func (r *Relay) settle(ctx context.Context, fs []jetstream.PubAckFuture) {
-	for _, f := range fs {
-		t := time.NewTimer(r.cfg.AckWait)
-		select {
-		case <-f.Ok():
-		case <-f.Err():
-		case <-t.C:
-		case <-ctx.Done():
-		}
-		t.Stop()
-	}
-}
-
-// resume trims the outbox entries that a previous relay published (and got
-// acknowledged) but did not trim before it stopped: the longest prefix of the outbox
-// whose entries are all in the stream, found by reading this account's messages
-// stored since shortly before the oldest entry was committed (Callbus-Outbox-Id
-// header). An entry missing from the stream ends the prefix, even when later ones
-// are there (a publish failed and a later one did not): everything from it is
-// published again, in order, and JetStream drops the copies it still remembers.
-// Without this, a relay that restarts after the duplicate window would publish
-// those entries twice.
-func (r *Relay) resume(ctx context.Context) (string, error) {
-	if r.cfg.Filter == "" {
-		return "", nil
-	}
-	head, err := r.outbox.ReadOutbox(ctx, "", 1)
-	if err != nil {
-		return "", fmt.Errorf("resume: read outbox: %w", err)
-	}
-	if len(head) == 0 {
-		return "", nil
-	}
-	// Redis and NATS clocks may differ: look from a margin before the entry.
-	since := head[0].CommittedAt.Add(-resumeMargin)
-	published, err := r.publishedSince(ctx, since)
-	if err != nil {
-		return "", err
-	}
-	n, upTo, after := 0, "", ""
-	for done := false; !done; {
-		recs, err := r.outbox.ReadOutbox(ctx, after, r.cfg.Batch)
-		if err != nil {
-			return "", fmt.Errorf("resume: read outbox: %w", err)
-		}
-		for _, rec := range recs {
-			if published[rec.StreamID] != rec.ID {
-				done = true
-				break
-			}
-			n, upTo = n+1, rec.StreamID
-		}
-		if len(recs) < r.cfg.Batch {
-			done = true
-		} else if !done {
-			after = recs[len(recs)-1].StreamID
-		}
-	}
-	if n == 0 {
-		return "", nil
-	}
-	if err := r.outbox.TrimOutbox(ctx, upTo); err != nil {
-		return "", fmt.Errorf("resume: trim outbox to %s: %w", upTo, err)
-	}
-	r.Stats.Skipped.Add(int64(n))
-	r.log.Info().Int("entries", n).Str("outbox_id", upTo).Msg("relay: skipped outbox entries already in the stream")
-	return "", nil
-}
-
-// resumeMargin is how far before the oldest outbox entry resume reads the stream.
-const resumeMargin = 10 * time.Minute
-
-// publishedSince maps the outbox id of each message of this account stored since
-// the given time (up to the stream's end) to its event id.
-func (r *Relay) publishedSince(ctx context.Context, since time.Time) (map[string]string, error) {
-	s, err := r.streams.Stream(ctx, r.cfg.Stream)
-	if err != nil {
-		return nil, fmt.Errorf("resume: stream %s: %w", r.cfg.Stream, err)
-	}
-	out := map[string]string{}
-	err = streamread.Read(ctx, s, jetstream.OrderedConsumerConfig{
-		FilterSubjects: []string{r.cfg.Filter}, DeliverPolicy: jetstream.DeliverByStartTimePolicy, OptStartTime: &since,
-		HeadersOnly: true,
-	}, func(m jetstream.Msg, _ *jetstream.MsgMetadata) error {
-		if id := m.Headers().Get(HeaderOutboxID); id != "" {
-			out[id] = m.Headers().Get(event.HeaderID)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("resume: read the stream: %w", err)
-	}
-	return out, nil
 }
 
 // sleep waits for d, ctx's end, or a value on wake (nil: none).

@@ -81,6 +81,13 @@ func publishObserver(m *telemetry.Metrics, also func(publish.Record)) func(publi
 	}
 }
 
+// truncationObserver records the original size of each event published reduced.
+func truncationObserver(m *telemetry.Metrics) func(publish.Record, int) {
+	return func(r publish.Record, size int) {
+		m.TruncatedSize.Record(context.Background(), int64(size), metric.WithAttributes(attribute.String("type", string(r.Type))))
+	}
+}
+
 // observeState registers the gauges read at scrape time: outbox depth and relay
 // lag (one XLEN and one XRANGE), the share of the rate budget used, and publish
 // errors.

@@ -97,6 +97,8 @@ func Run(ctx context.Context, s config.Settings, log zerolog.Logger, x Options) 
 		Filter: event.AccountFilter(s.SubjectPrefix, s.Account),
 	}, log.With().Str("component", "relay").Logger())
 	relay.OnPublished = publishObserver(metrics, x.OnPublished)
+	relay.OnTruncated = truncationObserver(metrics)
+	relay.MaxPayload = nc.MaxPayload
 	relay.Tracer = tracer
 	if err := observeState(metrics, store, lim, relay); err != nil {
 		return fmt.Errorf("metrics: %w", err)
@@ -128,6 +130,8 @@ func Run(ctx context.Context, s config.Settings, log zerolog.Logger, x Options) 
 	}
 	shutdown := ctx
 	err = lead.Run(ctx, func(ctx context.Context, lease func() cursor.Lease) error {
+		// Set while no relay runs: the previous one ended before work returned.
+		relay.Fence = func(ctx context.Context) (time.Duration, error) { return store.Holds(ctx, lease()) }
 		rctx, stopRelay := context.WithCancel(ctx)
 		relayDone := make(chan struct{})
 		go func() {

@@ -27,6 +27,7 @@ type Metrics struct {
 	CycleRequests   metric.Int64Counter     // callbus_poll_requests_total{resource}: API requests spent
 	EventsPublished metric.Int64Counter     // callbus_events_published_total{type}
 	DetectionDelay  metric.Float64Histogram // callbus_detection_delay_seconds{type}
+	TruncatedSize   metric.Int64Histogram   // callbus_events_truncated_size_bytes{type}: original size of events published reduced
 	Leader          metric.Int64Gauge       // callbus_leader: 1 while this replica holds the lease
 	RedisErrors     metric.Int64Counter     // callbus_redis_errors_total
 	meter           metric.Meter
@@ -70,6 +71,9 @@ func NewMetrics() (*Metrics, error) {
 	add(e)
 	m.DetectionDelay, e = m.meter.Float64Histogram("callbus.detection.delay", metric.WithDescription("Publish time minus the time of the change, where the API gives one, per event type."), metric.WithUnit("s"),
 		metric.WithExplicitBucketBoundaries(0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300, 600))
+	add(e)
+	m.TruncatedSize, e = m.meter.Int64Histogram("callbus.events.truncated.size", metric.WithDescription("Original size of the events larger than NATS accepts, published reduced (callbustruncated), per type."), metric.WithUnit("By"),
+		metric.WithExplicitBucketBoundaries(64<<10, 256<<10, 1<<20, 2<<20, 4<<20, 16<<20, 64<<20))
 	add(e)
 	m.Leader, e = m.meter.Int64Gauge("callbus.leader", metric.WithDescription("1 while this replica holds the account's lease and polls, 0 on standby."))
 	add(e)

@@ -1,0 +1,23 @@
+package event
+
+// Truncation is what the relay adds to an envelope whose body was larger than the
+// NATS server accepts (its max_payload, or the stream's max_msg_size): two
+// CloudEvents extension attributes beside the envelope's own. The event keeps its
+// id, type, subject and time; in data, the longest lists (and, if that is not
+// enough, the longest strings) are cut to a prefix that fits. A consumer that needs
+// the whole record reads it from the API.
+type Truncation struct {
+	// Truncated names each value cut, comma-separated, as <JSON pointer into
+	// data>=<original length>: the number of elements of a list, the bytes of a
+	// string. E.g. "/call/participants=2500": data.call.participants holds the
+	// first elements of the 2,500 the call had, in their order.
+	Truncated string `json:"callbustruncated,omitempty"`
+	// OriginalSize is the size in bytes of the body before it was cut.
+	OriginalSize int64 `json:"callbusoriginalsize,omitempty"`
+}
+
+// Names of the Truncation attributes in the envelope.
+const (
+	AttrTruncated    = "callbustruncated"
+	AttrOriginalSize = "callbusoriginalsize"
+)

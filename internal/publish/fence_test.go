@@ -1,0 +1,76 @@
+package publish
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/callbus/callbus/internal/cursor"
+	"github.com/nats-io/nats.go/jetstream"
+	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
+)
+
+// pausingTracer freezes the relay that uses it at its at-th publish span, in the
+// middle of sending a batch, as SIGSTOP would, until resume is closed.
+type pausingTracer struct {
+	trace.Tracer
+	n, at  int
+	paused chan struct{}
+	resume chan struct{}
+}
+
+func (p *pausingTracer) Start(ctx context.Context, name string, opts ...trace.SpanStartOption) (context.Context, trace.Span) {
+	if p.n++; p.n == p.at {
+		close(p.paused)
+		<-p.resume
+	}
+	return p.Tracer.Start(ctx, name, opts...)
+}
+
+// fence confirms lease as the service's wiring does.
+func fence(store *cursor.Store, lease cursor.Lease) func(context.Context) (time.Duration, error) {
+	return func(ctx context.Context) (time.Duration, error) { return store.Holds(ctx, lease) }
+}
+
+// A leader frozen in the middle of a publish burst, past its lease and past the
+// duplicate window, publishes nothing stale when it wakes: the new leader has
+// published the rest, and the stream holds every event once, in order.
+func TestRelayPausedLeaderPublishesNothingStale(t *testing.T) {
+	b := newBed(t, false)
+	const window = 200 * time.Millisecond
+	b.updateStream(t, func(c *jetstream.StreamConfig) { c.Duplicates = window })
+	b.commit(t, 40)
+	if err := b.store.Release(t.Context(), b.lease); err != nil {
+		t.Fatal(err)
+	}
+	leaseA, err := b.store.Acquire(t.Context(), "a", time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := b.relay()
+	a.Fence = fence(b.store, leaseA)
+	pause := &pausingTracer{Tracer: noop.NewTracerProvider().Tracer(""), at: 5, paused: make(chan struct{}), resume: make(chan struct{})}
+	a.Tracer = pause
+	run(t, a)
+	<-pause.paused // four events of the first batch sent, twelve to go
+
+	var leaseB cursor.Lease
+	waitFor(t, "a's lease to expire", func() bool {
+		leaseB, err = b.store.Acquire(t.Context(), "b", time.Hour)
+		return err == nil
+	})
+	bRelay := b.relay()
+	bRelay.Fence = fence(b.store, leaseB)
+	run(t, bRelay)
+	waitFor(t, "b to drain the outbox", func() bool { return b.outboxLen(t) == 0 })
+	drained := time.Now()
+	waitFor(t, "the duplicate window to pass", func() bool { return time.Since(drained) > 2*window })
+
+	close(pause.resume)
+	waitFor(t, "a to settle its batch", func() bool { return a.Stats.Published.Load() == 4 })
+	checkInOrder(t, streamMsgs(t, b.stream), 40)
+	if got := bRelay.Stats.Skipped.Load(); got != 4 {
+		t.Fatalf("b skipped %d, want the 4 a published before it froze", got)
+	}
+}

@@ -1,0 +1,158 @@
+package publish
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/callbus/callbus/internal/event"
+	"github.com/callbus/callbus/schemas"
+)
+
+// bigCall is the call.created example of schemas/ with n participants (copies of
+// its first, numbered), as the incident's call of 2,500 participants.
+func bigCall(t *testing.T, n int) []byte {
+	t.Helper()
+	raw, err := os.ReadFile("../../schemas/examples/call.created.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var env map[string]any
+	if err := json.Unmarshal(raw, &env); err != nil {
+		t.Fatal(err)
+	}
+	call := env["data"].(map[string]any)["call"].(map[string]any)
+	first := call["participants"].([]any)[0].(map[string]any)
+	parts := make([]any, n)
+	for i := range parts {
+		p := map[string]any{}
+		for k, v := range first {
+			p[k] = v
+		}
+		p["id"] = 10000001 + i
+		parts[i] = p
+	}
+	call["participants"] = parts
+	body, err := json.Marshal(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return body
+}
+
+// participants returns the ids of the participants of a call event body.
+func participants(t *testing.T, body []byte) []int {
+	t.Helper()
+	var env struct {
+		Data struct {
+			Call struct {
+				Participants []struct {
+					ID int `json:"id"`
+				} `json:"participants"`
+			} `json:"call"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(body, &env); err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]int, len(env.Data.Call.Participants))
+	for i, p := range env.Data.Call.Participants {
+		ids[i] = p.ID
+	}
+	return ids
+}
+
+// checkReduced checks a reduced call body: within limit, valid against the
+// schemas, the marker naming the participants cut from n, the first ones kept in
+// order.
+func checkReduced(t *testing.T, body []byte, limit, n int) {
+	t.Helper()
+	if len(body) > limit {
+		t.Fatalf("reduced body is %d bytes, over the limit of %d", len(body), limit)
+	}
+	v, err := schemas.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Validate(body); err != nil {
+		t.Fatalf("reduced body does not validate: %v", err)
+	}
+	var mark event.Truncation
+	if err := json.Unmarshal(body, &mark); err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("/call/participants=%d", n); mark.Truncated != want || mark.OriginalSize == 0 {
+		t.Fatalf("marker %+v, want %s and the original size", mark, want)
+	}
+	ids := participants(t, body)
+	if len(ids) == 0 || len(ids) >= n {
+		t.Fatalf("kept %d participants of %d", len(ids), n)
+	}
+	for i, id := range ids {
+		if id != 10000001+i {
+			t.Fatalf("participant %d is %d: not the first ones in order", i, id)
+		}
+	}
+}
+
+func TestFitCutsTheLongestList(t *testing.T) {
+	body := bigCall(t, 2500)
+	const limit = 64 << 10
+	got, mark, err := fit(body, limit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkReduced(t, got, limit, 2500)
+	if mark.OriginalSize != int64(len(body)) {
+		t.Fatalf("original size %d, want %d", mark.OriginalSize, len(body))
+	}
+}
+
+func TestFitCases(t *testing.T) {
+	long := strings.Repeat("é", 2000) // 4,000 bytes: never split inside a character
+	for _, tc := range []struct {
+		name, body string
+		limit      int
+		want       string // the marker; "" when it cannot fit
+	}{
+		{"the larger list goes first", `{"id":"x","data":{"a":[1,2,3],"b":{"c":[` + strings.Repeat(`"yyyyyyyyyy",`, 200) + `"z"]}}}`, 300, "/b/c=201"},
+		{"both lists when one is not enough", `{"data":{"a":[` + strings.Repeat(`"q",`, 100) + `"q"],"b":[` + strings.Repeat(`"r",`, 100) + `"r"]}}`, 120, "/a=101,/b=101"},
+		{"a long string when there is no list", `{"data":{"notes":"` + long + `","id":1}}`, 600, "/notes=4000"},
+		{"keys escaped in the pointer", `{"data":{"a/b~c":[` + strings.Repeat(`1,`, 300) + `1]}}`, 200, "/a~1b~0c=301"},
+		{"lists keep an element while another cut makes room", `{"data":{"a":["` + strings.Repeat("x", 300) + `","` + strings.Repeat("y", 300) + `","z"],"b":[` + strings.Repeat(`1,`, 250) + `1]}}`, 500, "/a=3,/b=251"},
+		{"nothing to cut", `{"data":{"id":"` + strings.Repeat("k", 100) + `"}}`, 50, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, mark, err := fit([]byte(tc.body), tc.limit)
+			if tc.want == "" {
+				if !errors.Is(err, errCannotFit) {
+					t.Fatalf("got %s, %v; want errCannotFit", got, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) > tc.limit || mark.Truncated != tc.want || !json.Valid(got) {
+				t.Fatalf("got %d bytes (limit %d), marker %q, want %q: %s", len(got), tc.limit, mark.Truncated, tc.want, got)
+			}
+			if !strings.Contains(string(got), `"callbustruncated":"`+tc.want+`"`) {
+				t.Fatalf("body lacks the marker: %s", got)
+			}
+			var env struct {
+				Data map[string]any `json:"data"`
+			}
+			if err := json.Unmarshal(got, &env); err != nil {
+				t.Fatal(err)
+			}
+			for k, v := range env.Data {
+				if l, ok := v.([]any); ok && len(l) == 0 {
+					t.Errorf("list %s emptied although one element fits: %s", k, got)
+				}
+			}
+		})
+	}
+}
