@@ -70,6 +70,7 @@ func runValidate(args []string, getenv func(string) string, stdout, stderr io.Wr
 	if err != nil {
 		return exitCode{2, fmt.Errorf("declaration invalid:\n%w", err)}
 	}
+	warnUnknownEnv(stderr)
 	if _, err := loadConfig(getenv, *file); err != nil {
 		return err
 	}

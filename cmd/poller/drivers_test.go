@@ -24,8 +24,10 @@ func closedAddr(t *testing.T) string {
 }
 
 // With Redis and NATS unreachable, every line the service writes is JSON: what
-// go-redis reports on its own (failed dials) goes through the logger.
+// go-redis reports on its own (failed dials) goes through the logger, and so does
+// the warning about an unknown CALLBUS_ variable.
 func TestDriverLogsAreJSON(t *testing.T) {
+	t.Setenv("CALLBUS_CALS_INTERVAL_SECONDS", "3")
 	vars := map[string]string{
 		"CALLBUS_API_URL": "http://" + closedAddr(t), "CALLBUS_API_KEY": "k", "CALLBUS_ACCOUNT": "acme",
 		"CALLBUS_REDIS_URL": "redis://" + closedAddr(t) + "/0", "CALLBUS_NATS_URL": "nats://" + closedAddr(t),
@@ -53,6 +55,9 @@ func TestDriverLogsAreJSON(t *testing.T) {
 		if !json.Valid([]byte(l)) {
 			t.Errorf("not a JSON line: %q", l)
 		}
+	}
+	if !strings.Contains(errOut.String(), `"variables":["CALLBUS_CALS_INTERVAL_SECONDS"]`) {
+		t.Errorf("no warning about the unknown variable:\n%s", errOut.String())
 	}
 	if out.String() != "" {
 		t.Errorf("stdout: %q", out.String())

@@ -19,8 +19,6 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-
-	"github.com/callbus/callbus/config"
 )
 
 // version is set at build time (-ldflags -X main.version=…).
@@ -37,9 +35,6 @@ func (e exitCode) Unwrap() error { return e.err }
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	for _, name := range config.UnknownEnv(os.Environ()) {
-		fmt.Fprintf(os.Stderr, "poller: warning: %s matches no configuration parameter (see `poller config docs`)\n", name)
-	}
 	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
 	stop()
 	if err != nil && !errors.Is(err, context.Canceled) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/callbus/callbus/config"
@@ -24,6 +25,9 @@ func runService(ctx context.Context, args []string, getenv func(string) string, 
 	}
 	log := newLogger(stderr, s.LogLevel, s.LogFormat)
 	service.RouteDriverLogs(log)
+	if unknown := config.UnknownEnv(os.Environ()); len(unknown) > 0 {
+		log.Warn().Strs("variables", unknown).Msg("these CALLBUS_ variables match no setting and are ignored (see `poller config docs`)")
+	}
 	tp, shutdown, err := telemetry.NewTracerProvider(ctx, getenv, version)
 	if err != nil {
 		return err
@@ -46,6 +50,14 @@ value), then --config FILE, then the defaults: ` + "`poller config docs`" + ` li
 ` + "`poller config validate`" + ` checks them. Logs are JSON lines on stderr.
 
 ` + commandList()
+
+// warnUnknownEnv writes a warning line to w for each CALLBUS_ variable of the
+// process that matches no setting: likely a typo, which Load ignores.
+func warnUnknownEnv(w io.Writer) {
+	for _, name := range config.UnknownEnv(os.Environ()) {
+		fmt.Fprintf(w, "poller: warning: %s matches no setting and is ignored (see `poller config docs`)\n", name)
+	}
+}
 
 // loadConfig is config.Load with an invalid configuration as exit status 2.
 func loadConfig(getenv func(string) string, file string) (config.Settings, error) {
