@@ -17,9 +17,15 @@ import (
 // Problems, with the Settings): test len, since a nil Problems stored in an error
 // is not a nil error. It does no I/O except reading the host name when instance_id
 // is empty. Given partial values (ValidatePartial), it checks the rules it can and
-// reports problems that may repeat those of the failed values.
+// reports problems that may repeat those of the failed values. Messages name other
+// parameters by key (Load names them by variable).
 func FromValues(v *iparams.Values) (Settings, iparams.Problems) {
-	r := reader{v: v}
+	return fromValues(v, func(key string) string { return key })
+}
+
+// fromValues is FromValues with name giving the name of a parameter in messages.
+func fromValues(v *iparams.Values, name func(key string) string) (Settings, iparams.Problems) {
+	r := reader{v: v, name: name}
 	s := Settings{
 		APIKey:               r.secret("api_key"),
 		APITimeout:           r.duration("api_timeout_seconds", time.Second),
@@ -61,7 +67,7 @@ func FromValues(v *iparams.Values) (Settings, iparams.Problems) {
 	r.checkRedis(s)
 	// Zero durations are values that failed validation (their minimum is 1).
 	if s.StreamMaxAge > 0 && s.StreamDuplicates > s.StreamMaxAge {
-		r.add("stream_duplicate_window_seconds", "must not exceed the retention (stream_max_age_hours = %s)", s.StreamMaxAge)
+		r.add("stream_duplicate_window_seconds", "must not exceed the retention (%s = %s)", r.name("stream_max_age_hours"), s.StreamMaxAge)
 	}
 	if s.MetricsLookback > 0 && s.MetricsLookback <= s.MetricsInterval {
 		r.add("metrics_lookback_minutes", "must be longer than the call metrics interval (%s)", s.MetricsInterval)
@@ -78,10 +84,10 @@ func (r *reader) apiURL() string {
 	raw, domain := r.text("api_url"), r.text("api_domain")
 	switch {
 	case raw == "" && domain == "":
-		r.add("api_url", "required unless api_domain is set: the API base URL, e.g. https://acme.mycallcenter.com")
+		r.add("api_url", "required unless %s is set: the API base URL, e.g. https://acme.mycallcenter.com", r.name("api_domain"))
 		return ""
 	case raw != "" && domain != "":
-		r.add("api_domain", "set api_url or api_domain, not both")
+		r.add("api_domain", "set %s or %s, not both", r.name("api_url"), r.name("api_domain"))
 		return ""
 	case domain != "":
 		base, err := r.v.DomainURL("api_domain")
@@ -112,9 +118,9 @@ func (r *reader) checkNATS(s Settings) {
 	case s.NATSCreds != "" && (s.NATSUser != "" || !s.NATSPassword.IsZero()):
 		r.add("nats_creds", "use a credentials file or a user and password, not both")
 	case s.NATSUser != "" && s.NATSPassword.IsZero():
-		r.add("nats_password", "required with nats_user")
+		r.add("nats_password", "required with %s", r.name("nats_user"))
 	case s.NATSUser == "" && !s.NATSPassword.IsZero():
-		r.add("nats_user", "required with nats_password")
+		r.add("nats_user", "required with %s", r.name("nats_password"))
 	}
 }
 
@@ -124,7 +130,7 @@ func (r *reader) checkRedis(s Settings) {
 		return // Validate checked it already
 	}
 	if _, hasPassword := u.User.Password(); hasPassword && !s.RedisPassword.IsZero() {
-		r.add("redis_password", "redis_url holds a password already: give it in one place")
+		r.add("redis_password", "%s holds a password already: give it in one place", r.name("redis_url"))
 	}
 	if db := strings.Trim(u.Path, "/"); db != "" && strings.Trim(db, "0123456789") != "" {
 		r.add("redis_url", "the path must be a database number, e.g. /0")
@@ -150,8 +156,9 @@ func hostname() string {
 
 // reader reads typed values, collecting problems instead of failing on the first.
 type reader struct {
-	v  *iparams.Values
-	ps iparams.Problems
+	v    *iparams.Values
+	ps   iparams.Problems
+	name func(key string) string // a parameter in messages
 }
 
 func (r *reader) add(key, format string, args ...any) {

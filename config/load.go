@@ -12,24 +12,27 @@ import (
 // os.Getenv), the CALLBUS_<KEY>_FILE files and the values file configFile ("" for
 // none), in that order of precedence over the declared defaults; validates them; and
 // derives Settings. It also checks that the NATS credentials and CA files it names
-// can be read. On failure the error lists every problem (iparams.Problems inside;
-// IsInvalid reports it) and never contains a secure value.
+// can be read. On failure the error lists every problem (iparams.Problems inside,
+// by parameter key; IsInvalid reports it), its text naming each setting as the
+// user gave it or can give it (CALLBUS_API_KEY, CALLBUS_API_KEY_FILE, or the key
+// in the values file), and never contains a secure value.
 func Load(getenv func(string) string, configFile string) (Settings, error) {
 	d, err := Declarations()
 	if err != nil {
 		return Settings{}, fmt.Errorf("load config: %w", err)
 	}
-	raw, ps := gather(d, getenv, configFile)
+	src := sources{d: d, file: configFile, from: map[string]string{}}
+	raw, ps := gather(d, getenv, &src)
 	v, bad := d.ValidatePartial(raw)
 	ps = append(ps, bad...)
-	s, derived := FromValues(v)
+	s, derived := fromValues(v, src.name)
 	if len(derived) > 0 {
 		ps = ps.Merge(derived)
 	} else {
 		ps = append(ps, checkFiles(s)...)
 	}
 	if len(ps) > 0 {
-		return Settings{}, fmt.Errorf("load config: %w", ps)
+		return Settings{}, &loadError{ps: ps, src: src}
 	}
 	return s, nil
 }
@@ -38,23 +41,26 @@ func Load(getenv func(string) string, configFile string) (Settings, error) {
 // environment variable when not empty, else the content of the file its _FILE
 // variable names (less one trailing newline), else the values file's entry. Keys
 // the values file has but d does not declare are passed on, for Validate to
-// report. Unreadable files are problems; the other sources still count.
-func gather(d *iparams.Declarations, getenv func(string) string, configFile string) (map[string]any, iparams.Problems) {
+// report. Unreadable files are problems; the other sources still count. It
+// records in src where each value came from.
+func gather(d *iparams.Declarations, getenv func(string) string, src *sources) (map[string]any, iparams.Problems) {
 	var ps iparams.Problems
 	raw := make(map[string]any)
-	if configFile != "" {
-		fileValues, err := readValuesFile(configFile)
+	if src.file != "" {
+		fileValues, err := readValuesFile(src.file)
 		if err != nil {
 			ps = append(ps, iparams.Problem{Key: "--config", Message: err.Error()})
 		}
 		for k, v := range fileValues {
 			raw[k] = v
+			src.from[k] = fromFile
 		}
 	}
 	for _, key := range d.Keys() {
 		name := d.EnvVar(key)
 		if v := getenv(name); v != "" {
 			raw[key] = v
+			src.from[key] = name
 			continue
 		}
 		path := getenv(name + "_FILE")
@@ -67,6 +73,7 @@ func gather(d *iparams.Declarations, getenv func(string) string, configFile stri
 			continue
 		}
 		raw[key] = trimNewline(string(data))
+		src.from[key] = name + "_FILE"
 	}
 	return raw, ps
 }

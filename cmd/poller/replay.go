@@ -26,7 +26,8 @@ type replayOptions struct {
 	pretty   bool
 	to       string // republish under this first subject token
 	follow   bool
-	fromNow  bool // tail: only messages stored from now on
+	fromNow  bool   // tail: only messages stored from now on
+	entity   string // only this entity's events and its sub-entities' (calls/812/...)
 }
 
 const replayUsage = `usage: poller replay [flags]
@@ -37,11 +38,15 @@ message stored when it started (or --until), then exits; --follow keeps printing
 new events until interrupted. An empty range prints nothing and exits 0.
 Times are the stream's storage times. A DURATION counts back from now: --since 2h.
 
+--entity calls/812 prints the whole history of one entity (the CloudEvents subject),
+every event type, in stream order: the call's participants and metric included.
+With --pretty each line shows the gap since the entity's previous event (by the
+events' own times); the JSON lines are the events as stored.
 `
 
 // runReplay is `poller replay`.
 func runReplay(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	o, err := parseReplay(args, getenv, stderr, time.Now())
+	o, err := parseReplay(args, getenv, stdout, stderr, time.Now())
 	if err != nil {
 		return err
 	}
@@ -50,15 +55,10 @@ func runReplay(ctx context.Context, args []string, getenv func(string) string, s
 
 // runTail is `poller tail`: replay from now with --follow --pretty.
 func runTail(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("tail", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "usage: poller tail [flags]\n\nPrints new events as readable lines until interrupted.\n\n")
-		fs.PrintDefaults()
-	}
+	fs := newFlags("tail", "usage: poller tail [flags]\n\nPrints new events as readable lines until interrupted.\n", stderr)
 	o := replayOptions{follow: true, pretty: true, fromNow: true}
 	commonReplayFlags(fs, &o, getenv)
-	if err := parseReplayFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
 	if err := o.validate(); err != nil {
@@ -68,12 +68,10 @@ func runTail(ctx context.Context, args []string, getenv func(string) string, std
 }
 
 // parseReplay reads the flags of `poller replay`; now anchors relative times.
-func parseReplay(args []string, getenv func(string) string, stderr io.Writer, now time.Time) (replayOptions, error) {
+func parseReplay(args []string, getenv func(string) string, stdout, stderr io.Writer, now time.Time) (replayOptions, error) {
 	var o replayOptions
 	var since, until string
-	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(fs.Output(), replayUsage); fs.PrintDefaults() }
+	fs := newFlags("replay", replayUsage, stderr)
 	commonReplayFlags(fs, &o, getenv)
 	fs.StringVar(&since, "since", "", "start at this `DURATION|TIME`: 90m ago, or an RFC 3339 time")
 	fs.Uint64Var(&o.fromSeq, "from-seq", 0, "start at this stream sequence `N`")
@@ -81,7 +79,7 @@ func parseReplay(args []string, getenv func(string) string, stderr io.Writer, no
 	fs.BoolVar(&o.pretty, "pretty", false, "readable lines (time, type, entity, change) instead of JSON")
 	fs.StringVar(&o.to, "to", "", "republish each event with its first subject token replaced by `PREFIX` (e.g. callcenter-replay); prints nothing unless --pretty")
 	fs.BoolVar(&o.follow, "follow", false, "keep going with new events until interrupted")
-	if err := parseReplayFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, stdout); err != nil {
 		return o, err
 	}
 	var errs []error
@@ -120,6 +118,7 @@ func commonReplayFlags(fs *flag.FlagSet, o *replayOptions, getenv func(string) s
 		o.subjects = append(o.subjects, s)
 		return nil
 	})
+	fs.StringVar(&o.entity, "entity", "", "only the history of this `ENTITY` (the CloudEvents subject, e.g. calls/812, users/8, teams/2), its sub-entities included")
 	fs.Func("type", "only events of this CloudEvents `TYPE`, e.g. call.created (repeatable or comma-separated)", func(s string) error {
 		if o.types == nil {
 			o.types = map[event.Type]bool{}
@@ -141,22 +140,15 @@ func (o replayOptions) validate() error {
 			errs = append(errs, fmt.Errorf("--subject %q: not a NATS subject filter", s))
 		}
 	}
+	if o.entity != "" && !validEntity(o.entity) {
+		errs = append(errs, fmt.Errorf("--entity %q: want calls/ID, users/ID or teams/ID (a subject such as calls/812/participants/4431 too)", o.entity))
+	}
 	for t := range o.types {
 		if !event.Known(t) {
 			errs = append(errs, fmt.Errorf("--type %q: not an event type (%s)", t, replayTypeList()))
 		}
 	}
 	return errors.Join(errs...)
-}
-
-func parseReplayFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		return exitCode{2, err}
-	}
-	if fs.NArg() > 0 {
-		return exitCode{2, fmt.Errorf("unexpected arguments %q", fs.Args())}
-	}
-	return nil
 }
 
 // parseReplayTime reads a duration back from now ("90m") or an RFC 3339 time.

@@ -30,19 +30,28 @@ type replayOutput struct {
 	types  map[event.Type]bool // none: every type
 	feed   *feed               // --pretty
 	pub    *republisher        // --to
+	entity string              // --entity: only its history
+	gaps   gaps                // between the entity's events
 }
 
 func (o *replayOutput) write(ctx context.Context, msg jetstream.Msg, md *jetstream.MsgMetadata) error {
 	body := msg.Data()
 	var head struct {
-		Type event.Type `json:"type"`
+		Type    event.Type `json:"type"`
+		Subject string     `json:"subject"`
+		Time    string     `json:"time"`
 	}
 	if err := json.Unmarshal(body, &head); err != nil {
 		fmt.Fprintf(o.stderr, "replay: %s sequence %d (%s): not a JSON event, skipped: %v\n", md.Stream, md.Sequence.Stream, msg.Subject(), err)
 		return nil
 	}
-	if len(o.types) > 0 && !o.types[head.Type] {
+	if len(o.types) > 0 && !o.types[head.Type] || o.entity != "" && !inEntity(head.Subject, o.entity) {
 		return nil
+	}
+	gap := ""
+	if o.entity != "" {
+		at, _ := time.Parse(time.RFC3339Nano, head.Time) // a bad time counts as none
+		gap = o.gaps.next(at)
 	}
 	if o.pub != nil {
 		if err := o.pub.publish(ctx, msg, md); err != nil {
@@ -51,7 +60,7 @@ func (o *replayOutput) write(ctx context.Context, msg jetstream.Msg, md *jetstre
 	}
 	switch {
 	case o.feed != nil:
-		o.feed.print(body)
+		o.feed.printGap(body, gap)
 	case o.pub == nil:
 		var line bytes.Buffer
 		_ = json.Compact(&line, body) // valid: it unmarshalled

@@ -10,10 +10,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/callbus/callbus/internal/service"
 	"github.com/callbus/callbus/internal/streamread"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/rs/zerolog"
 )
 
 // replay reads the stream with an ordered consumer (no state on the server, in
@@ -22,7 +24,7 @@ import (
 // busy stream cannot keep it running; with --follow it stops when ctx ends (or
 // when a future --until passes).
 func replay(ctx context.Context, o replayOptions, getenv func(string) string, stdout, stderr io.Writer) error {
-	nc, err := connectReplay(o, getenv)
+	nc, err := connectReplay(o, getenv, newLogger(stderr, getenv("CALLBUS_LOG_LEVEL"), "console"))
 	if err != nil {
 		return err
 	}
@@ -48,7 +50,7 @@ func replay(ctx context.Context, o replayOptions, getenv func(string) string, st
 
 	w := bufio.NewWriter(stdout)
 	defer w.Flush()
-	out := &replayOutput{w: w, stderr: stderr, types: o.types}
+	out := &replayOutput{w: w, stderr: stderr, types: o.types, entity: o.entity}
 	if o.pretty {
 		out.feed = &feed{w: w}
 	}
@@ -125,6 +127,9 @@ func follow(ctx context.Context, stream jetstream.Stream, o replayOptions, out *
 // consumerConfig starts where o says, filtered by subject on the server.
 func (o replayOptions) consumerConfig() jetstream.OrderedConsumerConfig {
 	c := jetstream.OrderedConsumerConfig{FilterSubjects: o.subjects, DeliverPolicy: jetstream.DeliverAllPolicy}
+	if len(c.FilterSubjects) == 0 && o.entity != "" {
+		c.FilterSubjects = entitySubjects(o.entity)
+	}
 	switch {
 	case o.fromNow:
 		c.DeliverPolicy = jetstream.DeliverNewPolicy
@@ -139,8 +144,10 @@ func (o replayOptions) consumerConfig() jetstream.OrderedConsumerConfig {
 
 // connectReplay connects with the service's NATS settings from the environment.
 // Following, it reconnects for as long as it runs.
-func connectReplay(o replayOptions, getenv func(string) string) (*nats.Conn, error) {
-	opts := []nats.Option{nats.Name("callbus-replay")}
+// What the connection reports on its own (disconnects, asynchronous errors) goes
+// to log.
+func connectReplay(o replayOptions, getenv func(string) string, log zerolog.Logger) (*nats.Conn, error) {
+	opts := append([]nats.Option{nats.Name("callbus-replay")}, service.NATSLogOptions(log)...)
 	if o.follow {
 		opts = append(opts, nats.MaxReconnects(-1))
 	}

@@ -2,9 +2,9 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/callbus/callbus/config"
@@ -13,21 +13,21 @@ import (
 )
 
 // runService is `poller run`.
-func runService(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	file := fs.String("config", "", "JSON values file (see `poller config docs`)")
-	if err := fs.Parse(args); err != nil {
-		return exitCode{2, err}
+func runService(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := newFlags("run", runUsage, stderr)
+	file := fs.String("config", "", "JSON values `FILE`, as the setup page saves it; CALLBUS_* variables take precedence (see `poller config docs`)")
+	if err := parseFlags(fs, args, stdout); err != nil {
+		return err
 	}
-	s, err := config.Load(getenv, *file)
+	s, err := loadConfig(getenv, *file)
 	if err != nil {
-		if config.IsInvalid(err) {
-			return exitCode{2, fmt.Errorf("invalid configuration:\n%w", err)}
-		}
 		return err
 	}
 	log := newLogger(stderr, s.LogLevel, s.LogFormat)
+	service.RouteDriverLogs(log)
+	if unknown := config.UnknownEnv(os.Environ()); len(unknown) > 0 {
+		log.Warn().Strs("variables", unknown).Msg("these CALLBUS_ variables match no setting and are ignored (see `poller config docs`)")
+	}
 	tp, shutdown, err := telemetry.NewTracerProvider(ctx, getenv, version)
 	if err != nil {
 		return err
@@ -40,4 +40,30 @@ func runService(ctx context.Context, args []string, getenv func(string) string, 
 		}
 	}()
 	return service.Run(ctx, s, log, service.Options{Version: version, TracerProvider: tp})
+}
+
+var runUsage = `usage: poller [run] [--config FILE]
+
+Runs the service until interrupted (SIGINT, SIGTERM). Settings come from the
+CALLBUS_* variables (CALLBUS_<KEY>, or CALLBUS_<KEY>_FILE for a file holding the
+value), then --config FILE, then the defaults: ` + "`poller config docs`" + ` lists them,
+` + "`poller config validate`" + ` checks them. Logs are JSON lines on stderr.
+
+` + commandList()
+
+// warnUnknownEnv writes a warning line to w for each CALLBUS_ variable of the
+// process that matches no setting: likely a typo, which Load ignores.
+func warnUnknownEnv(w io.Writer) {
+	for _, name := range config.UnknownEnv(os.Environ()) {
+		fmt.Fprintf(w, "poller: warning: %s matches no setting and is ignored (see `poller config docs`)\n", name)
+	}
+}
+
+// loadConfig is config.Load with an invalid configuration as exit status 2.
+func loadConfig(getenv func(string) string, file string) (config.Settings, error) {
+	s, err := config.Load(getenv, file)
+	if err != nil && config.IsInvalid(err) {
+		return s, exitCode{2, fmt.Errorf("invalid configuration:\n%w", err)}
+	}
+	return s, err
 }

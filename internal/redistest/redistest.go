@@ -4,7 +4,8 @@
 // stops it when the test ends. When CALLBUS_TEST_REDIS_URL is set, Start uses that
 // server instead (it is not flushed: callers use distinct key prefixes); tests that
 // stop or restart their server use StartPrivate or StartDurable, which always run
-// their own. When redis-server is missing the test is skipped, unless
+// their own. When redis-server is missing the test is skipped and the skip
+// reported to `make test` (package skipreport), unless
 // CALLBUS_REQUIRE_INTEGRATION=1, in which case it fails: CI must never silently
 // skip an integration test. Tests that run redis-server themselves find it with
 // Binary, under the same rule.
@@ -21,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/callbus/callbus/internal/skipreport"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -35,9 +37,6 @@ type Server struct {
 	// SIGKILL) keeps every acknowledged write, as a production Redis for callbus.
 	durable bool
 }
-
-// Required reports whether integration tests must not skip.
-func Required() bool { return os.Getenv("CALLBUS_REQUIRE_INTEGRATION") == "1" }
 
 // Start returns a Redis server for t: CALLBUS_TEST_REDIS_URL when set, otherwise a
 // private redis-server on a free port that is killed at the end of the test.
@@ -57,10 +56,7 @@ func Binary(t testing.TB) string {
 	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
-		if Required() {
-			t.Fatalf("redis-server not found and CALLBUS_REQUIRE_INTEGRATION=1 (apt-get install redis-server)")
-		}
-		t.Skip("redis-server not found (apt-get install redis-server); skipping integration test")
+		skipreport.Skip(t, "redis-server not found (apt-get install redis-server): the Redis integration tests did not run")
 	}
 	return bin
 }

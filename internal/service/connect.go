@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	"github.com/callbus/callbus/config"
 	"github.com/nats-io/nats.go"
@@ -28,17 +29,11 @@ func connectRedis(s config.Settings) (*redis.Client, error) {
 // connectNATS connects to NATS, reconnecting forever: an outage leaves events in
 // the outbox, never loses them.
 func connectNATS(ctx context.Context, s config.Settings, log zerolog.Logger) (*nats.Conn, error) {
-	opts := []nats.Option{
+	opts := append([]nats.Option{
 		nats.Name("callbus-" + s.Account),
 		nats.MaxReconnects(-1),
 		nats.RetryOnFailedConnect(true),
-		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
-			if err != nil {
-				log.Warn().Err(err).Msg("nats: disconnected")
-			}
-		}),
-		nats.ReconnectHandler(func(nc *nats.Conn) { log.Info().Str("server", nc.ConnectedUrlRedacted()).Msg("nats: reconnected") }),
-	}
+	}, NATSLogOptions(log)...)
 	if s.NATSCreds != "" {
 		opts = append(opts, nats.UserCredentials(s.NATSCreds))
 	}
@@ -53,4 +48,53 @@ func connectNATS(ctx context.Context, s config.Settings, log zerolog.Logger) (*n
 		return nil, fmt.Errorf("nats connect: %w", err)
 	}
 	return nc, nil
+}
+
+// NATSLogOptions route what a NATS connection reports on its own (asynchronous
+// errors such as a slow consumer or a permission violation, disconnects,
+// reconnects, a server entering lame-duck mode, the connection closing) into log,
+// so that nothing of it is lost or printed outside the logger.
+func NATSLogOptions(log zerolog.Logger) []nats.Option {
+	return []nats.Option{
+		nats.ErrorHandler(func(_ *nats.Conn, sub *nats.Subscription, err error) {
+			ev := log.Warn().Err(err)
+			if sub != nil {
+				ev = ev.Str("subject", sub.Subject)
+			}
+			ev.Msg("nats: asynchronous error")
+		}),
+		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
+			if err != nil {
+				log.Warn().Err(err).Msg("nats: disconnected")
+			}
+		}),
+		nats.ReconnectHandler(func(nc *nats.Conn) { log.Info().Str("server", nc.ConnectedUrlRedacted()).Msg("nats: reconnected") }),
+		nats.ReconnectErrHandler(func(_ *nats.Conn, err error) { log.Debug().Err(err).Msg("nats: reconnect attempt failed") }),
+		nats.LameDuckModeHandler(func(nc *nats.Conn) {
+			log.Warn().Str("server", nc.ConnectedUrlRedacted()).Msg("nats: server entering lame-duck mode; moving to another")
+		}),
+	}
+}
+
+// redisLog is the go-redis logger that RouteDriverLogs installs.
+type redisLog struct {
+	log *atomic.Pointer[zerolog.Logger]
+}
+
+func (r redisLog) Printf(_ context.Context, format string, v ...any) {
+	if l := r.log.Load(); l != nil {
+		l.Warn().Str("component", "redis").Msg(fmt.Sprintf(format, v...))
+	}
+}
+
+var redisLogger atomic.Pointer[zerolog.Logger]
+
+// RouteDriverLogs sends what go-redis prints on its own (failed dials of its
+// pool, …) to log instead of plain text on stderr. go-redis has one logger per
+// process (redis.SetLogger), so the last call wins; a process that runs one
+// service calls it once, before it opens any client. It is safe for concurrent
+// use.
+func RouteDriverLogs(log zerolog.Logger) {
+	redisLogger.Store(&log)
+	redis.SetLogger(redisLog{&redisLogger})
 }

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Every command answers -h and --help with exit status 0 and its usage on stdout.
+func TestHelp(t *testing.T) {
+	commands := []string{"run", "demo", "config validate", "config docs", "config schema", "setup", "replay", "tail", "version", "help"}
+	tests := []struct {
+		args []string
+		want []string // in stdout
+	}{
+		{[]string{"help"}, commands},
+		{[]string{"-h"}, commands},
+		{[]string{"--help"}, commands},
+		{[]string{"run", "--help"}, append([]string{"flags:", "-config FILE"}, commands...)},
+		{[]string{"--config", "x.json", "-h"}, append([]string{"-config FILE"}, commands...)},
+		{[]string{"demo", "--help"}, []string{"usage: poller demo", "simulated time", "-speed", "-duration"}},
+		{[]string{"demo", "-h"}, []string{"usage: poller demo"}},
+		{[]string{"config", "--help"}, []string{"validate", "docs", "schema"}},
+		{[]string{"config", "validate", "--help"}, []string{"required setting", "-config FILE"}},
+		{[]string{"config", "docs", "-h"}, []string{"usage: poller config"}},
+		{[]string{"config", "schema", "--help"}, []string{"usage: poller config"}},
+		{[]string{"replay", "--help"}, []string{"usage: poller replay", "-entity ENTITY", "-since", "-pretty"}},
+		{[]string{"replay", "--since", "1h", "-h"}, []string{"usage: poller replay"}},
+		{[]string{"tail", "-h"}, []string{"usage: poller tail", "-entity ENTITY", "-type"}},
+	}
+	for _, tt := range tests {
+		var out, errOut bytes.Buffer
+		if err := run(t.Context(), tt.args, env(nil), &out, &errOut); err != nil {
+			t.Errorf("%v: %v, want exit status 0", tt.args, err)
+			continue
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(out.String(), w) {
+				t.Errorf("%v: stdout lacks %q:\n%s", tt.args, w, out.String())
+			}
+		}
+		if errOut.Len() > 0 {
+			t.Errorf("%v: stderr %q", tt.args, errOut.String())
+		}
+	}
+	// setup's own parser answers help on stderr; the status is 0 all the same.
+	var out bytes.Buffer
+	if err := run(t.Context(), []string{"setup", "--help"}, env(nil), &out, &out); err != nil || !strings.Contains(out.String(), "-addr") {
+		t.Errorf("setup --help: %v\n%s", err, out.String())
+	}
+}
+
+// A bad flag or a missing subcommand is exit status 2, with the usage on stderr.
+func TestUsageErrors(t *testing.T) {
+	for _, args := range [][]string{{"demo", "--nope"}, {"config"}, {"config", "frob"}, {"config", "docs", "extra"}, {"run", "--nope"}, {"version2"}} {
+		var out, errOut bytes.Buffer
+		err := run(t.Context(), args, env(nil), &out, &errOut)
+		var ec exitCode
+		if !errors.As(err, &ec) || ec.code != 2 {
+			t.Errorf("%v: want exit status 2, got %v", args, err)
+		}
+	}
+}
+
+// config validate checks what `poller run` needs, and names the variables.
+func TestConfigValidateRequired(t *testing.T) {
+	var out, errOut bytes.Buffer
+	err := run(t.Context(), []string{"config", "validate"}, env(nil), &out, &errOut)
+	var ec exitCode
+	if !errors.As(err, &ec) || ec.code != 2 {
+		t.Fatalf("nothing set: want exit status 2, got %v", err)
+	}
+	for _, w := range []string{"CALLBUS_API_KEY or CALLBUS_API_KEY_FILE", "CALLBUS_ACCOUNT", "CALLBUS_API_URL", "CALLBUS_API_DOMAIN"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error lacks %q:\n%v", w, err)
+		}
+	}
+	runErr := run(t.Context(), []string{"run"}, env(nil), &out, &errOut)
+	if runErr == nil || runErr.Error() != err.Error() {
+		t.Errorf("run and config validate disagree:\n%v\n%v", runErr, err)
+	}
+}
+
+// Console logs carry colour codes only on a terminal.
+func TestConsoleNoColourOffTerminal(t *testing.T) {
+	f, err := os.Create(filepath.Join(t.TempDir(), "log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	for _, w := range []interface{ Write([]byte) (int, error) }{&buf, f} {
+		log := newLogger(w, "info", "console")
+		log.Warn().Str("k", "v").Msg("hello")
+	}
+	_ = f.Close()
+	b, _ := os.ReadFile(f.Name())
+	for _, s := range []string{buf.String(), string(b)} {
+		if !strings.Contains(s, "hello") || strings.Contains(s, "\x1b[") {
+			t.Errorf("console log off a terminal: %q", s)
+		}
+	}
+}
