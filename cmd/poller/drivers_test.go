@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/callbus/callbus/internal/redistest"
+	"github.com/callbus/callbus/internal/simtest"
 )
 
 // closedAddr is a loopback address nothing listens on.
@@ -35,7 +36,7 @@ func TestDriverLogsAreJSON(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	var out, errOut lockedBuffer
+	var out, errOut simtest.Buffer
 	done := make(chan error, 1)
 	go func() { done <- run(ctx, []string{"run"}, env(vars), &out, &errOut) }()
 	deadline := time.Now().Add(30 * time.Second)
