@@ -36,6 +36,9 @@ type Server struct {
 	// durable: append-only file fsynced on every write, so a restart (even after
 	// SIGKILL) keeps every acknowledged write, as a production Redis for callbus.
 	durable bool
+	// restarting: start must reuse port (Restart); exited closes when cmd ended.
+	restarting bool
+	exited     chan struct{}
 }
 
 // Start returns a Redis server for t: CALLBUS_TEST_REDIS_URL when set, otherwise a
@@ -80,6 +83,26 @@ func start(t testing.TB, shared, durable bool) *Server {
 
 func (s *Server) start(t testing.TB, bin string, port int) {
 	t.Helper()
+	// A free port can be taken by another test's server between freePort and the
+	// bind; a fresh server then tries another port (a restart must keep its own).
+	for attempt := 1; ; attempt++ {
+		err := s.launch(bin, port)
+		if err == nil {
+			return
+		}
+		if attempt == 3 {
+			t.Fatalf("redis-server on 127.0.0.1:%d: %v", port, err)
+		}
+		if !s.restarting {
+			port = freePort(t)
+		}
+	}
+}
+
+// launch starts redis-server on port and waits until it answers, or until it
+// exits (a port taken meanwhile) or a generous start-up time passes (a loaded
+// 2-core machine).
+func (s *Server) launch(bin string, port int) error {
 	s.port = port
 	s.Addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	s.URL = "redis://" + s.Addr + "/0"
@@ -91,12 +114,16 @@ func (s *Server) start(t testing.TB, bin string, port int) {
 		"--logfile", filepath.Join(s.dir, "redis.log")}, aof...)
 	s.cmd = exec.Command(bin, args...)
 	if err := s.cmd.Start(); err != nil {
-		t.Fatalf("start redis-server: %v", err)
+		return fmt.Errorf("start: %w", err)
 	}
-	if err := waitPing(s.Addr, 10*time.Second); err != nil {
+	exited := make(chan struct{})
+	s.exited = exited
+	go func() { _ = s.cmd.Wait(); close(exited) }()
+	if err := waitPing(s.Addr, 30*time.Second, exited); err != nil {
 		s.Stop()
-		t.Fatalf("redis-server on %s: %v", s.Addr, err)
+		return err
 	}
+	return nil
 }
 
 // Restart kills the server (SIGKILL, as a crash would) and starts a new one on the
@@ -109,6 +136,8 @@ func (s *Server) Restart(t testing.TB) {
 	}
 	bin := s.cmd.Path
 	s.Stop()
+	s.restarting = true
+	defer func() { s.restarting = false }()
 	s.start(t, bin, s.port)
 }
 
@@ -118,7 +147,7 @@ func (s *Server) Stop() {
 		return
 	}
 	_ = s.cmd.Process.Kill()
-	_ = s.cmd.Wait()
+	<-s.exited
 	s.cmd.Process = nil
 }
 
@@ -130,7 +159,7 @@ func (s *Server) Client(t testing.TB) *redis.Client {
 	return c
 }
 
-func waitPing(addr string, within time.Duration) error {
+func waitPing(addr string, within time.Duration, exited <-chan struct{}) error {
 	c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1})
 	defer c.Close()
 	deadline := time.Now().Add(within)
@@ -144,7 +173,11 @@ func waitPing(addr string, within time.Duration) error {
 		if time.Now().After(deadline) {
 			return fmt.Errorf("not answering PING after %s: %w", within, err)
 		}
-		time.Sleep(20 * time.Millisecond)
+		select {
+		case <-exited:
+			return fmt.Errorf("exited before answering (port taken?): %w", err)
+		case <-time.After(20 * time.Millisecond):
+		}
 	}
 }
 
