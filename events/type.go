@@ -1,4 +1,4 @@
-package event
+package events
 
 // Type is an event type of the catalog, e.g. "call.created". It is the CloudEvents
 // `type` attribute and the last tokens of the NATS subject.
