@@ -199,6 +199,16 @@ type loop struct {
 // start runs consume with the real store, its commit wrapped by wrap (nil: as is).
 func (h *harness) start(c config, wrap func(commitFunc) commitFunc) *loop {
 	h.t.Helper()
+	return h.startWith(c, func(p *processor) {
+		if wrap != nil {
+			p.commit = wrap(p.commit)
+		}
+	})
+}
+
+// startWith runs consume with a processor adjusted by adjust.
+func (h *harness) startWith(c config, adjust func(*processor)) *loop {
+	h.t.Helper()
 	ctx, cancel := context.WithCancel(h.t.Context())
 	cons, err := ensureConsumer(ctx, h.js, c)
 	if err != nil {
@@ -210,9 +220,7 @@ func (h *harness) start(c config, wrap func(commitFunc) commitFunc) *loop {
 	l := &loop{cancel: cancel, done: make(chan error, 1), metrics: newMetrics(prometheus.NewRegistry()), out: &lockedBuffer{}}
 	p := newProcessor(c, newStore(h.rdb, c.Durable, c.DedupTTL), &deadLetters{js: h.js, prefix: c.DeadLetter},
 		l.metrics, l.out, zerolog.New(h.t.Output()), noop.NewTracerProvider())
-	if wrap != nil {
-		p.commit = wrap(p.commit)
-	}
+	adjust(p)
 	go func() { l.done <- consume(ctx, cons, p, c.Workers, c.ShutdownTimeout, zerolog.New(h.t.Output())) }()
 	h.t.Cleanup(func() { cancel(); <-l.done; l.done <- nil })
 	return l
