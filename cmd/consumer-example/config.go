@@ -29,7 +29,6 @@ type config struct {
 	AckWait         time.Duration
 	BackOff         []time.Duration // ack waits of the redeliveries
 	HandleTimeout   time.Duration
-	RetryDelay      time.Duration
 	Workers         int
 	DeadLetter      string
 	HTTPAddr        string
@@ -59,9 +58,8 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.DurationVar(&c.DedupTTL, "dedup-ttl", 24*time.Hour, "how long a handled event id is remembered: longer than any redelivery or resend")
 	fs.IntVar(&c.MaxDeliver, "max-deliver", 5, "deliveries of a message before it is dead-lettered (enforced by the server too)")
 	fs.DurationVar(&c.AckWait, "ack-wait", 30*time.Second, "ack wait of the first delivery; work in progress renews it every half")
-	fs.Func("backoff", "ack waits of the redeliveries, comma-separated (default 1m,5m,10m,30m)", durationsFlag(&c.BackOff))
+	fs.Func("backoff", "ack waits of the redeliveries, and the delays of retries after a failure, comma-separated (default 1m,5m,10m,30m)", durationsFlag(&c.BackOff))
 	fs.DurationVar(&c.HandleTimeout, "handle-timeout", 5*time.Minute, "longest time one message may be handled: a hung handler is given up")
-	fs.DurationVar(&c.RetryDelay, "retry-delay", time.Second, "first redelivery delay after a transient error (doubles per attempt, at most 1m)")
 	fs.IntVar(&c.Workers, "workers", 4, "messages handled at once; no more are fetched")
 	fs.StringVar(&c.DeadLetter, "dead-letter", "callcenter-dlq", "subject prefix of dead-lettered copies: <prefix>.<original subject>")
 	fs.StringVar(&c.HTTPAddr, "http-addr", ":8082", "address of GET /state, /healthz and /metrics")
@@ -147,7 +145,7 @@ func (c config) validate() error {
 	if len(c.BackOff)+1 > c.MaxDeliver {
 		errs = append(errs, fmt.Errorf("--backoff: %d ack waits for %d redeliveries (--max-deliver - 1) at most", len(c.BackOff), c.MaxDeliver-1))
 	}
-	durations := []time.Duration{c.AckWait, c.DedupTTL, c.HandleTimeout, c.RetryDelay, c.LagInterval, c.ShutdownTimeout}
+	durations := []time.Duration{c.AckWait, c.DedupTTL, c.HandleTimeout, c.LagInterval, c.ShutdownTimeout}
 	for _, d := range append(durations, c.BackOff...) {
 		if d <= 0 {
 			errs = append(errs, fmt.Errorf("every duration must be positive, got %s", d))

@@ -25,6 +25,7 @@ func TestDuplicateWithNewSequenceAppliedOnce(t *testing.T) {
 	h.publish(evs[0], evs[0].ID+"-resent")
 	last := h.publish(evs[1], "")
 	c := h.config("dup")
+	c.Workers = 1 // in stream order: the first event is applied, not superseded by the second
 	l := h.start(c, nil)
 	h.settled(c.Durable, last)
 	l.stop(t)

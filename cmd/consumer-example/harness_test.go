@@ -60,7 +60,7 @@ func (h *harness) config(durable string) config {
 		NATSURL: h.nats.URL(), Stream: "CALLCENTER", Durable: durable, Prefix: "callcenter", Account: events.Any,
 		RedisURL: h.redis.URL, DedupTTL: time.Hour, MaxDeliver: 3, AckWait: 2 * time.Second,
 		BackOff: []time.Duration{2 * time.Second, 2 * time.Second}, HandleTimeout: time.Minute,
-		RetryDelay: 5 * time.Millisecond, Workers: 4, DeadLetter: "callcenter-dlq", HTTPAddr: "127.0.0.1:0",
+		Workers: 4, DeadLetter: "callcenter-dlq", HTTPAddr: "127.0.0.1:0",
 		LagInterval: 50 * time.Millisecond, ShutdownTimeout: 5 * time.Second,
 	}
 }
@@ -73,7 +73,7 @@ func (c config) args() []string {
 	}
 	a := []string{"--nats-url", c.NATSURL, "--durable", c.Durable, "--redis-url", c.RedisURL,
 		"--max-deliver", fmt.Sprint(c.MaxDeliver), "--ack-wait", c.AckWait.String(), "--backoff", strings.Join(waits, ","),
-		"--retry-delay", c.RetryDelay.String(), "--workers", fmt.Sprint(c.Workers), "--http-addr", c.HTTPAddr,
+		"--workers", fmt.Sprint(c.Workers), "--http-addr", c.HTTPAddr,
 		"--lag-interval", c.LagInterval.String(), "--shutdown-timeout", c.ShutdownTimeout.String()}
 	for _, f := range c.Filters {
 		a = append(a, "--filter", f)

@@ -29,7 +29,7 @@ type processor struct {
 	dead          *deadLetters
 	metrics       *metrics
 	maxDeliver    int
-	retryDelay    time.Duration
+	ackWaits      []time.Duration // of each delivery: BackOff
 	heartbeat     time.Duration // how often work in progress renews its ack wait and claim: AckWait/2
 	handleTimeout time.Duration
 	replica       string // a unique name of this process, in claims
@@ -178,13 +178,12 @@ func (p *processor) print(at time.Time, line string) {
 	_, _ = fmt.Fprintf(p.out, "%s  %s\n", at.Format(time.TimeOnly), line)
 }
 
-// delay is the redelivery delay after attempt n: retryDelay doubled per attempt, at most a minute.
+// delay is the redelivery delay after a failure of delivery n: the ack wait of the
+// next delivery, so that a failure and a crash are retried on the same schedule
+// (BackOff), and a Redis outage has that long before the message runs out of
+// deliveries.
 func (p *processor) delay(n uint64) time.Duration {
-	d := p.retryDelay
-	for i := uint64(1); i < n && d < time.Minute; i++ {
-		d *= 2
-	}
-	return min(d, time.Minute)
+	return p.ackWaits[min(int(n), len(p.ackWaits)-1)]
 }
 
 // ack acknowledges and waits for the server to confirm, so that a drained consumer

@@ -93,7 +93,7 @@ func newProcessor(c config, st *store, dead *deadLetters, m *metrics, out io.Wri
 		dead:          dead,
 		metrics:       m,
 		maxDeliver:    c.MaxDeliver,
-		retryDelay:    c.RetryDelay,
+		ackWaits:      c.ackWaits(),
 		heartbeat:     c.AckWait / 2,
 		handleTimeout: c.HandleTimeout,
 		replica:       replicaName(),
