@@ -30,7 +30,7 @@ type processor struct {
 	metrics       *metrics
 	maxDeliver    int
 	ackWaits      []time.Duration // of each delivery: BackOff
-	heartbeat     time.Duration // how often work in progress renews its ack wait and claim: AckWait/2
+	heartbeat     time.Duration   // how often work in progress renews its ack wait and claim: AckWait/2
 	handleTimeout time.Duration
 	replica       string // a unique name of this process, in claims
 	crash         *crashPoint
