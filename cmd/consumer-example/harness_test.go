@@ -38,6 +38,13 @@ type harness struct {
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
+	return newHarnessStore(t, true)
+}
+
+// newHarnessStore is newHarness with the stream in memory or on disk (to survive a
+// restart of the server).
+func newHarnessStore(t *testing.T, memory bool) *harness {
+	t.Helper()
 	h := &harness{t: t, nats: natstest.Start(t), redis: redistest.StartPrivate(t), published: map[uint64]event.Envelope{}}
 	h.rdb = h.redis.Client(t)
 	js, err := jetstream.New(h.nats.Conn(t))
@@ -47,7 +54,7 @@ func newHarness(t *testing.T) *harness {
 	h.js = js
 	// A short duplicate window, so that the replay test need not wait long.
 	if _, _, err := publish.EnsureStream(t.Context(), js, publish.StreamConfig{
-		Name: "CALLCENTER", Prefix: "callcenter", MaxAge: time.Hour, Dupes: time.Second, Memory: true,
+		Name: "CALLCENTER", Prefix: "callcenter", MaxAge: time.Hour, Dupes: time.Second, Memory: memory,
 	}); err != nil {
 		t.Fatal(err)
 	}
