@@ -104,7 +104,7 @@ func (c *Call) UnmarshalJSON(data []byte) error {
 // Recording is the recording summary of a call.
 type Recording struct {
 	ID int64 `json:"id"`
-	// URL is the recording download endpoint (see Client.DownloadRecording).
+	// URL is the recording download endpoint of the call-center API.
 	URL              string  `json:"url"`
 	TranscriptionURL *string `json:"transcription_url"`
 	Duration         int64   `json:"duration"`

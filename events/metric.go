@@ -37,7 +37,7 @@ type CallMetric struct {
 	CostUnit              string   `json:"cost_unit"`
 	Csat                  *Csat    `json:"csat"`
 	Tags                  []Tag    `json:"tags"`
-	// LifeCycle is present only when requested (ListCallMetricsOptions.IncludeLifeCycle);
+	// LifeCycle is present only when requested from the API (metric events request it);
 	// nil otherwise, and then omitted when encoding (an empty list is written).
 	LifeCycle []LifeCycleEvent `json:"life_cycle,omitzero"`
 
