@@ -47,6 +47,21 @@ func TestThreeReplicasKeepEntityOrder(t *testing.T) {
 	}
 }
 
+// One entity's burst of events, handled by three replicas at once: the commits
+// race on its record, and still apply in stream order and end in its last state.
+func TestThreeReplicasOneBusyEntity(t *testing.T) {
+	h := newHarness(t)
+	c := h.config("busy")
+	replicas := []*replica{h.serve(c), h.serve(c), h.serve(c)}
+	last := h.interleave([][]event.Envelope{userEvents(t, 1, 30)})
+	h.settled(c.Durable, last)
+	h.audit(c.Durable)
+	for _, r := range replicas {
+		wantAgents(t, r.state(t), 1, 29)
+		r.stop(t)
+	}
+}
+
 // A drain under load: the replica is stopped while messages are in hand; those
 // finished are acked, those left are nak'ed, and a second run completes the rest
 // with nothing lost or applied twice.
