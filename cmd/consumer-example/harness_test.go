@@ -141,7 +141,13 @@ func (h *harness) serve(c config) *replica {
 	case err := <-r.done:
 		h.t.Fatalf("serve: %v\n%s", err, r.log)
 	}
-	h.t.Cleanup(func() { cancel(); <-r.done })
+	h.t.Cleanup(func() {
+		cancel()
+		<-r.done
+		if h.t.Failed() {
+			h.t.Logf("replica at %s:\n%s", r.addr, r.log)
+		}
+	})
 	return r
 }
 

@@ -12,10 +12,8 @@ func TestSurvivesNATSRestart(t *testing.T) {
 	c := h.config("nats-restart")
 	r := h.serve(c)
 	first := userEvents(t, 1, 3)
-	for _, e := range first[:2] {
-		h.publish(e, "")
-	}
-	waitFor(t, "the first events applied", func() bool { return len(h.applied(c.Durable)) == 2 })
+	h.publish(first[0], "")
+	h.settled(c.Durable, h.publish(first[1], ""))
 	h.nats.Restart(t)
 	last := h.publish(first[2], "")
 	h.settled(c.Durable, last)
