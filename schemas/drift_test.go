@@ -10,36 +10,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/event"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
-
-// dataTypes is the Go type of the data of each event type (see internal/event's
-// data.go). TestDrift fails when the catalog gains a type missing here.
-var dataTypes = map[event.Type]reflect.Type{
-	event.CallCreated:              reflect.TypeFor[event.CallData](),
-	event.CallUpdated:              reflect.TypeFor[event.CallUpdatedData](),
-	event.CallEnded:                reflect.TypeFor[event.CallData](),
-	event.ParticipantJoined:        reflect.TypeFor[event.ParticipantData](),
-	event.ParticipantStatusChanged: reflect.TypeFor[event.ParticipantStatusData](),
-	event.UserCreated:              reflect.TypeFor[event.UserData](),
-	event.UserUpdated:              reflect.TypeFor[event.UserData](),
-	event.UserDeleted:              reflect.TypeFor[event.UserData](),
-	event.UserStatusChanged:        reflect.TypeFor[event.UserStatusData](),
-	event.TeamCreated:              reflect.TypeFor[event.TeamData](),
-	event.TeamUpdated:              reflect.TypeFor[event.TeamData](),
-	event.MetricFinalized:          reflect.TypeFor[event.MetricData](),
-	event.MetricUpdated:            reflect.TypeFor[event.MetricData](),
-}
 
 // neverNull lists Go fields (package.Type.json_name) that could marshal to null by
 // their type but never do, by construction of the producer: the schema may then
 // declare them non-nullable. Each entry says why; the diff schema test checks it on
 // the diff's own output.
 var neverNull = map[string]string{
-	"event.CallUpdatedData.changes": "call.updated is emitted only when a tracked field changed",
-	"event.UserStatusData.changed":  "user.status_changed is emitted only when a status field changed",
-	"event.Envelope.data":           "the data of every event is a JSON object (event.New marshals a struct)",
+	"events.CallUpdatedData.changes": "call.updated is emitted only when a tracked field changed",
+	"events.UserStatusData.changed":  "user.status_changed is emitted only when a status field changed",
+	"events.Envelope.data":           "the data of every event is a JSON object (internal/event.New marshals a struct)",
 }
 
 func TestDrift(t *testing.T) {
@@ -47,16 +30,17 @@ func TestDrift(t *testing.T) {
 	d := &drift{}
 	// The relay adds event.Truncation's attributes to the envelopes it reduces.
 	type envelope struct {
-		event.Envelope
+		events.Envelope
 		event.Truncation
 	}
 	d.object(reflect.TypeFor[envelope](), v.envelope, "envelope.json")
-	for _, i := range event.Catalog {
-		gt, ok := dataTypes[i.Type]
-		if !ok {
-			t.Errorf("%s: no Go data type in dataTypes (drift_test.go)", i.Type)
+	for _, i := range events.Catalog {
+		data := events.DataOf(i.Type) // the data type Decode gives the type
+		if data == nil {
+			t.Errorf("%s: no Go data type (events.DataOf)", i.Type)
 			continue
 		}
+		gt := reflect.TypeOf(data).Elem()
 		s, ok := v.data[string(i.Type)]
 		if !ok {
 			t.Errorf("%s: no schema data/%s.json", i.Type, i.Type)
@@ -91,7 +75,7 @@ func TestDriftDetects(t *testing.T) {
 	type wrapper struct {
 		Current  []status  `json:"current"`  // schema: object
 		Previous *status   `json:"previous"` // schema: not nullable
-		Changed  []string  `json:"changed"`  // neverNull lists event.UserStatusData only
+		Changed  []string  `json:"changed"`  // neverNull lists events.UserStatusData only
 		User     *struct{} `json:"user,omitempty"`
 		Part     int       `json:"participant"`
 	}
@@ -237,7 +221,7 @@ func (d *drift) value(t reflect.Type, s *jsonschema.Schema, at, where string, op
 		if !nullable {
 			d.problem(at, "listed in neverNull (%s) but Go cannot emit null here anyway", why)
 		}
-		if key == "event.Envelope.data" {
+		if key == "events.Envelope.data" {
 			return
 		}
 		nullable = false

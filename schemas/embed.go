@@ -5,7 +5,7 @@
 // embedded; Validator checks event bodies against them.
 //
 // The files are the source of truth for consumers. Tests keep them and the Go types
-// of internal/event and internal/callcenter from drifting apart.
+// of the events package from drifting apart.
 package schemas
 
 import (

@@ -5,12 +5,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/event"
 )
 
@@ -82,12 +82,12 @@ func requireGoReads(t *testing.T, body []byte) {
 	if err := e.Validate(); err != nil {
 		t.Fatalf("valid body decodes to an invalid envelope: %v", err)
 	}
-	gt, ok := dataTypes[e.Type]
-	if !ok {
+	data := events.DataOf(e.Type)
+	if data == nil {
 		t.Fatalf("valid body of type %q: no Go data type", e.Type)
 	}
-	if err := json.Unmarshal(e.Data, reflect.New(gt).Interface()); err != nil {
-		t.Fatalf("valid %s data does not decode into %s: %v", e.Type, gt, err)
+	if err := json.Unmarshal(e.Data, data); err != nil {
+		t.Fatalf("valid %s data does not decode into %T: %v", e.Type, data, err)
 	}
 }
 

@@ -2,193 +2,176 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
-	"github.com/callbus/callbus/internal/callcenter"
-	"github.com/callbus/callbus/internal/event"
+	"github.com/callbus/callbus/events"
+	"github.com/redis/go-redis/v9"
 )
+
+// appliedTypes are the event types the view applies; the consumer subscribes to
+// these only. Teams and metrics are not part of it.
+var appliedTypes = []events.Type{
+	events.UserCreated, events.UserUpdated, events.UserDeleted, events.UserStatusChanged,
+	events.CallCreated, events.CallUpdated, events.CallEnded,
+	events.ParticipantJoined, events.ParticipantStatusChanged,
+}
 
 // endedMemory is how long an ended call is remembered to ignore its late events.
 const endedMemory = 24 * time.Hour
 
-// handler is the example's handlerFunc: apply the event to v and print one
-// summary line per change to out (best effort: the line is not the state).
-func handler(v *view, out io.Writer) handlerFunc {
-	return func(_ context.Context, e event.Envelope) error {
-		line, err := v.apply(e)
-		if err == nil && line != "" {
-			_, _ = fmt.Fprintf(out, "%s  %s\n", e.Time.Format(time.TimeOnly), line)
-		}
-		return err
+// plan returns the keys the event reads and its planner; a nil planner for an
+// event the view does not apply.
+func (s *store) plan(ev events.Event, v version) ([]string, planner, error) {
+	switch e := ev.(type) {
+	case *events.UserCreatedEvent:
+		return s.planUser(e.Data.User, e.Data.User.Deleted, v)
+	case *events.UserUpdatedEvent:
+		return s.planUser(e.Data.User, e.Data.User.Deleted, v)
+	case *events.UserDeletedEvent:
+		return s.planUser(e.Data.User, true, v)
+	case *events.UserStatusChangedEvent:
+		return s.planUserStatus(e.Data, v)
+	case *events.CallCreatedEvent:
+		return s.planCall(e.Data.Call, "opened", v)
+	case *events.CallUpdatedEvent:
+		return s.planCall(e.Data.Call, "updated", v)
+	case *events.CallEndedEvent:
+		return s.planCallEnded(e.Data.Call, v)
+	case *events.ParticipantJoinedEvent:
+		return s.planParticipant(e.Data.CallID, e.Data.Participant, v)
+	case *events.ParticipantStatusChangedEvent:
+		return s.planParticipant(e.Data.CallID, e.Data.Participant, v)
 	}
+	return nil, nil, nil
 }
 
-// apply changes the view by one event and describes the change; "" when the
-// event changes nothing (a repeat, an older event, or a type the view ignores).
-// An event whose data does not decode is poison.
-func (v *view) apply(e event.Envelope) (string, error) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	switch e.Type {
-	case event.UserCreated, event.UserUpdated, event.UserDeleted:
-		var d event.UserData
-		if err := json.Unmarshal(e.Data, &d); err != nil {
-			return "", poison(fmt.Errorf("%s data: %w", e.Type, err))
+func (s *store) planUser(u events.User, deleted bool, v version) ([]string, planner, error) {
+	key := s.key("agent", u.ID)
+	return []string{key}, func(ctx context.Context, tx *redis.Tx) (change, error) {
+		var a agent
+		found, err := getJSON(ctx, tx, key, &a)
+		if err != nil || (found && !v.newerThan(a.Version)) {
+			return change{superseded: true}, err
 		}
-		return v.user(e, d), nil
-	case event.UserStatusChanged:
-		var d event.UserStatusData
-		if err := json.Unmarshal(e.Data, &d); err != nil {
-			return "", poison(fmt.Errorf("%s data: %w", e.Type, err))
+		if deleted {
+			gone := agent{ID: u.ID, Name: u.Name, Deleted: true, Version: v}
+			return change{line: fmt.Sprintf("agent %d %s deleted", u.ID, u.Name), write: func(ctx context.Context, p redis.Pipeliner) {
+				p.Set(ctx, key, mustJSON(gone), s.doneTTL) // a tombstone: an older event cannot bring it back
+				p.SRem(ctx, s.key("agents"), itoa(u.ID))
+			}}, nil
 		}
-		return v.userStatus(e, d), nil
-	case event.CallCreated, event.CallUpdated, event.CallEnded:
-		var d event.CallData
-		if err := json.Unmarshal(e.Data, &d); err != nil {
-			return "", poison(fmt.Errorf("%s data: %w", e.Type, err))
+		next := agent{ID: u.ID, Name: u.Name, Role: u.Role, Status: u.Status, StatusName: userStatusName(u.Status, ""),
+			Preference: u.Preference, Updated: v.Time, Version: v}
+		if found && !a.Deleted && a.Preference == u.Preference {
+			next.PreferenceName = a.PreferenceName // user events carry no status names; keep the known one
 		}
-		return v.call(e, d.Call), nil
-	case event.ParticipantJoined, event.ParticipantStatusChanged:
-		var d event.ParticipantStatusData // joined has the same call_id and participant
-		if err := json.Unmarshal(e.Data, &d); err != nil {
-			return "", poison(fmt.Errorf("%s data: %w", e.Type, err))
+		if found && !a.Deleted && a.Status == u.Status {
+			next.StatusName = a.StatusName
 		}
-		return v.participant(e, d), nil
-	}
-	return "", nil // teams and metrics are not part of this view
+		line := fmt.Sprintf("agent %d %s (%s): %s", u.ID, u.Name, u.Role, next.StatusName)
+		if found && !a.Deleted {
+			line = fmt.Sprintf("agent %d %s updated", u.ID, u.Name)
+		}
+		return change{line: line, write: s.putAgent(key, next)}, nil
+	}, nil
 }
 
-func (v *view) user(e event.Envelope, d event.UserData) string {
-	u := d.User
-	a := v.agents[u.ID]
-	if a != nil && e.Time.Before(a.Updated) {
-		return ""
-	}
-	if e.Type == event.UserDeleted || u.Deleted {
-		if a == nil {
-			return ""
-		}
-		delete(v.agents, u.ID)
-		return fmt.Sprintf("agent %d %s deleted", u.ID, u.Name)
-	}
-	next := agent{ID: u.ID, Name: u.Name, Role: u.Role, Status: u.Status, StatusName: userStatusName(u.Status, ""), Preference: u.Preference, Updated: e.Time}
-	if a != nil && a.Preference == u.Preference {
-		next.PreferenceName = a.PreferenceName // user events carry no status names; keep the known one
-	}
-	if a != nil && a.Status == u.Status {
-		next.StatusName = a.StatusName
-	}
-	if a != nil && sameAgent(*a, next) {
-		return ""
-	}
-	v.agents[u.ID] = &next
-	if a == nil {
-		return fmt.Sprintf("agent %d %s (%s): %s", u.ID, u.Name, u.Role, next.StatusName)
-	}
-	return fmt.Sprintf("agent %d %s updated", u.ID, u.Name)
-}
-
-func (v *view) userStatus(e event.Envelope, d event.UserStatusData) string {
+func (s *store) planUserStatus(d events.UserStatusData, v version) ([]string, planner, error) {
 	u, cur := d.User, d.Current
-	a := v.agents[u.ID]
-	if a != nil && e.Time.Before(a.Updated) {
-		return ""
-	}
-	next := agent{ID: u.ID, Name: u.Name, Role: u.Role, Status: cur.Status, StatusName: userStatusName(cur.Status, cur.StatusName),
-		Preference: cur.Preference, PreferenceName: cur.PreferenceName, Updated: e.Time}
-	if a != nil && sameAgent(*a, next) {
-		return ""
-	}
-	v.agents[u.ID] = &next
-	prev := userStatusName(d.Previous.Status, d.Previous.StatusName)
-	return fmt.Sprintf("agent %d %s: %s → %s", u.ID, u.Name, prev, next.StatusName)
+	key := s.key("agent", u.ID)
+	return []string{key}, func(ctx context.Context, tx *redis.Tx) (change, error) {
+		var a agent
+		found, err := getJSON(ctx, tx, key, &a)
+		if err != nil || (found && !v.newerThan(a.Version)) {
+			return change{superseded: true}, err
+		}
+		next := agent{ID: u.ID, Name: u.Name, Role: u.Role, Status: cur.Status, StatusName: userStatusName(cur.Status, cur.StatusName),
+			Preference: cur.Preference, PreferenceName: cur.PreferenceName, Updated: v.Time, Version: v}
+		prev := userStatusName(d.Previous.Status, d.Previous.StatusName)
+		return change{line: fmt.Sprintf("agent %d %s: %s → %s", u.ID, u.Name, prev, next.StatusName), write: s.putAgent(key, next)}, nil
+	}, nil
 }
 
-func (v *view) call(e event.Envelope, c callcenter.Call) string {
-	if _, ended := v.ended[c.ID]; ended {
-		return ""
+func (s *store) putAgent(key string, a agent) func(context.Context, redis.Pipeliner) {
+	return func(ctx context.Context, p redis.Pipeliner) {
+		p.Set(ctx, key, mustJSON(a), 0)
+		p.SAdd(ctx, s.key("agents"), itoa(a.ID))
 	}
-	if e.Type == event.CallEnded {
-		v.ended[c.ID] = e.Time
-		v.forgetEnded(e.Time)
-		delete(v.calls, c.ID)
-		return fmt.Sprintf("call %d ended: %d participants, billed %ds", c.ID, len(c.Participants), c.BillDuration)
-	}
-	cur := v.calls[c.ID]
-	if cur != nil && e.Time.Before(cur.Updated) {
-		return ""
-	}
-	next := &call{ID: c.ID, Direction: string(c.Direction), Queue: deref(c.AssignedCallQueueName), Agent: deref(c.AssignedAgentName),
-		Created: c.CreatedTime, Participants: map[int64]*participant{}, Updated: e.Time}
-	changed := cur == nil || !sameCall(*cur, *next)
-	if cur != nil {
-		next.Participants = cur.Participants
-	}
-	for _, p := range c.Participants { // the call's own list fills in participants we missed
-		old := next.Participants[p.ID]
-		if old == nil || (!e.Time.Before(old.Updated) && old.Status != p.CallStatus) {
-			next.Participants[p.ID] = newParticipant(p, e.Time)
-			changed = true
+}
+
+func (s *store) planCall(c events.Call, verb string, v version) ([]string, planner, error) {
+	key := s.key("call", c.ID)
+	return []string{key}, func(ctx context.Context, tx *redis.Tx) (change, error) {
+		var cur call
+		found, err := getJSON(ctx, tx, key, &cur)
+		if err != nil || (found && (cur.Ended || !v.newerThan(cur.Version))) {
+			return change{superseded: true}, err
 		}
-	}
-	if !changed {
-		return ""
-	}
-	v.calls[c.ID] = next
-	if e.Type == event.CallCreated {
-		s := fmt.Sprintf("call %d opened: %s", c.ID, next.Direction)
+		next := call{ID: c.ID, Direction: string(c.Direction), Queue: deref(c.AssignedCallQueueName), Agent: deref(c.AssignedAgentName),
+			Created: c.CreatedTime, Updated: v.Time, Version: v}
+		line := fmt.Sprintf("call %d %s: %s", c.ID, verb, next.Direction)
 		if next.Queue != "" {
-			s += " via " + next.Queue
+			line += " via " + next.Queue
 		}
-		return fmt.Sprintf("%s, %d participants", s, len(next.Participants))
-	}
-	return fmt.Sprintf("call %d updated: queue %q, agent %q", c.ID, next.Queue, next.Agent)
+		return change{line: line, write: func(ctx context.Context, p redis.Pipeliner) {
+			p.Set(ctx, key, mustJSON(next), 0)
+			p.SAdd(ctx, s.key("calls"), itoa(c.ID))
+		}}, nil
+	}, nil
 }
 
-func (v *view) participant(e event.Envelope, d event.ParticipantStatusData) string {
-	if _, ended := v.ended[d.CallID]; ended {
-		return ""
-	}
-	c := v.calls[d.CallID]
-	if c == nil { // its call.created is late or lost: open the call with what we know
-		c = &call{ID: d.CallID, Participants: map[int64]*participant{}} // call fields unknown: any call event is newer
-		v.calls[d.CallID] = c
-	}
-	old := c.Participants[d.Participant.ID]
-	if old != nil && (e.Time.Before(old.Updated) || old.Status == d.Participant.CallStatus) {
-		return ""
-	}
-	p := newParticipant(d.Participant, e.Time)
-	c.Participants[p.ID] = p
-	who := fmt.Sprintf("%s %d", p.Type, p.ParticipantID)
-	if old == nil {
-		return fmt.Sprintf("call %d: %s joined (%s)", c.ID, who, p.StatusLabel)
-	}
-	return fmt.Sprintf("call %d: %s %s → %s", c.ID, who, old.StatusLabel, p.StatusLabel)
-}
-
-// forgetEnded drops ended calls older than endedMemory: their events no longer arrive.
-func (v *view) forgetEnded(now time.Time) {
-	for id, at := range v.ended {
-		if now.Sub(at) > endedMemory {
-			delete(v.ended, id)
+func (s *store) planCallEnded(c events.Call, v version) ([]string, planner, error) {
+	key, members := s.key("call", c.ID), s.key("call", c.ID, "participants")
+	return []string{key, members}, func(ctx context.Context, tx *redis.Tx) (change, error) {
+		var cur call
+		found, err := getJSON(ctx, tx, key, &cur)
+		if err != nil || (found && (cur.Ended || !v.newerThan(cur.Version))) {
+			return change{superseded: true}, err
 		}
-	}
+		ids, err := tx.SMembers(ctx, members).Result()
+		if err != nil {
+			return change{}, err
+		}
+		gone := call{ID: c.ID, Ended: true, Updated: v.Time, Version: v}
+		return change{line: fmt.Sprintf("call %d ended: %d participants, billed %ds", c.ID, len(c.Participants), c.BillDuration),
+			write: func(ctx context.Context, p redis.Pipeliner) {
+				p.Set(ctx, key, mustJSON(gone), endedMemory) // a tombstone: late events do not reopen it
+				p.SRem(ctx, s.key("calls"), itoa(c.ID))
+				for _, id := range ids {
+					p.Del(ctx, s.key("participant", c.ID, id))
+				}
+				p.Del(ctx, members)
+			}}, nil
+	}, nil
 }
 
-func newParticipant(p callcenter.Participant, at time.Time) *participant {
-	return &participant{ID: p.ID, Type: strings.ToLower(p.ParticipantType), ParticipantID: p.ParticipantID,
-		Status: p.CallStatus, StatusLabel: callcenter.CallStatusLabel(p.CallStatus), Updated: at}
-}
-
-func sameAgent(a, b agent) bool { a.Updated = b.Updated; return a == b }
-
-func sameCall(a, b call) bool {
-	return a.Direction == b.Direction && a.Queue == b.Queue && a.Agent == b.Agent && a.Created.Equal(b.Created)
+func (s *store) planParticipant(callID int64, ep events.Participant, v version) ([]string, planner, error) {
+	callKey, key := s.key("call", callID), s.key("participant", callID, ep.ID)
+	return []string{callKey, key}, func(ctx context.Context, tx *redis.Tx) (change, error) {
+		var c call
+		if found, err := getJSON(ctx, tx, callKey, &c); err != nil || (found && c.Ended) {
+			return change{superseded: true}, err
+		}
+		var old participant
+		found, err := getJSON(ctx, tx, key, &old)
+		if err != nil || (found && !v.newerThan(old.Version)) {
+			return change{superseded: true}, err
+		}
+		p := participant{ID: ep.ID, Type: strings.ToLower(ep.ParticipantType), ParticipantID: ep.ParticipantID,
+			Status: ep.CallStatus, StatusLabel: events.CallStatusLabel(ep.CallStatus), Updated: v.Time, Version: v}
+		who := fmt.Sprintf("%s %d", p.Type, p.ParticipantID)
+		line := fmt.Sprintf("call %d: %s joined (%s)", callID, who, p.StatusLabel)
+		if found {
+			line = fmt.Sprintf("call %d: %s %s → %s", callID, who, old.StatusLabel, p.StatusLabel)
+		}
+		return change{line: line, write: func(ctx context.Context, pipe redis.Pipeliner) {
+			pipe.Set(ctx, key, mustJSON(p), 0)
+			pipe.SAdd(ctx, s.key("call", callID, "participants"), itoa(p.ID))
+			pipe.SAdd(ctx, s.key("calls"), itoa(callID)) // its call.created may come later
+		}}, nil
+	}, nil
 }
 
 // userStatusName is the name the event gives, or the name of the built-in status.
@@ -197,13 +180,13 @@ func userStatusName(status int, name string) string {
 		return name
 	}
 	switch status {
-	case callcenter.UserOffline:
+	case events.UserOffline:
 		return "Offline"
-	case callcenter.UserOnline:
+	case events.UserOnline:
 		return "Online"
-	case callcenter.UserBusy:
+	case events.UserBusy:
 		return "Busy"
-	case callcenter.UserAfterCallWork:
+	case events.UserAfterCallWork:
 		return "After-call work"
 	}
 	return fmt.Sprintf("status %d", status)

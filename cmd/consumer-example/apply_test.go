@@ -1,43 +1,112 @@
 package main
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
 
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/event"
+	"github.com/callbus/callbus/internal/redistest"
 )
 
-// Events out of order, repeated or late leave the view as the latest state says.
-func TestApplyOutOfOrder(t *testing.T) {
-	v := newView()
+func customer(status int, at time.Time) events.Participant {
+	return events.Participant{ID: 5001, CallID: 1000, ParticipantID: 304684, ParticipantType: events.ParticipantCustomer,
+		CallStatus: status, CreatedTime: t0, UpdatedTime: at}
+}
+
+func agentLeg(status int, at time.Time) events.Participant {
+	return events.Participant{ID: 5002, CallID: 1000, ParticipantID: 8, ParticipantType: events.ParticipantAgent,
+		ConnectionType: 1, CallStatus: status, CreatedTime: at, UpdatedTime: at}
+}
+
+func call1000(ps ...events.Participant) events.Call {
+	q := "Billing Queue"
+	return events.Call{ID: 1000, Direction: events.DirectionIncoming, PhoneNumber: "+15550100",
+		AssignedCallQueueName: &q, BillDuration: 95, BillDurationUnit: "seconds", CreatedTime: t0, UpdatedTime: t0,
+		Participants: ps}
+}
+
+// decoded turns an envelope into the typed event a consumer would receive.
+func decoded(t *testing.T, e event.Envelope) events.Event {
+	t.Helper()
+	b, err := json.Marshal(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := events.Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ev
+}
+
+// Events out of order, repeated or late leave the view as the latest state says;
+// the outcome and the summary line of each say what happened.
+func TestApplyCallsOutOfOrder(t *testing.T) {
+	st := newStore(redistest.StartPrivate(t).Client(t), "apply", time.Hour)
 	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	p1, c1 := "calls/1000/participants/5002", "calls/1000"
 	steps := []struct {
 		name string
 		e    event.Envelope
+		seq  uint64
+		out  outcome
 		line string
 	}{
-		{"joined before call.created opens the call", mustEvent(t, event.ParticipantJoined, "p", "1", at(2),
-			event.ParticipantData{CallID: 1000, Participant: agentLeg(13, at(2))}), "call 1000: agent 8 joined (connecting)"},
-		{"call.created fills it in", mustEvent(t, event.CallCreated, "c", "1", at(1),
-			event.CallData{Call: call1000(customer(13, at(1)))}), "call 1000 opened: incoming via Billing Queue, 2 participants"},
-		{"repeat", mustEvent(t, event.CallCreated, "c", "1", at(1),
-			event.CallData{Call: call1000(customer(13, at(1)))}), ""},
-		{"newer status", mustEvent(t, event.ParticipantStatusChanged, "p", "2", at(5),
-			event.ParticipantStatusData{CallID: 1000, Participant: agentLeg(8, at(5))}), "call 1000: agent 8 connecting → in progress"},
-		{"older status is ignored", mustEvent(t, event.ParticipantStatusChanged, "p", "3", at(4),
-			event.ParticipantStatusData{CallID: 1000, Participant: agentLeg(12, at(4))}), ""},
-		{"ended", mustEvent(t, event.CallEnded, "c", "e", at(9), event.CallData{Call: call1000()}), "call 1000 ended: 0 participants, billed 95s"},
-		{"late event does not reopen", mustEvent(t, event.ParticipantStatusChanged, "p", "4", at(7),
-			event.ParticipantStatusData{CallID: 1000, Participant: agentLeg(1, at(7))}), ""},
-		{"teams are ignored", mustEvent(t, event.TeamCreated, "teams/1", "c", at(9), event.TeamData{}), ""},
+		{"joined before call.created", mustEvent(t, event.ParticipantJoined, p1, "1", at(2),
+			event.ParticipantData{CallID: 1000, Participant: agentLeg(13, at(2))}), 2, applied, "call 1000: agent 8 joined (connecting)"},
+		{"call.created comes late", mustEvent(t, event.CallCreated, c1, "1", at(1),
+			event.CallData{Call: call1000(customer(13, at(1)))}), 1, applied, "call 1000 opened: incoming via Billing Queue"},
+		{"a repeat is a duplicate", mustEvent(t, event.CallCreated, c1, "1", at(1),
+			event.CallData{Call: call1000(customer(13, at(1)))}), 9, duplicate, ""},
+		{"newer status", mustEvent(t, event.ParticipantStatusChanged, p1, "2", at(5),
+			event.ParticipantStatusData{CallID: 1000, Participant: agentLeg(8, at(5))}), 5, applied, "call 1000: agent 8 connecting → in progress"},
+		{"older status is superseded", mustEvent(t, event.ParticipantStatusChanged, p1, "3", at(4),
+			event.ParticipantStatusData{CallID: 1000, Participant: agentLeg(12, at(4))}), 4, superseded, ""},
 	}
 	for _, s := range steps {
-		line, err := v.apply(s.e)
-		if err != nil || line != s.line {
-			t.Fatalf("%s: got %q, %v; want %q", s.name, line, err, s.line)
+		out, line, err := st.commit(t.Context(), decoded(t, s.e), s.seq)
+		if err != nil || out != s.out || line != s.line {
+			t.Fatalf("%s: got %s %q %v; want %s %q", s.name, out, line, err, s.out, s.line)
 		}
 	}
-	if snap := v.snapshot(); len(snap.Calls) != 0 {
-		t.Fatalf("calls left open: %+v", snap.Calls)
+	snap, err := st.snapshot(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(snap.Calls) != 1 || snap.Calls[0].Queue != "Billing Queue" || len(snap.Calls[0].Participants) != 1 ||
+		snap.Calls[0].Participants[0].StatusLabel != "in progress" {
+		t.Fatalf("state: %+v", snap.Calls)
+	}
+	ended := mustEvent(t, event.CallEnded, c1, "e", at(9), event.CallData{Call: call1000()})
+	if out, line, err := st.commit(t.Context(), decoded(t, ended), 10); out != applied || line != "call 1000 ended: 0 participants, billed 95s" || err != nil {
+		t.Fatalf("ended: %s %q %v", out, line, err)
+	}
+	late := mustEvent(t, event.ParticipantStatusChanged, p1, "4", at(12), event.ParticipantStatusData{CallID: 1000, Participant: agentLeg(1, at(12))})
+	if out, _, err := st.commit(t.Context(), decoded(t, late), 11); out != superseded || err != nil {
+		t.Fatalf("a late participant event: %s %v, want superseded (the call ended)", out, err)
+	}
+	team := mustEvent(t, event.TeamCreated, "teams/1", "c", at(9), event.TeamData{Team: events.Team{ID: 1, Users: []events.UserRef{}}})
+	if out, _, err := st.commit(t.Context(), decoded(t, team), 12); out != ignored || err != nil {
+		t.Fatalf("team: %s %v, want ignored", out, err)
+	}
+	if snap, err := st.snapshot(t.Context()); err != nil || len(snap.Calls) != 0 {
+		t.Fatalf("calls left open: %+v %v", snap.Calls, err)
+	}
+}
+
+// A deleted user leaves /state and an older event does not bring it back.
+func TestApplyUserDeleted(t *testing.T) {
+	st := newStore(redistest.StartPrivate(t).Client(t), "users", time.Hour)
+	evs := userEvents(t, 8, 2)
+	del := mustEvent(t, event.UserDeleted, "users/8", "d", t0.Add(time.Hour), event.UserData{User: user(8, 0)})
+	for i, e := range []event.Envelope{evs[0], del, evs[1]} {
+		if _, _, err := st.commit(t.Context(), decoded(t, e), uint64(i+1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if snap, err := st.snapshot(t.Context()); err != nil || len(snap.Agents) != 0 {
+		t.Fatalf("agents after delete: %+v %v", snap.Agents, err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/rs/zerolog"
 )
 
 // Headers of a dead-lettered copy, besides the original message's own.
@@ -16,9 +17,16 @@ const (
 	HeaderDLQReason     = "Callbus-Dlq-Reason"     // why it was given up
 	HeaderDLQStream     = "Callbus-Dlq-Stream"     // the stream it came from
 	HeaderDLQSequence   = "Callbus-Dlq-Sequence"   // its sequence there
-	HeaderDLQSubject    = "Callbus-Dlq-Subject"    // its subject there
+	HeaderDLQSubject    = "Callbus-Dlq-Subject"    // its subject there: where replay sends it back
 	HeaderDLQConsumer   = "Callbus-Dlq-Consumer"   // the consumer that gave up
 	HeaderDLQDeliveries = "Callbus-Dlq-Deliveries" // deliveries before giving up
+)
+
+// Causes of dead-lettering (the cause label of dead_letters_total).
+const (
+	causeInvalid       = "invalid"        // not an event of the contract: at once
+	causeFailed        = "failed"         // the handler failed at the last delivery
+	causeMaxDeliveries = "max_deliveries" // the server gave up: the process crashed or hung each time
 )
 
 // deadLetters publishes copies of messages the consumer gives up on to
@@ -33,26 +41,55 @@ type deadLetters struct {
 
 func (d *deadLetters) subject(original string) string { return d.prefix + "." + original }
 
-func (d *deadLetters) publish(ctx context.Context, msg jetstream.Msg, md *jetstream.MsgMetadata, reason string) error {
+// letter is a message given up on, where it came from, and why.
+type letter struct {
+	subject    string
+	header     nats.Header
+	data       []byte
+	stream     string
+	consumer   string
+	seq        uint64
+	deliveries uint64
+	reason     string
+}
+
+func (d *deadLetters) publish(ctx context.Context, l letter) error {
 	h := nats.Header{}
-	for k, v := range msg.Headers() {
+	for k, v := range l.header {
 		if !strings.HasPrefix(strings.ToLower(k), "nats-") { // Nats-Msg-Id, Nats-Expected-*: the original's, not the copy's
 			h[k] = v
 		}
 	}
-	// One copy per message and consumer, even if the term is lost and we give up twice.
-	h.Set(jetstream.MsgIDHeader, fmt.Sprintf("dlq:%s:%s:%d", md.Stream, md.Consumer, md.Sequence.Stream))
-	h.Set(HeaderDLQReason, strings.Join(strings.Fields(reason), " ")) // one line: headers cannot hold newlines
-	h.Set(HeaderDLQStream, md.Stream)
-	h.Set(HeaderDLQSequence, strconv.FormatUint(md.Sequence.Stream, 10))
-	h.Set(HeaderDLQSubject, msg.Subject())
-	h.Set(HeaderDLQConsumer, md.Consumer)
-	h.Set(HeaderDLQDeliveries, strconv.FormatUint(md.NumDelivered, 10))
-	subj := d.subject(msg.Subject())
-	if _, err := d.js.PublishMsg(ctx, &nats.Msg{Subject: subj, Header: h, Data: msg.Data()}); err != nil {
+	// One copy per message and consumer, even if we give up on it twice.
+	h.Set(jetstream.MsgIDHeader, fmt.Sprintf("dlq:%s:%s:%d", l.stream, l.consumer, l.seq))
+	h.Set(HeaderDLQReason, strings.Join(strings.Fields(l.reason), " ")) // one line: headers cannot hold newlines
+	h.Set(HeaderDLQStream, l.stream)
+	h.Set(HeaderDLQSequence, strconv.FormatUint(l.seq, 10))
+	h.Set(HeaderDLQSubject, l.subject)
+	h.Set(HeaderDLQConsumer, l.consumer)
+	h.Set(HeaderDLQDeliveries, strconv.FormatUint(l.deliveries, 10))
+	subj := d.subject(l.subject)
+	if _, err := d.js.PublishMsg(ctx, &nats.Msg{Subject: subj, Header: h, Data: l.data}); err != nil {
 		return fmt.Errorf("publish dead letter to %s: %w", subj, err)
 	}
 	return nil
+}
+
+// deadLetter publishes a copy to the dead-letter subject, then terminates the
+// message. If the copy cannot be stored, the message is kept (nak) rather than lost.
+func (p *processor) deadLetter(ctx context.Context, msg jetstream.Msg, md *jetstream.MsgMetadata, cause, reason string, log zerolog.Logger) {
+	l := letter{subject: msg.Subject(), header: msg.Headers(), data: msg.Data(), stream: md.Stream, consumer: md.Consumer,
+		seq: md.Sequence.Stream, deliveries: md.NumDelivered, reason: reason}
+	if err := p.dead.publish(ctx, l); err != nil {
+		log.Error().Err(err).Str("reason", reason).Msg("dead-letter copy failed; keeping the message")
+		p.nak(msg, p.delay(md.NumDelivered), log)
+		return
+	}
+	p.metrics.deadLetters.WithLabelValues(cause).Inc()
+	log.Error().Str("reason", reason).Str("dead_letter", p.dead.subject(msg.Subject())).Msg("dead-lettered")
+	if err := msg.TermWithReason(reason); err != nil {
+		log.Warn().Err(err).Msg("term failed; the message will be redelivered and dead-lettered again")
+	}
 }
 
 // ensureDeadLetterStream makes sure some stream stores <prefix>.>: an existing one

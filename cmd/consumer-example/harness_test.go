@@ -4,21 +4,25 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"go.opentelemetry.io/otel/trace"
+	"github.com/callbus/callbus/internal/simtest"
+	"io"
+	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/callbus/callbus/internal/callcenter"
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/event"
 	"github.com/callbus/callbus/internal/natstest"
 	"github.com/callbus/callbus/internal/publish"
 	"github.com/callbus/callbus/internal/redistest"
-	"github.com/callbus/callbus/internal/simtest"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
 	"github.com/rs/zerolog"
+	"go.opentelemetry.io/otel/trace/noop"
 )
 
 // harness is a real NATS server with the CALLCENTER stream, and a real Redis.
@@ -28,38 +32,66 @@ type harness struct {
 	js    jetstream.JetStream
 	redis *redistest.Server
 	rdb   *redis.Client
+
+	mu        sync.Mutex
+	published map[uint64]event.Envelope // by stream sequence
 }
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
-	h := &harness{t: t, nats: natstest.Start(t), redis: redistest.Start(t)}
+	return newHarnessStore(t, true)
+}
+
+// newHarnessStore is newHarness with the stream in memory or on disk (to survive a
+// restart of the server).
+func newHarnessStore(t *testing.T, memory bool) *harness {
+	t.Helper()
+	h := &harness{t: t, nats: natstest.Start(t), redis: redistest.StartPrivate(t), published: map[uint64]event.Envelope{}}
 	h.rdb = h.redis.Client(t)
 	js, err := jetstream.New(h.nats.Conn(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	h.js = js
+	// A short duplicate window, so that the replay test need not wait long.
 	if _, _, err := publish.EnsureStream(t.Context(), js, publish.StreamConfig{
-		Name: "CALLCENTER", Prefix: "callcenter", MaxAge: time.Hour, Dupes: time.Minute, Memory: true,
+		Name: "CALLCENTER", Prefix: "callcenter", MaxAge: time.Hour, Dupes: time.Second, Memory: memory,
 	}); err != nil {
 		t.Fatal(err)
 	}
 	return h
 }
 
-// config is a test configuration: short delays, three deliveries.
+// config is a test configuration: short waits, three deliveries.
 func (h *harness) config(durable string) config {
 	return config{
-		NATSURL: h.nats.URL(), Stream: "CALLCENTER", Durable: durable, Filters: []string{"callcenter.>"},
-		RedisURL: h.redis.URL, DedupTTL: time.Hour, MaxDeliver: 3, AckWait: 5 * time.Second,
-		RetryDelay: 5 * time.Millisecond, DeadLetter: "callcenter-dlq", HTTPAddr: "127.0.0.1:0",
-		LagInterval: time.Hour, ShutdownTimeout: 5 * time.Second,
+		NATSURL: h.nats.URL(), Stream: "CALLCENTER", Durable: durable, Prefix: "callcenter", Account: events.Any,
+		RedisURL: h.redis.URL, DedupTTL: time.Hour, MaxDeliver: 3, AckWait: 2 * time.Second,
+		BackOff: []time.Duration{2 * time.Second, 2 * time.Second}, HandleTimeout: time.Minute,
+		Workers: 4, DeadLetter: "callcenter-dlq", HTTPAddr: "127.0.0.1:0",
+		LagInterval: 50 * time.Millisecond, ShutdownTimeout: 5 * time.Second,
 	}
 }
 
+// args is c as command-line flags, for a child process.
+func (c config) args() []string {
+	waits := make([]string, len(c.BackOff))
+	for i, d := range c.BackOff {
+		waits[i] = d.String()
+	}
+	a := []string{"--nats-url", c.NATSURL, "--durable", c.Durable, "--redis-url", c.RedisURL,
+		"--max-deliver", fmt.Sprint(c.MaxDeliver), "--ack-wait", c.AckWait.String(), "--backoff", strings.Join(waits, ","),
+		"--workers", fmt.Sprint(c.Workers), "--http-addr", c.HTTPAddr,
+		"--lag-interval", c.LagInterval.String(), "--shutdown-timeout", c.ShutdownTimeout.String()}
+	for _, f := range c.Filters {
+		a = append(a, "--filter", f)
+	}
+	return a
+}
+
 // publish sends e as the poller does: subject, Nats-Msg-Id, Content-Type. msgID
-// overrides the Nats-Msg-Id (a resend after the duplicate window gets a new one
-// only in effect: here, a different id gives the same event a new sequence).
+// overrides the Nats-Msg-Id (a resend after the duplicate window gets a new
+// sequence; here a different id does the same).
 func (h *harness) publish(e event.Envelope, msgID string) uint64 {
 	h.t.Helper()
 	body, err := json.Marshal(e)
@@ -69,7 +101,11 @@ func (h *harness) publish(e event.Envelope, msgID string) uint64 {
 	if msgID == "" {
 		msgID = e.ID
 	}
-	return h.publishRaw(event.Subject("callcenter", "acme", e.Type), body, msgID)
+	seq := h.publishRaw(event.Subject("callcenter", "acme", e.Type), body, msgID)
+	h.mu.Lock()
+	h.published[seq] = e
+	h.mu.Unlock()
+	return seq
 }
 
 func (h *harness) publishRaw(subject string, body []byte, msgID string) uint64 {
@@ -84,20 +120,108 @@ func (h *harness) publishRaw(subject string, body []byte, msgID string) uint64 {
 	return ack.Sequence
 }
 
-// running is a consume loop in a goroutine.
-type running struct {
-	cancel context.CancelFunc
-	done   chan error
+// replica is serve running in a goroutine: one replica of the service, with its
+// own connections, HTTP server and metrics.
+type replica struct {
+	out, log *simtest.Buffer
+	addr     string
+	cancel   context.CancelFunc
+	done     chan error
 }
 
-// start runs consume with the handler until stop.
-func (h *harness) start(c config, handle handlerFunc) *running {
+func (h *harness) serve(c config) *replica {
 	h.t.Helper()
-	return h.startTraced(c, handle, nil)
+	ctx, cancel := context.WithCancel(h.t.Context())
+	r := &replica{out: &simtest.Buffer{}, log: &simtest.Buffer{}, cancel: cancel, done: make(chan error, 1)}
+	addr := make(chan string, 1)
+	go func() {
+		r.done <- serve(ctx, c, noop.NewTracerProvider(), r.out, zerolog.New(r.log), func(a string) { addr <- a })
+	}()
+	select {
+	case r.addr = <-addr:
+	case err := <-r.done:
+		h.t.Fatalf("serve: %v\n%s", err, r.log)
+	}
+	h.t.Cleanup(func() {
+		cancel()
+		<-r.done
+		if h.t.Failed() {
+			h.t.Logf("replica at %s:\n%s", r.addr, r.log)
+		}
+	})
+	return r
 }
 
-// startTraced is start with deliveries traced by tracer.
-func (h *harness) startTraced(c config, handle handlerFunc, tracer trace.Tracer) *running {
+// stop cancels the replica and waits for it to drain.
+func (r *replica) stop(t *testing.T) {
+	t.Helper()
+	r.cancel()
+	select {
+	case err := <-r.done:
+		if err != nil {
+			t.Fatalf("serve: %v\n%s", err, r.log)
+		}
+		r.done <- nil // for the cleanup
+	case <-time.After(20 * time.Second):
+		t.Fatal("serve did not return after cancel")
+	}
+}
+
+func (r *replica) get(t *testing.T, path string) (int, string) {
+	t.Helper()
+	resp, err := http.Get("http://" + r.addr + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+func (r *replica) state(t *testing.T) snapshot {
+	t.Helper()
+	code, body := r.get(t, "/state")
+	var snap snapshot
+	if err := json.Unmarshal([]byte(body), &snap); code != http.StatusOK || err != nil {
+		t.Fatalf("GET /state: %d %v\n%s", code, err, body)
+	}
+	return snap
+}
+
+// metric returns the value of one sample of GET /metrics ("name{labels}"), 0 when absent.
+func (r *replica) metric(t *testing.T, sample string) float64 {
+	t.Helper()
+	_, body := r.get(t, "/metrics")
+	for line := range strings.Lines(body) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), sample+" "); ok {
+			var f float64
+			_, _ = fmt.Sscan(v, &f)
+			return f
+		}
+	}
+	return 0
+}
+
+// loop is consume with a processor built by the test: a replica without HTTP.
+type loop struct {
+	cancel  context.CancelFunc
+	done    chan error
+	metrics *metrics
+	out     *simtest.Buffer
+}
+
+// start runs consume with the real store, its commit wrapped by wrap (nil: as is).
+func (h *harness) start(c config, wrap func(commitFunc) commitFunc) *loop {
+	h.t.Helper()
+	return h.startWith(c, func(p *processor) {
+		if wrap != nil {
+			p.commit = wrap(p.commit)
+		}
+	})
+}
+
+// startWith runs consume with a processor adjusted by adjust.
+func (h *harness) startWith(c config, adjust func(*processor)) *loop {
 	h.t.Helper()
 	ctx, cancel := context.WithCancel(h.t.Context())
 	cons, err := ensureConsumer(ctx, h.js, c)
@@ -107,146 +231,25 @@ func (h *harness) startTraced(c config, handle handlerFunc, tracer trace.Tracer)
 	if _, _, err := ensureDeadLetterStream(ctx, h.js, c.Stream, c.DeadLetter); err != nil {
 		h.t.Fatal(err)
 	}
-	p := &processor{
-		handle: handle, dedup: newDedup(h.rdb, c.Durable, c.AckWait, c.DedupTTL),
-		dead: &deadLetters{js: h.js, prefix: c.DeadLetter}, maxDeliver: c.MaxDeliver, retryDelay: c.RetryDelay,
-		log: zerolog.New(h.t.Output()), tracer: tracer,
-	}
-	r := &running{cancel: cancel, done: make(chan error, 1)}
-	go func() { r.done <- consume(ctx, cons, p, c.ShutdownTimeout) }()
-	h.t.Cleanup(func() { cancel(); <-r.done })
-	return r
+	l := &loop{cancel: cancel, done: make(chan error, 1), metrics: newMetrics(prometheus.NewRegistry()), out: &simtest.Buffer{}}
+	p := newProcessor(c, newStore(h.rdb, c.Durable, c.DedupTTL), &deadLetters{js: h.js, prefix: c.DeadLetter},
+		l.metrics, l.out, zerolog.New(h.t.Output()), noop.NewTracerProvider())
+	adjust(p)
+	go func() { l.done <- consume(ctx, cons, p, c.Workers, c.ShutdownTimeout, zerolog.New(h.t.Output())) }()
+	h.t.Cleanup(func() { cancel(); <-l.done; l.done <- nil })
+	return l
 }
 
-// stop cancels the loop and waits for it to drain.
-func (r *running) stop(t *testing.T) {
+func (l *loop) stop(t *testing.T) {
 	t.Helper()
-	r.cancel()
+	l.cancel()
 	select {
-	case err := <-r.done:
+	case err := <-l.done:
 		if err != nil {
 			t.Fatalf("consume: %v", err)
 		}
-		r.done <- nil // for the cleanup
-	case <-time.After(10 * time.Second):
+		l.done <- nil
+	case <-time.After(20 * time.Second):
 		t.Fatal("consume did not return after cancel")
 	}
-}
-
-// settled waits until the consumer has nothing pending or unacknowledged and has
-// acknowledged (or terminated) up to stream sequence last.
-func (h *harness) settled(durable string, last uint64) {
-	h.t.Helper()
-	simtest.WaitFor(h.t, settle, fmt.Sprintf("consumer %s settled at %d", durable, last), func() bool {
-		info, err := h.js.Consumer(h.t.Context(), "CALLCENTER", durable)
-		if err != nil {
-			h.t.Fatal(err)
-		}
-		i, err := info.Info(h.t.Context())
-		if err != nil {
-			h.t.Fatal(err)
-		}
-		return i.NumPending == 0 && i.NumAckPending == 0 && i.AckFloor.Stream >= last
-	})
-}
-
-// deliveries is how many deliveries the consumer has made, redeliveries included.
-func (h *harness) deliveries(durable string) uint64 {
-	h.t.Helper()
-	cons, err := h.js.Consumer(h.t.Context(), "CALLCENTER", durable)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	return cons.CachedInfo().Delivered.Consumer
-}
-
-// deadLetterMsgs returns the messages of the dead-letter stream.
-func (h *harness) deadLetterMsgs() []*jetstream.RawStreamMsg {
-	h.t.Helper()
-	s, err := h.js.Stream(h.t.Context(), "CALLCENTER_DLQ")
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	info, err := s.Info(h.t.Context())
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	var msgs []*jetstream.RawStreamMsg
-	for seq := info.State.FirstSeq; seq > 0 && seq <= info.State.LastSeq; seq++ {
-		m, err := s.GetMsg(h.t.Context(), seq)
-		if err != nil {
-			h.t.Fatal(err)
-		}
-		msgs = append(msgs, m)
-	}
-	return msgs
-}
-
-// settle is how long tests wait for a condition before failing.
-const settle = 15 * time.Second
-
-// counter counts handler calls per event id.
-type counter struct {
-	mu sync.Mutex
-	n  map[string]int
-}
-
-func (c *counter) add(id string) int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.n == nil {
-		c.n = map[string]int{}
-	}
-	c.n[id]++
-	return c.n[id]
-}
-
-func (c *counter) get(id string) int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.n[id]
-}
-
-func (c *counter) total() (calls, ids int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, n := range c.n {
-		calls += n
-	}
-	return calls, len(c.n)
-}
-
-// Test events, built as the poller builds them.
-
-var t0 = time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
-
-func mustEvent(t *testing.T, typ event.Type, entity, stateKey string, at time.Time, data any) event.Envelope {
-	t.Helper()
-	e, err := event.New("acme", typ, entity, stateKey, at, data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return e
-}
-
-func yara() callcenter.User {
-	return callcenter.User{ID: 8, Name: "Yara Patel", Email: "yara@example.com", Role: callcenter.RoleAgent,
-		Status: callcenter.UserOnline, Preference: 1, TimeZone: "UTC", Teams: []callcenter.TeamRef{}}
-}
-
-func customer(status int, at time.Time) callcenter.Participant {
-	return callcenter.Participant{ID: 5001, CallID: 1000, ParticipantID: 304684, ParticipantType: callcenter.ParticipantCustomer,
-		CallStatus: status, CreatedTime: t0, UpdatedTime: at}
-}
-
-func agentLeg(status int, at time.Time) callcenter.Participant {
-	return callcenter.Participant{ID: 5002, CallID: 1000, ParticipantID: 8, ParticipantType: callcenter.ParticipantAgent,
-		ConnectionType: 1, CallStatus: status, CreatedTime: at, UpdatedTime: at}
-}
-
-func call1000(ps ...callcenter.Participant) callcenter.Call {
-	q := "Billing Queue"
-	return callcenter.Call{ID: 1000, Direction: callcenter.DirectionIncoming, PhoneNumber: "+15550100",
-		AssignedCallQueueName: &q, BillDuration: 95, BillDurationUnit: "seconds", CreatedTime: t0, UpdatedTime: t0,
-		Participants: ps}
 }

@@ -2,48 +2,57 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"sync"
 	"time"
 
-	"github.com/callbus/callbus/internal/event"
+	"github.com/callbus/callbus/events"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rs/zerolog"
 	"go.opentelemetry.io/otel/trace"
 )
 
-// handlerFunc does the downstream work for one event. It returns an error wrapped
-// with poison for an event it can never handle (it is dead-lettered at once); any
-// other error is transient (the event is retried, then dead-lettered after
-// max-deliver attempts). It may be called again for an event it already handled
-// (see dedup), so it must tolerate a repeat.
-type handlerFunc func(ctx context.Context, e event.Envelope) error
+// commitFunc applies an event delivered at a stream sequence and marks it done,
+// atomically (store.commit). Its errors are transient: retried, then dead-lettered
+// at the last delivery.
+type commitFunc func(ctx context.Context, ev events.Event, seq uint64) (outcome, string, error)
 
-// errPoison marks an event that no retry can fix.
-var errPoison = errors.New("poison message")
-
-func poison(err error) error { return fmt.Errorf("%w: %w", errPoison, err) }
-
-// processor decides the fate of each message: ack, nak with a delay, or term with
-// a dead-letter copy. Every path ends in exactly one of them, except when the
-// context ends first: the message is then left for redelivery after the ack wait.
+// processor decides the fate of each message: ack, nak, or term with a
+// dead-letter copy; every path ends in exactly one of them unless the process dies
+// first, and then the server redelivers it after the ack wait. It is safe for
+// concurrent use: the consume loop runs one process call per message in hand.
 type processor struct {
-	handle     handlerFunc
-	dedup      *dedup
-	dead       *deadLetters
-	maxDeliver int
-	retryDelay time.Duration
-	log        zerolog.Logger
-	tracer     trace.Tracer // nil: no traces
+	commit        commitFunc
+	claims        *claims
+	dead          *deadLetters
+	metrics       *metrics
+	maxDeliver    int
+	ackWaits      []time.Duration // of each delivery: BackOff
+	heartbeat     time.Duration   // how often work in progress renews its ack wait and claim: AckWait/2
+	handleTimeout time.Duration
+	replica       string // a unique name of this process, in claims
+	crash         *crashPoint
+	log           zerolog.Logger
+	tracer        trace.Tracer // nil: no traces
+
+	outMu sync.Mutex
+	out   io.Writer // one summary line per change (best effort: the line is not the state)
 }
 
-// process handles one message. It is called for one message at a time.
+// process handles one message until its ack, nak or term.
 func (p *processor) process(ctx context.Context, msg jetstream.Msg) {
+	start := time.Now()
+	defer func() { p.metrics.processing.Observe(time.Since(start).Seconds()) }()
 	md, err := msg.Metadata()
 	if err != nil { // not a JetStream delivery: there is nothing to acknowledge
 		p.log.Error().Err(err).Str("subject", msg.Subject()).Msg("message without JetStream metadata")
 		return
+	}
+	n := p.crash.next()
+	if md.NumDelivered > 1 {
+		p.metrics.redeliveries.Inc()
 	}
 	log := p.log.With().Uint64("seq", md.Sequence.Stream).Uint64("delivered", md.NumDelivered).Str("subject", msg.Subject()).Logger()
 	if p.tracer != nil {
@@ -51,108 +60,146 @@ func (p *processor) process(ctx context.Context, msg jetstream.Msg) {
 		ctx, span = startSpan(ctx, p.tracer, msg.Headers(), msg.Subject())
 		defer span.End()
 	}
-
-	e, err := decode(msg.Data())
+	ev, err := events.DecodeMsg(msg)
+	if err != nil { // no retry can fix it
+		p.deadLetter(ctx, msg, md, causeInvalid, err.Error(), log)
+		return
+	}
+	p.crash.at("received", n)
+	md2 := ev.Metadata()
+	log = log.With().Str("event_id", md2.ID).Str("type", string(md2.Type)).Logger()
+	if _, unknown := ev.(*events.UnknownEvent); unknown { // a type added after this build: not our business yet
+		p.metrics.unknown.WithLabelValues(string(md2.Type)).Inc()
+		p.ack(ctx, msg, "unknown", log)
+		return
+	}
+	out, err := p.work(ctx, msg, md, ev, log)
 	if err != nil {
-		p.deadLetter(ctx, msg, md, err.Error(), log)
+		p.failed(ctx, msg, md, err, log)
 		return
 	}
-	log = log.With().Str("event_id", e.ID).Str("type", string(e.Type)).Logger()
-
-	state, err := p.dedup.claim(ctx, e.ID)
-	switch {
-	case err != nil: // our store is down, the message is fine: retry, never dead-letter
-		log.Warn().Err(err).Msg("dedup store unavailable; retrying later")
-		nak(msg, p.delay(md.NumDelivered), log)
-		return
-	case state == handled:
-		log.Debug().Msg("duplicate: already handled")
-		ack(ctx, msg, log)
-		return
-	case state == inFlight:
-		nak(msg, p.retryDelay, log)
-		return
-	}
-
-	if err := p.safeHandle(ctx, e); err != nil {
-		if rerr := p.dedup.release(ctx, e.ID); rerr != nil {
-			log.Warn().Err(rerr).Msg("claim not released; it expires after the ack wait")
-		}
-		switch {
-		case errors.Is(err, errPoison):
-			p.deadLetter(ctx, msg, md, err.Error(), log)
-		case md.NumDelivered >= uint64(p.maxDeliver):
-			p.deadLetter(ctx, msg, md, fmt.Sprintf("failed %d deliveries, last: %v", md.NumDelivered, err), log)
-		default:
-			log.Warn().Err(err).Msg("handler failed; retrying later")
-			nak(msg, p.delay(md.NumDelivered), log)
-		}
-		return
-	}
-	if err := p.dedup.done(ctx, e.ID); err != nil {
-		// Handled but not marked: the redelivery handles it again (at least once).
-		log.Warn().Err(err).Msg("handled, but the mark failed; it will be handled again")
-		nak(msg, p.delay(md.NumDelivered), log)
-		return
-	}
-	ack(ctx, msg, log)
+	p.crash.at("committed", n)
+	p.ack(ctx, msg, out, log)
+	p.crash.at("acked", n)
 }
 
-// safeHandle runs the handler, turning a panic into a transient error so that a
+// work claims the event, commits it while keeping the message and the claim alive,
+// and prints the change. outcome "" with no error: someone else holds the claim
+// (the message has been nak'ed).
+func (p *processor) work(ctx context.Context, msg jetstream.Msg, md *jetstream.MsgMetadata, ev events.Event, log zerolog.Logger) (outcome, error) {
+	id := ev.Metadata().ID
+	token := fmt.Sprintf("%s/%d", p.replica, md.Sequence.Stream)
+	held, err := p.claims.claim(ctx, id, token)
+	if err != nil {
+		return "", err
+	}
+	if !held {
+		return "", errBusy
+	}
+	wctx, cancel := context.WithTimeout(ctx, p.handleTimeout)
+	defer cancel()
+	stop := p.keepAlive(wctx, cancel, msg, id, token, log)
+	out, line, err := p.safeCommit(wctx, ev, md.Sequence.Stream)
+	stop()
+	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer rcancel()
+	if rerr := p.claims.release(rctx, id, token); rerr != nil {
+		log.Warn().Err(rerr).Msg("claim not released; it expires after the ack wait")
+	}
+	if err == nil && line != "" {
+		p.print(ev.Metadata().Time, line)
+	}
+	return out, err
+}
+
+// errBusy: another delivery of the same event holds its claim right now.
+var errBusy = errors.New("event claimed by another delivery")
+
+// keepAlive renews the message's ack wait (InProgress) and the claim every
+// heartbeat until stop is called. When the claim is lost, the work is cancelled:
+// someone else may be doing it.
+func (p *processor) keepAlive(ctx context.Context, cancel context.CancelFunc, msg jetstream.Msg, id, token string, log zerolog.Logger) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(p.heartbeat)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			if err := msg.InProgress(); err != nil {
+				log.Warn().Err(err).Msg("in progress not sent")
+			}
+			if held, err := p.claims.renew(ctx, id, token); err == nil && !held {
+				p.metrics.lostClaims.Inc()
+				log.Warn().Msg("claim lost while working; giving up this delivery")
+				cancel()
+				return
+			}
+		}
+	})
+	return func() { close(done); wg.Wait() }
+}
+
+// safeCommit runs commit, turning a panic into a transient error so that a
 // message that panics is retried and dead-lettered instead of crashing the service.
-func (p *processor) safeHandle(ctx context.Context, e event.Envelope) (err error) {
+func (p *processor) safeCommit(ctx context.Context, ev events.Event, seq uint64) (out outcome, line string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("handler panic: %v", r)
 		}
 	}()
-	return p.handle(ctx, e)
+	return p.commit(ctx, ev, seq)
 }
 
-// deadLetter publishes a copy to the dead-letter subject, then terminates the
-// message. If the copy cannot be stored, the message is kept (nak) rather than lost.
-func (p *processor) deadLetter(ctx context.Context, msg jetstream.Msg, md *jetstream.MsgMetadata, reason string, log zerolog.Logger) {
-	if err := p.dead.publish(ctx, msg, md, reason); err != nil {
-		log.Error().Err(err).Str("reason", reason).Msg("dead-letter copy failed; keeping the message")
-		nak(msg, p.delay(md.NumDelivered), log)
-		return
-	}
-	log.Error().Str("reason", reason).Str("dead_letter", p.dead.subject(msg.Subject())).Msg("dead-lettered")
-	if err := msg.TermWithReason(reason); err != nil {
-		log.Warn().Err(err).Msg("term failed; the message will be redelivered and dead-lettered again")
+// failed decides after an error: nak for a retry, or dead-letter at the last delivery.
+func (p *processor) failed(ctx context.Context, msg jetstream.Msg, md *jetstream.MsgMetadata, err error, log zerolog.Logger) {
+	switch {
+	case ctx.Err() != nil: // shutting down: hand it back now rather than after the ack wait
+		p.nak(msg, 0, log)
+	case errors.Is(err, errBusy):
+		p.nak(msg, p.heartbeat, log)
+	case md.NumDelivered >= uint64(p.maxDeliver):
+		p.deadLetter(ctx, msg, md, causeFailed, fmt.Sprintf("failed %d deliveries, last: %v", md.NumDelivered, err), log)
+	default:
+		log.Warn().Err(err).Msg("failed; retrying later")
+		p.nak(msg, p.delay(md.NumDelivered), log)
 	}
 }
 
-// delay is the redelivery delay after attempt n: retryDelay doubled per attempt, at most a minute.
+func (p *processor) print(at time.Time, line string) {
+	p.outMu.Lock()
+	defer p.outMu.Unlock()
+	_, _ = fmt.Fprintf(p.out, "%s  %s\n", at.Format(time.TimeOnly), line)
+}
+
+// delay is the redelivery delay after a failure of delivery n: the ack wait of the
+// next delivery, so that a failure and a crash are retried on the same schedule
+// (BackOff), and a Redis outage has that long before the message runs out of
+// deliveries.
 func (p *processor) delay(n uint64) time.Duration {
-	d := p.retryDelay
-	for i := uint64(1); i < n && d < time.Minute; i++ {
-		d *= 2
-	}
-	return min(d, time.Minute)
+	return p.ackWaits[min(int(n), len(p.ackWaits)-1)]
 }
 
-// decode parses and validates a CloudEvents envelope; any failure makes it poison.
-func decode(data []byte) (event.Envelope, error) {
-	var e event.Envelope
-	if err := json.Unmarshal(data, &e); err != nil {
-		return e, poison(fmt.Errorf("undecodable event: %w", err))
-	}
-	if err := e.Validate(); err != nil { // includes an unknown type
-		return e, poison(err)
-	}
-	return e, nil
-}
-
-// ack acknowledges and waits for the server to confirm, so a drained consumer
-// knows its acks arrived. A lost ack means a redelivery, which dedup absorbs.
-func ack(ctx context.Context, msg jetstream.Msg, log zerolog.Logger) {
-	if err := msg.DoubleAck(ctx); err != nil {
+// ack acknowledges and waits for the server to confirm, so that a drained consumer
+// knows its acks arrived; it is sent even when ctx has ended. A lost ack means a
+// redelivery, which the done mark absorbs.
+func (p *processor) ack(ctx context.Context, msg jetstream.Msg, out outcome, log zerolog.Logger) {
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := msg.DoubleAck(actx); err != nil {
 		log.Warn().Err(err).Msg("ack not confirmed; a redelivery will be recognised as a duplicate")
 	}
+	p.metrics.messages.WithLabelValues(string(out)).Inc()
 }
 
-func nak(msg jetstream.Msg, delay time.Duration, log zerolog.Logger) {
+func (p *processor) nak(msg jetstream.Msg, delay time.Duration, log zerolog.Logger) {
+	p.metrics.naks.Inc()
 	if err := msg.NakWithDelay(delay); err != nil {
 		log.Warn().Err(err).Msg("nak failed; redelivered after the ack wait")
 	}

@@ -2,32 +2,18 @@ package main
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
-	"maps"
+	"fmt"
 	"net/http"
 	"slices"
-	"sync"
+	"strconv"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
-// view is the live state the example builds from events: every agent with its
-// status, and every open call with its participants. It is what the handler does
-// with the events; GET /state serves it. It is safe for concurrent use.
-//
-// It lives in memory to keep the example short: after a restart it fills again as
-// new events arrive (the durable consumer resumes after its last ack, it does not
-// replay history). A service that needs its state across restarts keeps it in a
-// store, and commits each change together with the event's done mark.
-//
-// Applying an event twice gives the same state, and an event older than what an
-// entity already reflects is ignored, so redeliveries and retries out of order
-// cannot move the state backwards.
-type view struct {
-	mu     sync.Mutex
-	agents map[int64]*agent
-	calls  map[int64]*call
-	ended  map[int64]time.Time // calls that ended, so a late participant event does not reopen them
-}
+// The records of the view, as stored in Redis and served by GET /state.
 
 type agent struct {
 	ID             int64     `json:"id"`
@@ -38,16 +24,19 @@ type agent struct {
 	Preference     int       `json:"preference"`
 	PreferenceName string    `json:"preference_name,omitempty"`
 	Updated        time.Time `json:"updated"`
+	Deleted        bool      `json:"deleted,omitempty"`
+	Version        version   `json:"version"`
 }
 
 type call struct {
-	ID           int64                  `json:"id"`
-	Direction    string                 `json:"direction,omitempty"`
-	Queue        string                 `json:"queue,omitempty"`
-	Agent        string                 `json:"agent,omitempty"`
-	Created      time.Time              `json:"created"`
-	Participants map[int64]*participant `json:"-"` // by participant record id
-	Updated      time.Time              `json:"updated"`
+	ID        int64     `json:"id"`
+	Direction string    `json:"direction,omitempty"`
+	Queue     string    `json:"queue,omitempty"`
+	Agent     string    `json:"agent,omitempty"`
+	Created   time.Time `json:"created"`
+	Updated   time.Time `json:"updated"`
+	Ended     bool      `json:"ended,omitempty"`
+	Version   version   `json:"version"`
 }
 
 type participant struct {
@@ -57,10 +46,7 @@ type participant struct {
 	Status        int       `json:"status"`
 	StatusLabel   string    `json:"status_label"`
 	Updated       time.Time `json:"updated"`
-}
-
-func newView() *view {
-	return &view{agents: map[int64]*agent{}, calls: map[int64]*call{}, ended: map[int64]time.Time{}}
+	Version       version   `json:"version"`
 }
 
 // snapshot is the JSON of GET /state: agents and open calls, sorted by id.
@@ -74,29 +60,97 @@ type callState struct {
 	Participants []participant `json:"participants"`
 }
 
-func (v *view) snapshot() snapshot {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	s := snapshot{Agents: []agent{}, Calls: []callState{}}
-	for _, id := range slices.Sorted(maps.Keys(v.agents)) {
-		s.Agents = append(s.Agents, *v.agents[id])
+// snapshot reads the whole view. It is not one transaction: under load it may show
+// one entity a change ahead of another, never a half-applied event.
+func (s *store) snapshot(ctx context.Context) (snapshot, error) {
+	snap := snapshot{Agents: []agent{}, Calls: []callState{}}
+	agentIDs, err := s.rdb.SMembers(ctx, s.key("agents")).Result()
+	if err != nil {
+		return snap, fmt.Errorf("read agents: %w", err)
 	}
-	for _, id := range slices.Sorted(maps.Keys(v.calls)) {
-		c := v.calls[id]
-		cs := callState{call: *c, Participants: []participant{}}
-		for _, p := range c.Participants {
-			cs.Participants = append(cs.Participants, *p)
+	if err := readAll(ctx, s.rdb, s.keys("agent", agentIDs), &snap.Agents); err != nil {
+		return snap, err
+	}
+	callIDs, err := s.rdb.SMembers(ctx, s.key("calls")).Result()
+	if err != nil {
+		return snap, fmt.Errorf("read calls: %w", err)
+	}
+	for _, id := range callIDs {
+		cs, err := s.callState(ctx, id)
+		if err != nil {
+			return snap, err
 		}
-		slices.SortFunc(cs.Participants, func(a, b participant) int { return cmp.Compare(a.ID, b.ID) })
-		s.Calls = append(s.Calls, cs)
+		snap.Calls = append(snap.Calls, cs)
 	}
-	return s
+	slices.SortFunc(snap.Agents, func(a, b agent) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortFunc(snap.Calls, func(a, b callState) int { return cmp.Compare(a.ID, b.ID) })
+	return snap, nil
 }
 
-// ServeHTTP serves the snapshot as JSON.
-func (v *view) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
+func (s *store) callState(ctx context.Context, id string) (callState, error) {
+	var cs callState
+	calls := []call{}
+	if err := readAll(ctx, s.rdb, []string{s.key("call", id)}, &calls); err != nil {
+		return cs, err
+	}
+	if len(calls) == 1 {
+		cs.call = calls[0]
+	} else { // participants seen before the call itself
+		cs.ID, _ = strconv.ParseInt(id, 10, 64)
+	}
+	pids, err := s.rdb.SMembers(ctx, s.key("call", id, "participants")).Result()
+	if err != nil {
+		return cs, fmt.Errorf("read participants of call %s: %w", id, err)
+	}
+	cs.Participants = []participant{}
+	if err := readAll(ctx, s.rdb, s.keys("participant:"+id, pids), &cs.Participants); err != nil {
+		return cs, err
+	}
+	slices.SortFunc(cs.Participants, func(a, b participant) int { return cmp.Compare(a.ID, b.ID) })
+	return cs, nil
+}
+
+func (s *store) keys(kind string, ids []string) []string {
+	keys := make([]string, len(ids))
+	for i, id := range ids {
+		keys[i] = s.key(kind, id)
+	}
+	return keys
+}
+
+// readAll appends the JSON records at keys to *out, skipping missing ones.
+func readAll[T any](ctx context.Context, rdb *redis.Client, keys []string, out *[]T) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	vals, err := rdb.MGet(ctx, keys...).Result()
+	if err != nil {
+		return fmt.Errorf("read %d records: %w", len(keys), err)
+	}
+	for i, v := range vals {
+		s, ok := v.(string)
+		if !ok {
+			continue
+		}
+		var r T
+		if err := json.Unmarshal([]byte(s), &r); err != nil {
+			return fmt.Errorf("record %s: %w", keys[i], err)
+		}
+		*out = append(*out, r)
+	}
+	return nil
+}
+
+// ServeHTTP serves the snapshot as JSON: the same on every replica, since they
+// share the store.
+func (s *store) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	snap, err := s.snapshot(r.Context())
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusServiceUnavailable)
+		return
+	}
 	w.Header().Set("Content-Type", "application/json")
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	_ = enc.Encode(v.snapshot())
+	_ = enc.Encode(snap)
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+
+	"github.com/callbus/callbus/internal/apijson"
 )
 
 // decodeOne decodes a single-record response into v. When the response is an
@@ -19,7 +21,7 @@ func decodeOne(body []byte, wrap string, v any) error {
 			}
 		}
 	}
-	if isNull(body) {
+	if apijson.IsNull(body) {
 		return errors.New("empty response: null")
 	}
 	return json.Unmarshal(body, v)

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+
+	"github.com/callbus/callbus/internal/apijson"
 )
 
 // DownloadRecording returns the download URL of a call's recording (GET
@@ -49,9 +51,9 @@ func (c *Client) DeleteRecording(ctx context.Context, callID, recordingID int64)
 		path: fmt.Sprintf("/calls/%d/recording/%d", callID, recordingID),
 		decode: func(_ int, _ http.Header, body []byte) error {
 			found := false
-			status := boolField(&deleted)
-			err := decodeObject("delete recording response", body,
-				key("status", func(raw json.RawMessage) error { found = true; return status(raw) }))
+			status := apijson.Bool(&deleted)
+			err := apijson.Object("delete recording response", body,
+				apijson.Key("status", func(raw json.RawMessage) error { found = true; return status(raw) }))
 			if err == nil && !found {
 				err = errors.New("no status in the response")
 			}

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/callbus/callbus/internal/apijson"
 )
 
 // Rate-limit response headers.
@@ -57,7 +59,7 @@ func headerInt(h http.Header, name string) int {
 	if s == "" {
 		return -1
 	}
-	v, err := intText(s)
+	v, err := apijson.IntText(s)
 	if err != nil || v < 0 || v > 1<<31 {
 		return -1
 	}

@@ -3,6 +3,8 @@ package callcenter
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/callbus/callbus/internal/apijson"
 )
 
 // Export resource names, include values, formats and delivery types.
@@ -63,9 +65,9 @@ func (d DateRange) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON decodes a date range tolerantly.
 func (d *DateRange) UnmarshalJSON(data []byte) error {
 	*d = DateRange{}
-	return decodeObject("date range", data,
-		key("start_date", timeField(&d.StartDate)),
-		key("end_date", timeField(&d.EndDate)),
+	return apijson.Object("date range", data,
+		apijson.Key("start_date", apijson.Time(&d.StartDate)),
+		apijson.Key("end_date", apijson.Time(&d.EndDate)),
 	)
 }
 

@@ -3,6 +3,8 @@ package callcenter
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/callbus/callbus/internal/apijson"
 )
 
 // Export job statuses (Job.Status, ExportJob.Status).
@@ -22,10 +24,10 @@ type ExportJob struct {
 // UnmarshalJSON decodes an export-job creation response tolerantly.
 func (j *ExportJob) UnmarshalJSON(data []byte) error {
 	*j = ExportJob{}
-	return decodeObject("export job", data,
-		key("id", intField(&j.ID)),
-		key("status", strField(&j.Status)),
-		key("message", strField(&j.Message)),
+	return apijson.Object("export job", data,
+		apijson.Key("id", apijson.Int(&j.ID)),
+		apijson.Key("status", apijson.Str(&j.Status)),
+		apijson.Key("message", apijson.Str(&j.Message)),
 	)
 }
 
@@ -46,14 +48,14 @@ type Job struct {
 
 // UnmarshalJSON decodes a job tolerantly.
 func (j *Job) UnmarshalJSON(data []byte) error {
-	*j = Job{Raw: keepRaw(data)}
-	return decodeObject("job", data,
-		key("id", intField(&j.ID)),
-		key("created_time", timeField(&j.CreatedTime)),
-		key("updated_time", timeField(&j.UpdatedTime)),
-		key("status", strField(&j.Status)),
-		key("links", sliceField(&j.Links)),
-		key("job_data", ptrField(&j.JobData)),
+	*j = Job{Raw: apijson.KeepRaw(data)}
+	return apijson.Object("job", data,
+		apijson.Key("id", apijson.Int(&j.ID)),
+		apijson.Key("created_time", apijson.Time(&j.CreatedTime)),
+		apijson.Key("updated_time", apijson.Time(&j.UpdatedTime)),
+		apijson.Key("status", apijson.Str(&j.Status)),
+		apijson.Key("links", apijson.Slice(&j.Links)),
+		apijson.Key("job_data", apijson.Ptr(&j.JobData)),
 	)
 }
 
@@ -67,10 +69,10 @@ type JobLink struct {
 // UnmarshalJSON decodes a job link tolerantly.
 func (l *JobLink) UnmarshalJSON(data []byte) error {
 	*l = JobLink{}
-	return decodeObject("job link", data,
-		key("href", strField(&l.Href)),
-		key("method", strField(&l.Method)),
-		key("rel", strField(&l.Rel)),
+	return apijson.Object("job link", data,
+		apijson.Key("href", apijson.Str(&l.Href)),
+		apijson.Key("method", apijson.Str(&l.Method)),
+		apijson.Key("rel", apijson.Str(&l.Rel)),
 	)
 }
 
@@ -83,5 +85,5 @@ type JobData struct {
 // UnmarshalJSON decodes job data tolerantly.
 func (d *JobData) UnmarshalJSON(data []byte) error {
 	*d = JobData{}
-	return decodeObject("job data", data, key("path", strField(&d.Path)))
+	return apijson.Object("job data", data, apijson.Key("path", apijson.Str(&d.Path)))
 }

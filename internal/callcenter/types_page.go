@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+
+	"github.com/callbus/callbus/internal/apijson"
 )
 
 // Paging limits of the API.
@@ -27,10 +29,10 @@ type Meta struct {
 // UnmarshalJSON decodes paging meta tolerantly.
 func (m *Meta) UnmarshalJSON(data []byte) error {
 	*m = Meta{}
-	return decodeObject("meta", data,
-		key("total_count", intField(&m.TotalCount)),
-		key("total_pages", intField(&m.TotalPages)),
-		key("current", intField(&m.Current)),
+	return apijson.Object("meta", data,
+		apijson.Key("total_count", apijson.Int(&m.TotalCount)),
+		apijson.Key("total_pages", apijson.Int(&m.TotalPages)),
+		apijson.Key("current", apijson.Int(&m.Current)),
 	)
 }
 
@@ -80,15 +82,15 @@ func decodeList[T any](body []byte, listKey string) (listEnvelope[T], error) {
 	b := bytes.TrimSpace(body)
 	if len(b) > 0 && b[0] == '[' {
 		if err := json.Unmarshal(b, &env.items); err != nil {
-			return env, fmt.Errorf("decode %s: %w", listKey, jsonErr(err))
+			return env, fmt.Errorf("decode %s: %w", listKey, apijson.JSONErr(err))
 		}
 		return env, nil
 	}
 	found := false
-	items := sliceField(&env.items)
-	err := decodeObject(listKey+" list", b,
-		key(listKey, func(raw json.RawMessage) error { found = true; return items(raw) }),
-		key("meta", ptrField(&env.meta)),
+	items := apijson.Slice(&env.items)
+	err := apijson.Object(listKey+" list", b,
+		apijson.Key(listKey, func(raw json.RawMessage) error { found = true; return items(raw) }),
+		apijson.Key("meta", apijson.Ptr(&env.meta)),
 	)
 	if err == nil && !found {
 		err = fmt.Errorf("decode %s list: no %q array in the response", listKey, listKey)

@@ -1,6 +1,10 @@
 package callcenter
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/callbus/callbus/internal/apijson"
+)
 
 // UserStatus is a default or custom availability status of the organization.
 type UserStatus struct {
@@ -21,29 +25,29 @@ type UserStatus struct {
 
 // UnmarshalJSON decodes a user status tolerantly.
 func (s *UserStatus) UnmarshalJSON(data []byte) error {
-	*s = UserStatus{Raw: keepRaw(data)}
-	return decodeObject("user status", data,
-		key("id", intField(&s.ID)),
-		key("name", strField(&s.Name)),
-		key("status_type", strField(&s.StatusType)),
-		key("status_sub_type", strField(&s.StatusSubType)),
-		key("emoji", strField(&s.Emoji)),
-		key("enabled", enabledField(&s.Enabled)),
+	*s = UserStatus{Raw: apijson.KeepRaw(data)}
+	return apijson.Object("user status", data,
+		apijson.Key("id", apijson.Int(&s.ID)),
+		apijson.Key("name", apijson.Str(&s.Name)),
+		apijson.Key("status_type", apijson.Str(&s.StatusType)),
+		apijson.Key("status_sub_type", apijson.Str(&s.StatusSubType)),
+		apijson.Key("emoji", apijson.Str(&s.Emoji)),
+		apijson.Key("enabled", enabledField(&s.Enabled)),
 	)
 }
 
 // enabledField reads 0/1 or a boolean.
 func enabledField(p *int) func(json.RawMessage) error {
 	return func(raw json.RawMessage) error {
-		if _, kind, _ := scalar(raw); kind == kindBool {
+		if _, kind, _ := apijson.Scalar(raw); kind == apijson.KindBool {
 			var b bool
-			err := boolField(&b)(raw)
+			err := apijson.Bool(&b)(raw)
 			*p = 0
 			if b {
 				*p = 1
 			}
 			return err
 		}
-		return intField(p)(raw)
+		return apijson.Int(p)(raw)
 	}
 }

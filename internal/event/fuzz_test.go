@@ -46,7 +46,7 @@ func FuzzDecodeEnvelope(f *testing.F) {
 		if e.Validate() != nil {
 			return
 		}
-		m, err := e.Message("callcenter", "acme")
+		m, err := Encode(e, "callcenter", "acme")
 		if err != nil {
 			t.Fatalf("valid envelope %+v: %v", e, err)
 		}

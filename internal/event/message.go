@@ -6,14 +6,6 @@ import (
 	"time"
 )
 
-// Header names of the contract (DESIGN §3): every published message carries the
-// event id as HeaderID and ContentType as HeaderContentType; trace context travels
-// in the lower-case W3C headers traceparent and tracestate.
-const (
-	HeaderID          = "Nats-Msg-Id"
-	HeaderContentType = "Content-Type"
-)
-
 // Message is one event as it travels from the differ to the stream: the envelope
 // marshalled once, with what the outbox, the relay and the metrics need to know of
 // it, so that none of them decodes the body again.
@@ -28,9 +20,9 @@ type Message struct {
 	Headers map[string]string
 }
 
-// Message marshals the envelope of an event of account into the message published
+// Encode marshals the envelope e of an event of account into the message published
 // under prefix. It fails only when the envelope cannot be marshalled.
-func (e Envelope) Message(prefix, account string) (Message, error) {
+func Encode(e Envelope, prefix, account string) (Message, error) {
 	body, err := json.Marshal(e)
 	if err != nil {
 		return Message{}, fmt.Errorf("encode event %s: %w", e.ID, err)

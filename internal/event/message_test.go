@@ -12,7 +12,7 @@ func TestEnvelopeMessage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := e.Message("callcenter", "acme")
+	m, err := Encode(e, "callcenter", "acme")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -156,7 +156,7 @@ func (p *Poller) Effective() map[string]time.Duration {
 // with the trace context of the cycle that found it (the relay's publish span
 // continues it).
 func (p *Poller) outboxEntry(ctx context.Context, e event.Envelope) (cursor.OutboxEntry, error) {
-	m, err := e.Message(p.cfg.Prefix, p.cfg.Account)
+	m, err := event.Encode(e, p.cfg.Prefix, p.cfg.Account)
 	if err != nil {
 		return cursor.OutboxEntry{}, err
 	}

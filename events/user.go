@@ -1,8 +1,10 @@
-package callcenter
+package events
 
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/callbus/callbus/internal/apijson"
 )
 
 // User roles.
@@ -50,23 +52,23 @@ type User struct {
 
 // UnmarshalJSON decodes a user tolerantly (see the package doc).
 func (u *User) UnmarshalJSON(data []byte) error {
-	*u = User{Raw: keepRaw(data)}
-	err := decodeObject("user", data,
-		key("id", intField(&u.ID)),
-		key("name", strField(&u.Name)),
-		key("email", strField(&u.Email)),
-		key("phone", strField(&u.Phone)),
-		key("status", intField(&u.Status)),
-		key("preference", intField(&u.Preference)),
-		key("mobile_app_preference", intField(&u.MobileAppPreference)),
-		key("last_call_time", optTimeField(&u.LastCallTime)),
-		key("last_seen_time", optTimeField(&u.LastSeenTime)),
-		key("confirmed", boolField(&u.Confirmed)),
-		key("language", optStrField(&u.Language)),
-		key("time_zone", strField(&u.TimeZone)),
-		key("deleted", boolField(&u.Deleted)),
-		key("role", strField(&u.Role)),
-		key("teams", sliceField(&u.Teams)),
+	*u = User{Raw: apijson.KeepRaw(data)}
+	err := apijson.Object("user", data,
+		apijson.Key("id", apijson.Int(&u.ID)),
+		apijson.Key("name", apijson.Str(&u.Name)),
+		apijson.Key("email", apijson.Str(&u.Email)),
+		apijson.Key("phone", apijson.Str(&u.Phone)),
+		apijson.Key("status", apijson.Int(&u.Status)),
+		apijson.Key("preference", apijson.Int(&u.Preference)),
+		apijson.Key("mobile_app_preference", apijson.Int(&u.MobileAppPreference)),
+		apijson.Key("last_call_time", apijson.OptTime(&u.LastCallTime)),
+		apijson.Key("last_seen_time", apijson.OptTime(&u.LastSeenTime)),
+		apijson.Key("confirmed", apijson.Bool(&u.Confirmed)),
+		apijson.Key("language", apijson.OptStr(&u.Language)),
+		apijson.Key("time_zone", apijson.Str(&u.TimeZone)),
+		apijson.Key("deleted", apijson.Bool(&u.Deleted)),
+		apijson.Key("role", apijson.Str(&u.Role)),
+		apijson.Key("teams", apijson.Slice(&u.Teams)),
 	)
 	if u.Teams == nil { // absent or null: an empty list for consumers, not null
 		u.Teams = []TeamRef{}
@@ -88,26 +90,8 @@ func (r *TeamRef) UnmarshalJSON(data []byte) error {
 
 // decodeRef decodes an {id} object or a bare id.
 func decodeRef(what string, data []byte, id *int64) error {
-	if _, kind, err := scalar(data); err == nil && kind != kindNull {
-		return intField(id)(data)
+	if _, kind, err := apijson.Scalar(data); err == nil && kind != apijson.KindNull {
+		return apijson.Int(id)(data)
 	}
-	return decodeObject(what, data, key("id", intField(id)))
-}
-
-// CreateUserRequest is the body of CreateUser. Both fields are required; Role is
-// one of the Role constants.
-type CreateUserRequest struct {
-	Email string `json:"email"`
-	Role  string `json:"role"`
-}
-
-// UpdateUserRequest is the body of UpdateUser. Only the fields that are set (non-nil)
-// are sent.
-type UpdateUserRequest struct {
-	Email *string `json:"email,omitempty"`
-	Role  *string `json:"role,omitempty"`
-	// Preference must be a user status id other than busy or after-call work.
-	Preference          *int  `json:"preference,omitempty"`
-	MobileAppPreference *int  `json:"mobile_app_preference,omitempty"`
-	Deleted             *bool `json:"deleted,omitempty"`
+	return apijson.Object(what, data, apijson.Key("id", apijson.Int(id)))
 }

@@ -1,6 +1,10 @@
-package callcenter
+package events
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/callbus/callbus/internal/apijson"
+)
 
 // Team is a team of agents; an agent can belong to several teams.
 type Team struct {
@@ -16,13 +20,13 @@ type Team struct {
 
 // UnmarshalJSON decodes a team tolerantly.
 func (t *Team) UnmarshalJSON(data []byte) error {
-	*t = Team{Raw: keepRaw(data)}
-	err := decodeObject("team", data,
-		key("id", intField(&t.ID)),
-		key("name", strField(&t.Name)),
-		key("description", strField(&t.Description)),
-		key("users", sliceField(&t.Users)),
-		key("omni_channel", boolField(&t.OmniChannel)),
+	*t = Team{Raw: apijson.KeepRaw(data)}
+	err := apijson.Object("team", data,
+		apijson.Key("id", apijson.Int(&t.ID)),
+		apijson.Key("name", apijson.Str(&t.Name)),
+		apijson.Key("description", apijson.Str(&t.Description)),
+		apijson.Key("users", apijson.Slice(&t.Users)),
+		apijson.Key("omni_channel", apijson.Bool(&t.OmniChannel)),
 	)
 	if t.Users == nil { // absent or null: an empty list for consumers, not null
 		t.Users = []UserRef{}
@@ -39,13 +43,4 @@ type UserRef struct {
 func (r *UserRef) UnmarshalJSON(data []byte) error {
 	*r = UserRef{}
 	return decodeRef("user ref", data, &r.ID)
-}
-
-// TeamRequest is the body of CreateTeam and UpdateTeam. Only the fields that are set
-// are sent: a nil Users leaves the members alone, an empty non-nil Users removes
-// them all.
-type TeamRequest struct {
-	Name        *string   `json:"name,omitempty"`
-	Description *string   `json:"description,omitempty"`
-	Users       []UserRef `json:"users,omitzero"`
 }

@@ -1,4 +1,8 @@
-package callcenter
+// Package apijson decodes the call-center API's JSON tolerantly: numbers sent as
+// strings, "" for null, several time layouts, unknown keys ignored. The record types
+// of the events package and the API client's own types decode with it, so a record
+// decodes the same way from the API and from an event.
+package apijson
 
 import (
 	"encoding/json"
@@ -8,23 +12,23 @@ import (
 	"time"
 )
 
-// field binds one JSON key (or several spellings of it, first non-null wins) to a
+// Field binds one JSON key (or several spellings of it, first non-null wins) to a
 // decoder that stores into a struct field.
-type field struct {
+type Field struct {
 	keys []string
 	dec  func(raw json.RawMessage) error
 }
 
-// decodeObject decodes the JSON object data field by field. Unknown keys are
+// Object decodes the JSON object data field by field. Unknown keys are
 // ignored, null leaves the zero value, and an error names the field. JSON null for
 // the whole object is not an error: every field stays zero.
-func decodeObject(what string, data []byte, fields ...field) error {
-	if isNull(data) {
+func Object(what string, data []byte, fields ...Field) error {
+	if IsNull(data) {
 		return nil
 	}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(data, &obj); err != nil {
-		return fmt.Errorf("decode %s: %w", what, jsonErr(err))
+		return fmt.Errorf("decode %s: %w", what, JSONErr(err))
 	}
 	for _, f := range fields {
 		raw, key, ok := pick(obj, f.keys)
@@ -51,7 +55,7 @@ func pick(obj map[string]json.RawMessage, keys []string) (json.RawMessage, strin
 		if !ok {
 			continue
 		}
-		if !isNull(raw) && strings.TrimSpace(string(raw)) != `""` {
+		if !IsNull(raw) && strings.TrimSpace(string(raw)) != `""` {
 			return raw, k, true
 		}
 		if !found {
@@ -61,29 +65,31 @@ func pick(obj map[string]json.RawMessage, keys []string) (json.RawMessage, strin
 	return first, firstKey, found
 }
 
-// jsonErr drops the Go type names that encoding/json puts in its errors, which mean
+// JSONErr drops the Go type names that encoding/json puts in its errors, which mean
 // nothing to a reader of the API, while keeping syntax errors as they are.
-func jsonErr(err error) error {
+func JSONErr(err error) error {
 	if te, ok := err.(*json.UnmarshalTypeError); ok {
 		return fmt.Errorf("want an object, got %s", te.Value)
 	}
 	return err
 }
 
-func key(k string, dec func(json.RawMessage) error) field {
-	return field{keys: []string{k}, dec: dec}
+// Key binds the JSON key k to dec.
+func Key(k string, dec func(json.RawMessage) error) Field {
+	return Field{keys: []string{k}, dec: dec}
 }
 
-func keys(dec func(json.RawMessage) error, ks ...string) field {
-	return field{keys: ks, dec: dec}
+// Keys binds several spellings of one key to dec: the first non-null wins.
+func Keys(dec func(json.RawMessage) error, ks ...string) Field {
+	return Field{keys: ks, dec: dec}
 }
 
-// integer is the set of integer field types.
-type integer interface{ ~int | ~int64 }
+// Integer is the set of integer field types.
+type Integer interface{ ~int | ~int64 }
 
 // toInt reads an integer of type T; ok is false for null and "".
-func toInt[T integer](raw json.RawMessage) (T, bool, error) {
-	v, ok, err := parseInt(raw)
+func toInt[T Integer](raw json.RawMessage) (T, bool, error) {
+	v, ok, err := ParseInt(raw)
 	if err != nil || !ok {
 		return 0, false, err
 	}
@@ -93,7 +99,7 @@ func toInt[T integer](raw json.RawMessage) (T, bool, error) {
 	return T(v), true, nil
 }
 
-func intField[T integer](p *T) func(json.RawMessage) error {
+func Int[T Integer](p *T) func(json.RawMessage) error {
 	return func(raw json.RawMessage) error {
 		v, ok, err := toInt[T](raw)
 		if ok {
@@ -103,7 +109,7 @@ func intField[T integer](p *T) func(json.RawMessage) error {
 	}
 }
 
-func optIntField[T integer](p **T) func(json.RawMessage) error {
+func OptInt[T Integer](p **T) func(json.RawMessage) error {
 	return func(raw json.RawMessage) error {
 		*p = nil
 		v, ok, err := toInt[T](raw)
@@ -114,9 +120,9 @@ func optIntField[T integer](p **T) func(json.RawMessage) error {
 	}
 }
 
-func floatField(p *float64) func(json.RawMessage) error {
+func Float(p *float64) func(json.RawMessage) error {
 	return func(raw json.RawMessage) error {
-		v, ok, err := parseFloat(raw)
+		v, ok, err := ParseFloat(raw)
 		if ok {
 			*p = v
 		}
@@ -124,10 +130,10 @@ func floatField(p *float64) func(json.RawMessage) error {
 	}
 }
 
-func optFloatField(p **float64) func(json.RawMessage) error {
+func OptFloat(p **float64) func(json.RawMessage) error {
 	return func(raw json.RawMessage) error {
 		*p = nil
-		v, ok, err := parseFloat(raw)
+		v, ok, err := ParseFloat(raw)
 		if ok {
 			*p = &v
 		}
@@ -135,9 +141,9 @@ func optFloatField(p **float64) func(json.RawMessage) error {
 	}
 }
 
-func boolField(p *bool) func(json.RawMessage) error {
+func Bool(p *bool) func(json.RawMessage) error {
 	return func(raw json.RawMessage) error {
-		v, ok, err := parseBool(raw)
+		v, ok, err := ParseBool(raw)
 		if ok {
 			*p = v
 		}
@@ -145,9 +151,9 @@ func boolField(p *bool) func(json.RawMessage) error {
 	}
 }
 
-func strField[T ~string](p *T) func(json.RawMessage) error {
+func Str[T ~string](p *T) func(json.RawMessage) error {
 	return func(raw json.RawMessage) error {
-		v, ok, err := parseString(raw)
+		v, ok, err := ParseString(raw)
 		if ok {
 			*p = T(v)
 		}
@@ -155,10 +161,10 @@ func strField[T ~string](p *T) func(json.RawMessage) error {
 	}
 }
 
-func optStrField(p **string) func(json.RawMessage) error {
+func OptStr(p **string) func(json.RawMessage) error {
 	return func(raw json.RawMessage) error {
 		*p = nil
-		v, ok, err := parseString(raw)
+		v, ok, err := ParseString(raw)
 		if ok {
 			*p = &v
 		}
@@ -166,9 +172,9 @@ func optStrField(p **string) func(json.RawMessage) error {
 	}
 }
 
-func timeField(p *time.Time) func(json.RawMessage) error {
+func Time(p *time.Time) func(json.RawMessage) error {
 	return func(raw json.RawMessage) error {
-		v, ok, err := parseTime(raw)
+		v, ok, err := ParseTime(raw)
 		if ok {
 			*p = v
 		}
@@ -176,10 +182,10 @@ func timeField(p *time.Time) func(json.RawMessage) error {
 	}
 }
 
-func optTimeField(p **time.Time) func(json.RawMessage) error {
+func OptTime(p **time.Time) func(json.RawMessage) error {
 	return func(raw json.RawMessage) error {
 		*p = nil
-		v, ok, err := parseTime(raw)
+		v, ok, err := ParseTime(raw)
 		if ok {
 			*p = &v
 		}
@@ -187,16 +193,16 @@ func optTimeField(p **time.Time) func(json.RawMessage) error {
 	}
 }
 
-// objField decodes an object with its own UnmarshalJSON into *p.
-func objField[T any](p *T) func(json.RawMessage) error {
+// Obj decodes an object with its own UnmarshalJSON into *p.
+func Obj[T any](p *T) func(json.RawMessage) error {
 	return func(raw json.RawMessage) error { return json.Unmarshal(raw, p) }
 }
 
-// ptrField decodes a nullable object: null leaves *p nil.
-func ptrField[T any](p **T) func(json.RawMessage) error {
+// Ptr decodes a nullable object: null leaves *p nil.
+func Ptr[T any](p **T) func(json.RawMessage) error {
 	return func(raw json.RawMessage) error {
 		*p = nil
-		if isNull(raw) {
+		if IsNull(raw) {
 			return nil
 		}
 		v := new(T)
@@ -208,8 +214,8 @@ func ptrField[T any](p **T) func(json.RawMessage) error {
 	}
 }
 
-// sliceField decodes an array; null leaves *p nil.
-func sliceField[T any](p *[]T) func(json.RawMessage) error {
+// Slice decodes an array; null leaves *p nil.
+func Slice[T any](p *[]T) func(json.RawMessage) error {
 	return func(raw json.RawMessage) error {
 		*p = nil
 		if err := json.Unmarshal(raw, p); err != nil {
@@ -222,29 +228,29 @@ func sliceField[T any](p *[]T) func(json.RawMessage) error {
 	}
 }
 
-// rawField keeps a value of unspecified shape, normalised (see normRaw); null
+// Raw keeps a value of unspecified shape, normalised (see NormRaw); null
 // leaves *p nil.
-func rawField(p *json.RawMessage) func(json.RawMessage) error {
+func Raw(p *json.RawMessage) func(json.RawMessage) error {
 	return func(raw json.RawMessage) error {
-		v, err := normRaw(raw)
+		v, err := NormRaw(raw)
 		*p = v
 		return err
 	}
 }
 
-// rawSliceField keeps an array of values of unspecified shape.
-func rawSliceField(p *[]json.RawMessage) func(json.RawMessage) error {
+// RawSlice keeps an array of values of unspecified shape.
+func RawSlice(p *[]json.RawMessage) func(json.RawMessage) error {
 	return func(raw json.RawMessage) error {
 		*p = nil
-		if isNull(raw) {
+		if IsNull(raw) {
 			return nil
 		}
 		var items []json.RawMessage
 		if err := json.Unmarshal(raw, &items); err != nil {
-			return fmt.Errorf("want an array: %w", jsonErr(err))
+			return fmt.Errorf("want an array: %w", JSONErr(err))
 		}
 		for i, it := range items {
-			n, err := normRaw(it)
+			n, err := NormRaw(it)
 			if err != nil {
 				return err
 			}
@@ -258,10 +264,10 @@ func rawSliceField(p *[]json.RawMessage) func(json.RawMessage) error {
 	}
 }
 
-// normRaw returns raw as encoding/json writes it (compact, HTML-escaped), so that a
+// NormRaw returns raw as encoding/json writes it (compact, HTML-escaped), so that a
 // value kept raw encodes and decodes back to the same bytes; null is nil.
-func normRaw(raw json.RawMessage) (json.RawMessage, error) {
-	if isNull(raw) {
+func NormRaw(raw json.RawMessage) (json.RawMessage, error) {
+	if IsNull(raw) {
 		return nil, nil
 	}
 	b, err := json.Marshal(raw)
@@ -271,9 +277,9 @@ func normRaw(raw json.RawMessage) (json.RawMessage, error) {
 	return b, nil
 }
 
-// keepRaw copies data for a record's Raw field.
-func keepRaw(data []byte) json.RawMessage {
-	if isNull(data) {
+// KeepRaw copies data for a record's Raw field.
+func KeepRaw(data []byte) json.RawMessage {
+	if IsNull(data) {
 		return nil
 	}
 	return append(json.RawMessage(nil), data...)

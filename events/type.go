@@ -1,10 +1,11 @@
-package event
+package events
 
 // Type is an event type of the catalog, e.g. "call.created". It is the CloudEvents
 // `type` attribute and the last tokens of the NATS subject.
 type Type string
 
-// The catalog (DESIGN §3). The first four are required by name by downstream users.
+// The catalog (the README's Events table). The first four are required by name by
+// downstream users.
 const (
 	CallCreated              Type = "call.created"
 	ParticipantStatusChanged Type = "participant.status_changed"

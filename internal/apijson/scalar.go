@@ -1,4 +1,4 @@
-package callcenter
+package apijson
 
 import (
 	"bytes"
@@ -16,73 +16,73 @@ import (
 // a value so that nullable fields stay distinguishable from zero. Their errors never
 // quote the value: server text is kept out of errors.
 
-// scalarKind is the JSON kind of a raw value.
-type scalarKind int
+// Kind is the JSON kind of a raw value.
+type Kind int
 
 const (
-	kindNull scalarKind = iota
-	kindString
-	kindNumber
-	kindBool
+	KindNull Kind = iota
+	KindString
+	KindNumber
+	KindBool
 )
 
-// scalar returns the text of a JSON scalar: a string unquoted, a number or a boolean
+// Scalar returns the text of a JSON scalar: a string unquoted, a number or a boolean
 // as written. Objects and arrays are an error.
-func scalar(raw []byte) (string, scalarKind, error) {
+func Scalar(raw []byte) (string, Kind, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
-		return "", kindNull, errors.New("empty value")
+		return "", KindNull, errors.New("empty value")
 	}
 	switch raw[0] {
 	case 'n':
 		if string(raw) == "null" {
-			return "", kindNull, nil
+			return "", KindNull, nil
 		}
 	case '"':
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
-			return "", kindNull, errors.New("invalid string")
+			return "", KindNull, errors.New("invalid string")
 		}
-		return s, kindString, nil
+		return s, KindString, nil
 	case 't', 'f':
 		if string(raw) == "true" || string(raw) == "false" {
-			return string(raw), kindBool, nil
+			return string(raw), KindBool, nil
 		}
 	case '{':
-		return "", kindNull, errors.New("want a scalar, got an object")
+		return "", KindNull, errors.New("want a scalar, got an object")
 	case '[':
-		return "", kindNull, errors.New("want a scalar, got an array")
+		return "", KindNull, errors.New("want a scalar, got an array")
 	default:
 		if json.Valid(raw) {
-			return string(raw), kindNumber, nil
+			return string(raw), KindNumber, nil
 		}
 	}
-	return "", kindNull, errors.New("invalid JSON value")
+	return "", KindNull, errors.New("invalid JSON value")
 }
 
-// isNull reports whether raw is JSON null.
-func isNull(raw []byte) bool { return string(bytes.TrimSpace(raw)) == "null" }
+// IsNull reports whether raw is JSON null.
+func IsNull(raw []byte) bool { return string(bytes.TrimSpace(raw)) == "null" }
 
-// parseInt reads an integer sent as 12, 12.0, "12" or "12.0". ok is false for null
+// ParseInt reads an integer sent as 12, 12.0, "12" or "12.0". ok is false for null
 // and "".
-func parseInt(raw []byte) (v int64, ok bool, err error) {
-	s, kind, err := scalar(raw)
-	if err != nil || kind == kindNull {
+func ParseInt(raw []byte) (v int64, ok bool, err error) {
+	s, kind, err := Scalar(raw)
+	if err != nil || kind == KindNull {
 		return 0, false, err
 	}
-	if kind == kindBool {
+	if kind == KindBool {
 		return 0, false, errors.New("want an integer, got a boolean")
 	}
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return 0, false, nil
 	}
-	v, err = intText(s)
+	v, err = IntText(s)
 	return v, err == nil, err
 }
 
-// intText parses decimal integer text, accepting a float form with no fraction.
-func intText(s string) (int64, error) {
+// IntText parses decimal integer text, accepting a float form with no fraction.
+func IntText(s string) (int64, error) {
 	if v, err := strconv.ParseInt(s, 10, 64); err == nil {
 		return v, nil
 	}
@@ -98,14 +98,14 @@ func intText(s string) (int64, error) {
 	return int64(f), nil
 }
 
-// parseFloat reads a finite number sent as 1, 1.5 or "1.5". ok is false for null
+// ParseFloat reads a finite number sent as 1, 1.5 or "1.5". ok is false for null
 // and "".
-func parseFloat(raw []byte) (v float64, ok bool, err error) {
-	s, kind, err := scalar(raw)
-	if err != nil || kind == kindNull {
+func ParseFloat(raw []byte) (v float64, ok bool, err error) {
+	s, kind, err := Scalar(raw)
+	if err != nil || kind == KindNull {
 		return 0, false, err
 	}
-	if kind == kindBool {
+	if kind == KindBool {
 		return 0, false, errors.New("want a number, got a boolean")
 	}
 	s = strings.TrimSpace(s)
@@ -119,11 +119,11 @@ func parseFloat(raw []byte) (v float64, ok bool, err error) {
 	return v, true, nil
 }
 
-// parseBool reads true/false, "true"/"false", 1/0 and "1"/"0". ok is false for null
+// ParseBool reads true/false, "true"/"false", 1/0 and "1"/"0". ok is false for null
 // and "".
-func parseBool(raw []byte) (v bool, ok bool, err error) {
-	s, kind, err := scalar(raw)
-	if err != nil || kind == kindNull {
+func ParseBool(raw []byte) (v bool, ok bool, err error) {
+	s, kind, err := Scalar(raw)
+	if err != nil || kind == KindNull {
 		return false, false, err
 	}
 	s = strings.TrimSpace(s)
@@ -139,11 +139,11 @@ func parseBool(raw []byte) (v bool, ok bool, err error) {
 	return false, false, errors.New("want a boolean")
 }
 
-// parseString reads a string; a number or a boolean is kept as its JSON text. ok is
+// ParseString reads a string; a number or a boolean is kept as its JSON text. ok is
 // false for null only ("" is a value).
-func parseString(raw []byte) (v string, ok bool, err error) {
-	s, kind, err := scalar(raw)
-	if err != nil || kind == kindNull {
+func ParseString(raw []byte) (v string, ok bool, err error) {
+	s, kind, err := Scalar(raw)
+	if err != nil || kind == KindNull {
 		return "", false, err
 	}
 	return s, true, nil
@@ -163,22 +163,22 @@ var timeLayouts = [...]string{
 	"2006-01-02", // date only: midnight UTC
 }
 
-// parseTime reads a date-time with any offset and returns it in UTC. ok is false
+// ParseTime reads a date-time with any offset and returns it in UTC. ok is false
 // for null and "".
-func parseTime(raw []byte) (t time.Time, ok bool, err error) {
-	s, kind, err := scalar(raw)
-	if err != nil || kind == kindNull {
+func ParseTime(raw []byte) (t time.Time, ok bool, err error) {
+	s, kind, err := Scalar(raw)
+	if err != nil || kind == KindNull {
 		return time.Time{}, false, err
 	}
-	if kind != kindString {
+	if kind != KindString {
 		return time.Time{}, false, errors.New("want a date-time string")
 	}
-	t, err = timeText(s)
+	t, err = TimeText(s)
 	return t, err == nil && !t.IsZero(), err
 }
 
-// timeText parses s with timeLayouts; "" is the zero time.
-func timeText(s string) (time.Time, error) {
+// TimeText parses s with timeLayouts; "" is the zero time.
+func TimeText(s string) (time.Time, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return time.Time{}, nil

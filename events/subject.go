@@ -1,4 +1,4 @@
-package event
+package events
 
 import (
 	"fmt"
@@ -13,8 +13,17 @@ var tokenRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 // ValidToken reports whether s can be one token of a NATS subject.
 func ValidToken(s string) bool { return tokenRE.MatchString(s) }
 
+// DefaultPrefix is the subject prefix of a default installation (the poller's
+// subject_prefix setting).
+const DefaultPrefix = "callcenter"
+
+// Any is the NATS wildcard for one token: Subject(prefix, Any, t) is the filter of
+// events of type t of every account.
+const Any = "*"
+
 // Subject is the NATS subject of an event: <prefix>.<account>.<type>, e.g.
-// "callcenter.acme.participant.status_changed".
+// "callcenter.acme.participant.status_changed". With account Any it is the filter
+// of one type across accounts.
 func Subject(prefix, account string, t Type) string {
 	return prefix + "." + account + "." + string(t)
 }
@@ -24,6 +33,20 @@ func StreamSubjects(prefix string) string { return prefix + ".>" }
 
 // AccountFilter is the subject filter of every event of one account.
 func AccountFilter(prefix, account string) string { return prefix + "." + account + ".>" }
+
+// Filters are the subject filters of the given types of one account (or of every
+// account with Any): what a consumer subscribed to only the types it handles sets
+// as its FilterSubjects. With no types it is the filter of every type.
+func Filters(prefix, account string, types ...Type) []string {
+	if len(types) == 0 {
+		return []string{AccountFilter(prefix, account)}
+	}
+	out := make([]string, len(types))
+	for i, t := range types {
+		out[i] = Subject(prefix, account, t)
+	}
+	return out
+}
 
 // ParseSubject splits a subject made by Subject. It fails for subjects of other
 // prefixes and for event types outside the catalog.

@@ -1,8 +1,10 @@
-package callcenter
+package events
 
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/callbus/callbus/internal/apijson"
 )
 
 // CallMetric holds the measurements of one call. Durations are seconds, each with a
@@ -35,7 +37,7 @@ type CallMetric struct {
 	CostUnit              string   `json:"cost_unit"`
 	Csat                  *Csat    `json:"csat"`
 	Tags                  []Tag    `json:"tags"`
-	// LifeCycle is present only when requested (ListCallMetricsOptions.IncludeLifeCycle);
+	// LifeCycle is present only when requested from the API (metric events request it);
 	// nil otherwise, and then omitted when encoding (an empty list is written).
 	LifeCycle []LifeCycleEvent `json:"life_cycle,omitzero"`
 
@@ -45,33 +47,33 @@ type CallMetric struct {
 
 // UnmarshalJSON decodes a call metric tolerantly.
 func (m *CallMetric) UnmarshalJSON(data []byte) error {
-	*m = CallMetric{Raw: keepRaw(data)}
-	err := decodeObject("call metric", data,
-		key("id", intField(&m.ID)),
-		key("call_id", intField(&m.CallID)),
-		key("created_time", timeField(&m.CreatedTime)),
-		key("updated_time", timeField(&m.UpdatedTime)),
-		key("ivr_time", intField(&m.IVRTime)),
-		key("ivr_time_unit", strField(&m.IVRTimeUnit)),
-		key("hold_duration", intField(&m.HoldDuration)),
-		key("hold_duration_unit", strField(&m.HoldDurationUnit)),
-		key("call_work_time", intField(&m.CallWorkTime)),
-		key("call_work_time_unit", strField(&m.CallWorkTimeUnit)),
-		key("total_ringing_time", optIntField(&m.TotalRingingTime)),
-		key("total_ringing_time_unit", strField(&m.TotalRingingTimeUnit)),
-		key("talk_time", intField(&m.TalkTime)),
-		key("talk_time_unit", strField(&m.TalkTimeUnit)),
-		key("answering_speed", optIntField(&m.AnsweringSpeed)),
-		key("answering_speed_unit", strField(&m.AnsweringSpeedUnit)),
-		key("recording_duration", intField(&m.RecordingDuration)),
-		key("recording_duration_unit", strField(&m.RecordingDurationUnit)),
-		key("bill_duration", optIntField(&m.BillDuration)),
-		key("bill_duration_unit", strField(&m.BillDurationUnit)),
-		key("cost", optFloatField(&m.Cost)),
-		key("cost_unit", strField(&m.CostUnit)),
-		key("csat", ptrField(&m.Csat)),
-		key("tags", sliceField(&m.Tags)),
-		key("life_cycle", sliceField(&m.LifeCycle)),
+	*m = CallMetric{Raw: apijson.KeepRaw(data)}
+	err := apijson.Object("call metric", data,
+		apijson.Key("id", apijson.Int(&m.ID)),
+		apijson.Key("call_id", apijson.Int(&m.CallID)),
+		apijson.Key("created_time", apijson.Time(&m.CreatedTime)),
+		apijson.Key("updated_time", apijson.Time(&m.UpdatedTime)),
+		apijson.Key("ivr_time", apijson.Int(&m.IVRTime)),
+		apijson.Key("ivr_time_unit", apijson.Str(&m.IVRTimeUnit)),
+		apijson.Key("hold_duration", apijson.Int(&m.HoldDuration)),
+		apijson.Key("hold_duration_unit", apijson.Str(&m.HoldDurationUnit)),
+		apijson.Key("call_work_time", apijson.Int(&m.CallWorkTime)),
+		apijson.Key("call_work_time_unit", apijson.Str(&m.CallWorkTimeUnit)),
+		apijson.Key("total_ringing_time", apijson.OptInt(&m.TotalRingingTime)),
+		apijson.Key("total_ringing_time_unit", apijson.Str(&m.TotalRingingTimeUnit)),
+		apijson.Key("talk_time", apijson.Int(&m.TalkTime)),
+		apijson.Key("talk_time_unit", apijson.Str(&m.TalkTimeUnit)),
+		apijson.Key("answering_speed", apijson.OptInt(&m.AnsweringSpeed)),
+		apijson.Key("answering_speed_unit", apijson.Str(&m.AnsweringSpeedUnit)),
+		apijson.Key("recording_duration", apijson.Int(&m.RecordingDuration)),
+		apijson.Key("recording_duration_unit", apijson.Str(&m.RecordingDurationUnit)),
+		apijson.Key("bill_duration", apijson.OptInt(&m.BillDuration)),
+		apijson.Key("bill_duration_unit", apijson.Str(&m.BillDurationUnit)),
+		apijson.Key("cost", apijson.OptFloat(&m.Cost)),
+		apijson.Key("cost_unit", apijson.Str(&m.CostUnit)),
+		apijson.Key("csat", apijson.Ptr(&m.Csat)),
+		apijson.Key("tags", apijson.Slice(&m.Tags)),
+		apijson.Key("life_cycle", apijson.Slice(&m.LifeCycle)),
 	)
 	if m.Tags == nil { // absent or null: an empty list for consumers, not null
 		m.Tags = []Tag{}
@@ -97,12 +99,12 @@ type LifeCycleEvent struct {
 // UnmarshalJSON decodes a life-cycle event tolerantly.
 func (e *LifeCycleEvent) UnmarshalJSON(data []byte) error {
 	*e = LifeCycleEvent{}
-	return decodeObject("life cycle event", data,
-		key("type", strField(&e.Type)),
-		key("queue_id", optIntField(&e.QueueID)),
-		key("id", intField(&e.ID)),
-		key("leg_type", intField(&e.LegType)),
-		keys(timeField(&e.Timestamp), "timestamp", "time_stamp"),
+	return apijson.Object("life cycle event", data,
+		apijson.Key("type", apijson.Str(&e.Type)),
+		apijson.Key("queue_id", apijson.OptInt(&e.QueueID)),
+		apijson.Key("id", apijson.Int(&e.ID)),
+		apijson.Key("leg_type", apijson.Int(&e.LegType)),
+		apijson.Keys(apijson.Time(&e.Timestamp), "timestamp", "time_stamp"),
 	)
 }
 
@@ -119,11 +121,11 @@ type Csat struct {
 // UnmarshalJSON decodes a csat object tolerantly.
 func (c *Csat) UnmarshalJSON(data []byte) error {
 	*c = Csat{}
-	return decodeObject("csat", data,
-		key("transfer_made", boolField(&c.TransferMade)),
-		key("outcome", rawField(&c.Outcome)),
-		key("time", intField(&c.Time)),
-		key("time_unit", strField(&c.TimeUnit)),
+	return apijson.Object("csat", data,
+		apijson.Key("transfer_made", apijson.Bool(&c.TransferMade)),
+		apijson.Key("outcome", apijson.Raw(&c.Outcome)),
+		apijson.Key("time", apijson.Int(&c.Time)),
+		apijson.Key("time_unit", apijson.Str(&c.TimeUnit)),
 	)
 }
 
@@ -135,7 +137,7 @@ type Tag struct {
 
 // UnmarshalJSON keeps the tag's JSON.
 func (t *Tag) UnmarshalJSON(data []byte) error {
-	raw, err := normRaw(data)
+	raw, err := apijson.NormRaw(data)
 	if raw == nil {
 		raw = json.RawMessage("null")
 	}
@@ -154,7 +156,7 @@ func (t Tag) MarshalJSON() ([]byte, error) {
 // Name returns the tag's name: the tag itself when it is a string, else its "name"
 // (or "label") attribute; "" when there is none.
 func (t Tag) Name() string {
-	if s, kind, err := scalar(t.Raw); err == nil && kind == kindString {
+	if s, kind, err := apijson.Scalar(t.Raw); err == nil && kind == apijson.KindString {
 		return s
 	}
 	var obj map[string]json.RawMessage
@@ -162,7 +164,7 @@ func (t Tag) Name() string {
 		return ""
 	}
 	for _, k := range []string{"name", "label"} {
-		if s, kind, err := scalar(obj[k]); err == nil && kind == kindString {
+		if s, kind, err := apijson.Scalar(obj[k]); err == nil && kind == apijson.KindString {
 			return s
 		}
 	}

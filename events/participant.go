@@ -1,6 +1,10 @@
-package callcenter
+package events
 
-import "time"
+import (
+	"time"
+
+	"github.com/callbus/callbus/internal/apijson"
+)
 
 // Participant types (Participant.ParticipantType).
 const (
@@ -39,23 +43,23 @@ type Participant struct {
 // UnmarshalJSON decodes a participant tolerantly.
 func (p *Participant) UnmarshalJSON(data []byte) error {
 	*p = Participant{}
-	return decodeObject("participant", data,
-		key("id", intField(&p.ID)),
-		key("call_id", intField(&p.CallID)),
-		key("caller_id", optIntField(&p.CallerID)),
-		key("caller_number", optStrField(&p.CallerNumber)),
-		key("caller_name", optStrField(&p.CallerName)),
-		key("participant_id", intField(&p.ParticipantID)),
-		key("participant_type", strField(&p.ParticipantType)),
-		key("connection_type", intField(&p.ConnectionType)),
-		key("call_status", intField(&p.CallStatus)),
-		key("duration", intField(&p.Duration)),
-		key("duration_unit", strField(&p.DurationUnit)),
-		key("enqueued_time", optTimeField(&p.EnqueuedTime)),
-		key("cost", optFloatField(&p.Cost)),
-		key("cost_unit", strField(&p.CostUnit)),
-		key("created_time", timeField(&p.CreatedTime)),
-		key("updated_time", timeField(&p.UpdatedTime)),
+	return apijson.Object("participant", data,
+		apijson.Key("id", apijson.Int(&p.ID)),
+		apijson.Key("call_id", apijson.Int(&p.CallID)),
+		apijson.Key("caller_id", apijson.OptInt(&p.CallerID)),
+		apijson.Key("caller_number", apijson.OptStr(&p.CallerNumber)),
+		apijson.Key("caller_name", apijson.OptStr(&p.CallerName)),
+		apijson.Key("participant_id", apijson.Int(&p.ParticipantID)),
+		apijson.Key("participant_type", apijson.Str(&p.ParticipantType)),
+		apijson.Key("connection_type", apijson.Int(&p.ConnectionType)),
+		apijson.Key("call_status", apijson.Int(&p.CallStatus)),
+		apijson.Key("duration", apijson.Int(&p.Duration)),
+		apijson.Key("duration_unit", apijson.Str(&p.DurationUnit)),
+		apijson.Key("enqueued_time", apijson.OptTime(&p.EnqueuedTime)),
+		apijson.Key("cost", apijson.OptFloat(&p.Cost)),
+		apijson.Key("cost_unit", apijson.Str(&p.CostUnit)),
+		apijson.Key("created_time", apijson.Time(&p.CreatedTime)),
+		apijson.Key("updated_time", apijson.Time(&p.UpdatedTime)),
 	)
 }
 

@@ -1,9 +1,11 @@
-package callcenter
+package events
 
 import (
 	"encoding/json"
 	"strings"
 	"time"
+
+	"github.com/callbus/callbus/internal/apijson"
 )
 
 // Direction is the direction of a call, normalised to lower case.
@@ -18,7 +20,7 @@ const (
 
 func directionField(p *Direction) func(json.RawMessage) error {
 	return func(raw json.RawMessage) error {
-		v, ok, err := parseString(raw)
+		v, ok, err := apijson.ParseString(raw)
 		if ok {
 			*p = Direction(strings.ToLower(strings.TrimSpace(v)))
 		}
@@ -66,32 +68,32 @@ type Call struct {
 
 // UnmarshalJSON decodes a call tolerantly.
 func (c *Call) UnmarshalJSON(data []byte) error {
-	*c = Call{Raw: keepRaw(data)}
-	err := decodeObject("call", data,
-		key("id", intField(&c.ID)),
-		key("direction", directionField(&c.Direction)),
-		key("parent_call_id", optIntField(&c.ParentCallID)),
-		key("root_call_id", optIntField(&c.RootCallID)),
-		key("phone_number_id", intField(&c.PhoneNumberID)),
-		key("phone_number", strField(&c.PhoneNumber)),
-		key("assigned_agent_id", optIntField(&c.AssignedAgentID)),
-		key("assigned_agent_name", optStrField(&c.AssignedAgentName)),
-		key("assigned_team_id", optIntField(&c.AssignedTeamID)),
-		key("assigned_team_name", optStrField(&c.AssignedTeamName)),
-		key("assigned_call_queue_id", optIntField(&c.AssignedCallQueueID)),
-		key("assigned_call_queue_name", optStrField(&c.AssignedCallQueueName)),
-		key("assigned_ivr_id", optIntField(&c.AssignedIVRID)),
-		key("assigned_ivr_name", optStrField(&c.AssignedIVRName)),
-		key("call_notes", strField(&c.CallNotes)),
-		key("bill_duration", intField(&c.BillDuration)),
-		key("bill_duration_unit", strField(&c.BillDurationUnit)),
-		key("created_time", timeField(&c.CreatedTime)),
-		key("updated_time", timeField(&c.UpdatedTime)),
-		key("recording", ptrField(&c.Recording)),
-		key("recording_to_redact", ptrField(&c.RecordingToRedact)),
-		key("integrated_resources", sliceField(&c.IntegratedResources)),
-		key("participants", sliceField(&c.Participants)),
-		key("parallel_call_groups", rawSliceField(&c.ParallelCallGroups)),
+	*c = Call{Raw: apijson.KeepRaw(data)}
+	err := apijson.Object("call", data,
+		apijson.Key("id", apijson.Int(&c.ID)),
+		apijson.Key("direction", directionField(&c.Direction)),
+		apijson.Key("parent_call_id", apijson.OptInt(&c.ParentCallID)),
+		apijson.Key("root_call_id", apijson.OptInt(&c.RootCallID)),
+		apijson.Key("phone_number_id", apijson.Int(&c.PhoneNumberID)),
+		apijson.Key("phone_number", apijson.Str(&c.PhoneNumber)),
+		apijson.Key("assigned_agent_id", apijson.OptInt(&c.AssignedAgentID)),
+		apijson.Key("assigned_agent_name", apijson.OptStr(&c.AssignedAgentName)),
+		apijson.Key("assigned_team_id", apijson.OptInt(&c.AssignedTeamID)),
+		apijson.Key("assigned_team_name", apijson.OptStr(&c.AssignedTeamName)),
+		apijson.Key("assigned_call_queue_id", apijson.OptInt(&c.AssignedCallQueueID)),
+		apijson.Key("assigned_call_queue_name", apijson.OptStr(&c.AssignedCallQueueName)),
+		apijson.Key("assigned_ivr_id", apijson.OptInt(&c.AssignedIVRID)),
+		apijson.Key("assigned_ivr_name", apijson.OptStr(&c.AssignedIVRName)),
+		apijson.Key("call_notes", apijson.Str(&c.CallNotes)),
+		apijson.Key("bill_duration", apijson.Int(&c.BillDuration)),
+		apijson.Key("bill_duration_unit", apijson.Str(&c.BillDurationUnit)),
+		apijson.Key("created_time", apijson.Time(&c.CreatedTime)),
+		apijson.Key("updated_time", apijson.Time(&c.UpdatedTime)),
+		apijson.Key("recording", apijson.Ptr(&c.Recording)),
+		apijson.Key("recording_to_redact", apijson.Ptr(&c.RecordingToRedact)),
+		apijson.Key("integrated_resources", apijson.Slice(&c.IntegratedResources)),
+		apijson.Key("participants", apijson.Slice(&c.Participants)),
+		apijson.Key("parallel_call_groups", apijson.RawSlice(&c.ParallelCallGroups)),
 	)
 	if c.Participants == nil { // absent or null: an empty list for consumers, not null
 		c.Participants = []Participant{}
@@ -102,7 +104,7 @@ func (c *Call) UnmarshalJSON(data []byte) error {
 // Recording is the recording summary of a call.
 type Recording struct {
 	ID int64 `json:"id"`
-	// URL is the recording download endpoint (see Client.DownloadRecording).
+	// URL is the recording download endpoint of the call-center API.
 	URL              string  `json:"url"`
 	TranscriptionURL *string `json:"transcription_url"`
 	Duration         int64   `json:"duration"`
@@ -112,12 +114,12 @@ type Recording struct {
 // UnmarshalJSON decodes a recording summary tolerantly.
 func (r *Recording) UnmarshalJSON(data []byte) error {
 	*r = Recording{}
-	return decodeObject("recording", data,
-		key("id", intField(&r.ID)),
-		key("url", strField(&r.URL)),
-		key("transcription_url", optStrField(&r.TranscriptionURL)),
-		key("duration", intField(&r.Duration)),
-		key("duration_unit", strField(&r.DurationUnit)),
+	return apijson.Object("recording", data,
+		apijson.Key("id", apijson.Int(&r.ID)),
+		apijson.Key("url", apijson.Str(&r.URL)),
+		apijson.Key("transcription_url", apijson.OptStr(&r.TranscriptionURL)),
+		apijson.Key("duration", apijson.Int(&r.Duration)),
+		apijson.Key("duration_unit", apijson.Str(&r.DurationUnit)),
 	)
 }
 
@@ -132,11 +134,11 @@ type RecordingToRedact struct {
 // UnmarshalJSON decodes a recording to redact tolerantly.
 func (r *RecordingToRedact) UnmarshalJSON(data []byte) error {
 	*r = RecordingToRedact{}
-	return decodeObject("recording to redact", data,
-		key("id", intField(&r.ID)),
-		key("url", strField(&r.URL)),
-		key("duration", intField(&r.Duration)),
-		key("duration_unit", strField(&r.DurationUnit)),
+	return apijson.Object("recording to redact", data,
+		apijson.Key("id", apijson.Int(&r.ID)),
+		apijson.Key("url", apijson.Str(&r.URL)),
+		apijson.Key("duration", apijson.Int(&r.Duration)),
+		apijson.Key("duration_unit", apijson.Str(&r.DurationUnit)),
 	)
 }
 
@@ -151,9 +153,9 @@ type IntegratedResource struct {
 // UnmarshalJSON decodes an integrated resource tolerantly.
 func (r *IntegratedResource) UnmarshalJSON(data []byte) error {
 	*r = IntegratedResource{}
-	return decodeObject("integrated resource", data,
-		key("id", intField(&r.ID)),
-		key("integration_name", strField(&r.IntegrationName)),
-		key("type", strField(&r.Type)),
+	return apijson.Object("integrated resource", data,
+		apijson.Key("id", apijson.Int(&r.ID)),
+		apijson.Key("integration_name", apijson.Str(&r.IntegrationName)),
+		apijson.Key("type", apijson.Str(&r.Type)),
 	)
 }

@@ -1,0 +1,173 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/callbus/callbus/events"
+	"github.com/redis/go-redis/v9"
+)
+
+// store keeps the view in Redis and commits each event's change together with its
+// done mark, in one MULTI/EXEC guarded by WATCH: either both are written or
+// neither, whatever crashes when. Every replica reads and writes the same keys, so
+// each serves the whole state. It is safe for concurrent use.
+//
+// Keys, under consumer-example:<durable>: (the done mark's name is unchanged since
+// the in-memory version, so marks written by it still count):
+//
+//	event:<id>                  "done", for --dedup-ttl: the event was committed
+//	claim:<id>                  the replica handling the event now (see claims)
+//	agent:<user id>             an agent (JSON); a deleted one stays as a tombstone
+//	agents                      set of the ids of live agents
+//	call:<call id>              an open call (JSON); an ended one stays as a tombstone
+//	call:<call id>:participants set of its participant ids
+//	participant:<call>:<id>     a participant of an open call (JSON)
+//	calls                       set of the ids of open calls
+//	applied                     stream of the events applied, in commit order
+//
+// Per-entity order. Each record stores the version (event time, then stream
+// sequence) of the last event applied to it. An event whose version is not newer
+// is not applied, only marked done: it is superseded, because every event carries
+// the entity's whole new state. Two replicas handling two events of one entity at
+// once cannot interleave: the second EXEC fails on the WATCHed record, and is
+// retried against the first one's result.
+type store struct {
+	rdb     *redis.Client
+	prefix  string
+	doneTTL time.Duration
+}
+
+func newStore(rdb *redis.Client, durable string, doneTTL time.Duration) *store {
+	return &store{rdb: rdb, prefix: "consumer-example:" + durable + ":", doneTTL: doneTTL}
+}
+
+func (s *store) key(parts ...any) string {
+	k := s.prefix
+	for i, p := range parts {
+		if i > 0 {
+			k += ":"
+		}
+		k += fmt.Sprint(p)
+	}
+	return k
+}
+
+// appliedLogLen bounds the applied stream (approximately).
+const appliedLogLen = 100_000
+
+// maxTxAttempts bounds the retries of a commit that lost a race on its keys.
+const maxTxAttempts = 20
+
+// outcome is what a commit did with an event.
+type outcome string
+
+const (
+	applied    outcome = "applied"    // the view changed (or would have: same state) and the event is marked
+	superseded outcome = "superseded" // a newer event of the entity was applied first: marked only
+	duplicate  outcome = "duplicate"  // marked before: nothing written
+	ignored    outcome = "ignored"    // a type the view does not apply: nothing written
+)
+
+// version orders the events of one entity: event time, then stream sequence.
+type version struct {
+	Time time.Time `json:"time"`
+	Seq  uint64    `json:"seq"`
+}
+
+func (v version) newerThan(o version) bool {
+	if !v.Time.Equal(o.Time) {
+		return v.Time.After(o.Time)
+	}
+	return v.Seq > o.Seq
+}
+
+// change is one event's effect, planned from the current records: the writes, a
+// summary line, or superseded when the records are newer than the event.
+type change struct {
+	superseded bool
+	line       string
+	write      func(ctx context.Context, p redis.Pipeliner)
+}
+
+// planner reads the records an event touches (within the WATCH) and plans its change.
+type planner func(ctx context.Context, tx *redis.Tx) (change, error)
+
+// commit applies the event delivered at stream sequence seq, and marks its id done,
+// atomically. It returns the outcome and the change's summary line ("" for none).
+// Errors are Redis errors (transient) or errPoison for data the view cannot use.
+func (s *store) commit(ctx context.Context, ev events.Event, seq uint64) (outcome, string, error) {
+	md := ev.Metadata()
+	keys, plan, err := s.plan(ev, version{Time: md.Time, Seq: seq})
+	if err != nil || plan == nil {
+		return ignored, "", err
+	}
+	mark := s.key("event", md.ID)
+	var out outcome
+	var line string
+	txf := func(tx *redis.Tx) error {
+		n, err := tx.Exists(ctx, mark).Result()
+		if err != nil || n > 0 {
+			out = duplicate
+			return err
+		}
+		c, err := plan(ctx, tx)
+		if err != nil {
+			return err
+		}
+		out, line = applied, c.line
+		if c.superseded {
+			out = superseded
+		}
+		_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
+			if !c.superseded {
+				c.write(ctx, p)
+				p.XAdd(ctx, &redis.XAddArgs{Stream: s.key("applied"), MaxLen: appliedLogLen, Approx: true,
+					Values: []any{"seq", seq, "entity", md.Subject, "id", md.ID, "type", string(md.Type)}})
+			}
+			p.Set(ctx, mark, "done", s.doneTTL)
+			return nil
+		})
+		return err
+	}
+	for range maxTxAttempts {
+		err := s.rdb.Watch(ctx, txf, append(keys, mark)...)
+		if !errors.Is(err, redis.TxFailedErr) {
+			if err != nil {
+				return "", "", fmt.Errorf("commit event %s: %w", md.ID, err)
+			}
+			return out, line, nil
+		}
+	}
+	return "", "", fmt.Errorf("commit event %s: its keys kept changing (%d attempts)", md.ID, maxTxAttempts)
+}
+
+// getJSON reads the record at key into v; false when there is none.
+func getJSON(ctx context.Context, tx *redis.Tx, key string, v any) (bool, error) {
+	b, err := tx.Get(ctx, key).Bytes()
+	if errors.Is(err, redis.Nil) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return false, fmt.Errorf("record %s: %w", key, err)
+	}
+	return true, nil
+}
+
+// mustJSON encodes a record; the records are plain structs that always encode.
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
