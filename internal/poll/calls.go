@@ -38,8 +38,11 @@ func (p *Poller) pollCalls(ctx context.Context) error {
 		return fmt.Errorf("calls: open calls: %w", err)
 	}
 	now := p.now()
-	highWater := parseTime(cur[cursorHighWater])
-	pruned := parseTime(cur[cursorPruned])
+	// Cursors stored ahead of the present (by an earlier release that followed a
+	// lying record) are taken back to it: a prune horizon ahead would hide every
+	// new call.
+	highWater := minTime(parseTime(cur[cursorHighWater]), now)
+	pruned := minTime(parseTime(cur[cursorPruned]), p.horizon(highWater))
 	from := now.Add(-p.cfg.Backfill)
 	if !highWater.IsZero() {
 		from = highWater.Add(-p.cfg.CallsOverlap)
@@ -198,35 +201,48 @@ func (p *Poller) diffCalls(ctx context.Context, bt *batcher, calls []callcenter.
 			return newest, fmt.Errorf("calls: read snapshots: %w", err)
 		}
 		for i, c := range chunk {
-			prev := snaps[ids[i]]
-			if prev == nil && !pruned.IsZero() && c.CreatedTime.Before(pruned) {
-				continue // seen and pruned long ago: not new
-			}
-			p.saw(c.UpdatedTime)
-			if c.CreatedTime.After(newest) && plausible(c.CreatedTime) {
-				newest = c.CreatedTime
-			}
-			r, err := diff.Call(p.scope, prev, c)
+			created, err := p.diffCall(bt, ids[i], snaps[ids[i]], c, pruned)
 			if err != nil {
-				p.log.Error().Err(err).Int64("call_id", c.ID).Msg("calls: diff failed; call skipped")
-				continue
+				return newest, err
 			}
-			if !r.Changed {
-				continue
-			}
-			if prev == nil {
-				bt.b.Open = append(bt.b.Open, cursor.Tracked{ID: ids[i], At: c.CreatedTime})
-			}
-			if r.State.Ended && p.cfg.Intervals[ResMetrics] == 0 {
-				// No metrics to wait for: the call is done.
-				bt.b.Terminal = append(bt.b.Terminal, cursor.Tracked{ID: ids[i], At: r.State.EndedAt})
-			}
-			if err := bt.add(kindCall, ids[i], r.Snap, r.Events); err != nil {
-				return newest, fmt.Errorf("calls: %w", err)
-			}
+			newest = maxTime(newest, created)
 		}
 	}
 	return newest, nil
+}
+
+// diffCall diffs one call against its snapshot prev and queues the result. It
+// returns the call's created_time as it counts for the high water: never past the
+// poller's present (a call dated ahead would hide every call created in between),
+// zero when it does not count.
+func (p *Poller) diffCall(bt *batcher, id string, prev []byte, c callcenter.Call, pruned time.Time) (time.Time, error) {
+	p.saw(c.ID, c.UpdatedTime)
+	now := p.now()
+	created := minTime(c.CreatedTime, now)
+	if prev == nil && orTime(created, now).Before(pruned) {
+		return time.Time{}, nil // seen and pruned long ago: not new
+	}
+	r, err := diff.Call(p.scope, prev, c, now)
+	if err != nil {
+		p.log.Error().Err(err).Int64("call_id", c.ID).Msg("calls: diff failed; call skipped")
+		return created, nil
+	}
+	if !r.Changed {
+		return created, nil
+	}
+	if prev == nil {
+		// Tracked as created when first seen if its created_time is null or
+		// ahead of the poller: that time decides its windows and its give-up.
+		bt.b.Open = append(bt.b.Open, cursor.Tracked{ID: id, At: orTime(created, now)})
+	}
+	if r.State.Ended && p.cfg.Intervals[ResMetrics] == 0 {
+		// No metrics to wait for: the call is done.
+		bt.b.Terminal = append(bt.b.Terminal, cursor.Tracked{ID: id, At: r.State.EndedAt})
+	}
+	if err := bt.add(kindCall, id, r.Snap, r.Events); err != nil {
+		return created, fmt.Errorf("calls: %w", err)
+	}
+	return created, nil
 }
 
 // prune forgets calls that are done (ended, metric final) and older than anything
@@ -238,7 +254,7 @@ func (p *Poller) prune(ctx context.Context, highWater, stored time.Time) error {
 		return nil
 	}
 	horizon := stored
-	if h := highWater.Add(-p.cfg.CallsOverlap - p.cfg.MetricsLookback - time.Hour); h.Sub(stored) >= time.Minute {
+	if h := p.horizon(highWater); h.Sub(stored) >= time.Minute {
 		bt := p.newBatcher(ctx)
 		bt.cursor(cursorPruned, h.Format(time.RFC3339Nano))
 		if err := bt.flush(); err != nil {
@@ -255,6 +271,22 @@ func (p *Poller) prune(ctx context.Context, highWater, stored time.Time) error {
 		p.log.Debug().Int("calls", n).Time("before", horizon).Msg("pruned finished calls")
 	}
 	return nil
+}
+
+// horizon is the prune horizon for a high water: before it, nothing a list window
+// can return again.
+func (p *Poller) horizon(highWater time.Time) time.Time {
+	if highWater.IsZero() {
+		return time.Time{}
+	}
+	return highWater.Add(-p.cfg.CallsOverlap - p.cfg.MetricsLookback - time.Hour)
+}
+
+func orTime(t, otherwise time.Time) time.Time {
+	if t.IsZero() {
+		return otherwise
+	}
+	return t
 }
 
 func parseTime(s string) time.Time {

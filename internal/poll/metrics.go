@@ -93,7 +93,7 @@ func (p *Poller) diffMetrics(ctx context.Context, bt *batcher, metrics []callcen
 				p.log.Error().Err(err).Int64("call_id", m.CallID).Msg("metrics: bad call snapshot; skipped")
 				continue
 			}
-			p.saw(m.UpdatedTime)
+			p.saw(m.CallID, m.UpdatedTime)
 			// A metric the API never updated after the end must not keep its call
 			// open (and the metrics window stretched back to it) for ever.
 			st.Overdue = st.Ended && p.now().Sub(st.EndedAt) > p.cfg.MetricsLookback

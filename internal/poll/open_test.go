@@ -1,6 +1,7 @@
 package poll
 
 import (
+	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"testing"
@@ -25,6 +26,13 @@ func newTestPoller(t *testing.T) (*Poller, *cursor.Store, *sim.Sim) {
 // manual one at the wall clock's second, seed 3 unless set), polling intervals.
 func newPollerOf(t *testing.T, cfg sim.Config, intervals map[string]time.Duration, hooks Hooks) (*Poller, *cursor.Store, *sim.Sim) {
 	t.Helper()
+	return newPollerVia(t, cfg, intervals, hooks, nil)
+}
+
+// newPollerVia is newPollerOf with the simulator's API behind wrap (nil: none),
+// for an upstream that misbehaves.
+func newPollerVia(t *testing.T, cfg sim.Config, intervals map[string]time.Duration, hooks Hooks, wrap func(http.Handler) http.Handler) (*Poller, *cursor.Store, *sim.Sim) {
+	t.Helper()
 	cfg.Clock, cfg.APIKey = sim.NewManualClock(time.Now().UTC().Truncate(time.Second)), "k"
 	if cfg.Seed == 0 {
 		cfg.Seed = 3
@@ -33,7 +41,11 @@ func newPollerOf(t *testing.T, cfg sim.Config, intervals map[string]time.Duratio
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(s.Handler())
+	h := s.Handler()
+	if wrap != nil {
+		h = wrap(h)
+	}
+	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	api, err := callcenter.New(srv.URL, secret.New("k"))
 	if err != nil {
