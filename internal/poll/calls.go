@@ -23,9 +23,10 @@ const maxSingleReads = 10
 // One list window serves both: from the newest created_time seen less an overlap
 // (late arrivals, recently ended calls) or the oldest open call, whichever is
 // earlier, read at per_page=1000 so one request covers up to a thousand calls. A
-// few open calls older than MaxWindow are read one by one (GET /calls/{id}) rather
-// than stretching the window that far; calls that already ended wait only for their
-// metric and are not read again; calls still open after GiveUpAfter are given up.
+// few open calls older than MaxWindow are read one by one (GET /calls/{id}), on a
+// decaying schedule, rather than stretching the window that far; calls that ended
+// are re-read for MetricsLookback after their end, for changes after the end;
+// calls still open after GiveUpAfter, or lost by the API, are given up (planOpen).
 // The client's CallsSince takes care of the API's quirks: list order, lists that
 // move while read, and a /calls that ignores by_time (field notes 2 and 3).
 func (p *Poller) pollCalls(ctx context.Context) error {
@@ -56,18 +57,8 @@ func (p *Poller) pollCalls(ctx context.Context) error {
 	if err := p.listCalls(ctx, from, sink.add); err != nil {
 		return err
 	}
-	for _, id := range old {
-		c, err := p.api.GetCall(ctx, id)
-		if callcenter.IsNotFound(err) {
-			p.log.Warn().Int64("call_id", id).Msg("open call no longer in the API; it stays open until given up")
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("calls: get open call %d: %w", id, err)
-		}
-		if err := sink.add([]callcenter.Call{c}); err != nil {
-			return err
-		}
+	if err := p.readOpen(ctx, sink, old); err != nil {
+		return err
 	}
 	if sink.newest.After(highWater) {
 		bt.cursor(cursorHighWater, sink.newest.Format(time.RFC3339Nano))
@@ -75,57 +66,8 @@ func (p *Poller) pollCalls(ctx context.Context) error {
 	if err := bt.flush(); err != nil {
 		return fmt.Errorf("calls: %w", err)
 	}
+	p.reads.lastCalls = now
 	return p.prune(ctx, highWater, pruned)
-}
-
-// planOpen decides how the open calls created before from are refreshed: calls
-// that ended (waiting for their metric only) are left alone; calls created more
-// than GiveUpAfter ago are given up (moved out of the open set, with a warning: the
-// API never showed them ending); of the rest, those within MaxWindow pull the
-// window back to them, and older ones are read one by one when they are few, or
-// pull the window back too when they are many. It returns the window's start and
-// the calls to read one by one.
-func (p *Poller) planOpen(ctx context.Context, bt *batcher, open []cursor.Tracked, from, now time.Time) (time.Time, []int64, error) {
-	var before []cursor.Tracked
-	for _, o := range open {
-		if o.At.Before(from) {
-			before = append(before, o)
-		}
-	}
-	if len(before) == 0 {
-		return from, nil, nil
-	}
-	ids := make([]string, len(before))
-	for i, o := range before {
-		ids[i] = o.ID
-	}
-	snaps, err := p.store.GetSnapshots(ctx, kindCall, ids)
-	if err != nil {
-		return from, nil, fmt.Errorf("calls: read open call snapshots: %w", err)
-	}
-	var old []cursor.Tracked
-	for _, o := range before { // oldest first
-		st, err := diff.CallStateOf(snaps[o.ID])
-		switch {
-		case o.At.Before(now.Add(-p.cfg.GiveUpAfter)):
-			p.log.Warn().Str("call_id", o.ID).Time("created", o.At).Bool("ended", err == nil && st.Ended).
-				Msg("giving up on a call still open (or without a final metric) long after it began")
-			bt.b.Terminal = append(bt.b.Terminal, cursor.Tracked{ID: o.ID, At: now})
-		case err == nil && st.Ended:
-		case o.At.After(now.Add(-p.cfg.MaxWindow)):
-			from = minTime(from, o.At)
-		default:
-			old = append(old, o)
-		}
-	}
-	if len(old) > maxSingleReads {
-		return minTime(from, old[0].At), nil, nil
-	}
-	single := make([]int64, len(old))
-	for i, o := range old {
-		single[i] = mustID(o.ID)
-	}
-	return from, single, nil
 }
 
 // listCalls hands every call created at or after from to each, a page at a time,
@@ -235,8 +177,8 @@ func (p *Poller) diffCall(bt *batcher, id string, prev []byte, c callcenter.Call
 		// ahead of the poller: that time decides its windows and its give-up.
 		bt.b.Open = append(bt.b.Open, cursor.Tracked{ID: id, At: orTime(created, now)})
 	}
-	if r.State.Ended && p.cfg.Intervals[ResMetrics] == 0 {
-		// No metrics to wait for: the call is done.
+	if p.settled(r.State, now) && p.cfg.Intervals[ResMetrics] == 0 {
+		// No metrics to wait for and past its changes after the end: done.
 		bt.b.Terminal = append(bt.b.Terminal, cursor.Tracked{ID: id, At: r.State.EndedAt})
 	}
 	if err := bt.add(kindCall, id, r.Snap, r.Events); err != nil {

@@ -20,24 +20,21 @@ import (
 // and GET /calls/{id}) goes through edit as decoded JSON, and it records whether a
 // /calls list was ever read without by_time.
 type hostile struct {
-	edit func(call map[string]any)
-	mu   sync.Mutex
-	full int // /calls list requests without by_time
+	edit    func(call map[string]any) // nil: calls served as they are
+	mu      sync.Mutex
+	full    int            // /calls list requests without by_time
+	singles map[string]int // GET /calls/{id} requests by id
 }
 
 func (h *hostile) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		list := r.URL.Path == "/api/v1/calls"
 		single := strings.HasPrefix(r.URL.Path, "/api/v1/calls/") && strings.Count(r.URL.Path, "/") == 4
-		if list && r.URL.Query().Get("by_time[from]") == "" {
-			h.mu.Lock()
-			h.full++
-			h.mu.Unlock()
-		}
+		h.count(r, list, single)
 		rec := httptest.NewRecorder()
 		next.ServeHTTP(rec, r)
 		body := rec.Body.Bytes()
-		if rec.Code == http.StatusOK && (list || single) {
+		if rec.Code == http.StatusOK && (list || single) && h.edit != nil {
 			body = h.rewrite(body, list)
 		}
 		for k, v := range rec.Header() {
@@ -47,6 +44,20 @@ func (h *hostile) wrap(next http.Handler) http.Handler {
 		w.WriteHeader(rec.Code)
 		_, _ = w.Write(body)
 	})
+}
+
+func (h *hostile) count(r *http.Request, list, single bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	switch {
+	case list && r.URL.Query().Get("by_time[from]") == "":
+		h.full++
+	case single:
+		if h.singles == nil {
+			h.singles = map[string]int{}
+		}
+		h.singles[strings.TrimPrefix(r.URL.Path, "/api/v1/calls/")]++
+	}
 }
 
 func (h *hostile) rewrite(body []byte, list bool) []byte {
@@ -70,6 +81,12 @@ func (h *hostile) rewrite(body []byte, list bool) []byte {
 		panic(err)
 	}
 	return out
+}
+
+func (h *hostile) singleReads(id string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.singles[id]
 }
 
 func (h *hostile) fullReads() int {

@@ -113,7 +113,8 @@ type Poller struct {
 
 	names     diff.StatusNames
 	hasNames  bool
-	clock     apiClock // the API's present when it runs ahead of ours (a simulator)
+	clock     apiClock  // the API's present when it runs ahead of ours (a simulator)
+	reads     openReads // the schedule of the open calls' single reads
 	mu        sync.Mutex
 	effective map[string]time.Duration
 }
