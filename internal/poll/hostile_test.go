@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/callbus/callbus/internal/callcenter"
 	"github.com/callbus/callbus/internal/cursor"
 	"github.com/callbus/callbus/internal/event"
 	"github.com/callbus/callbus/internal/sim"
@@ -254,5 +255,45 @@ func TestAPIClock(t *testing.T) {
 				t.Fatalf("present %s, want %s", got, tc.want)
 			}
 		})
+	}
+}
+
+// A bill_duration that ticks on every read while a call is live gives no
+// call.updated: call.ended carries its final value.
+func TestRunningBillDurationIsQuiet(t *testing.T) {
+	ticks := map[int64]int64{}
+	h := &hostile{edit: func(c map[string]any) {
+		parts, _ := c["participants"].([]any)
+		live := false
+		for _, pt := range parts {
+			m, _ := pt.(map[string]any)
+			st, _ := m["call_status"].(json.Number).Int64()
+			live = live || !callcenter.CallStatusTerminal(int(st))
+		}
+		if live {
+			ticks[callID(c)]++
+		}
+		c["bill_duration"] = ticks[callID(c)]
+	}}
+	p, store, s := newPollerVia(t, sim.Config{Agents: 8, CallRate: 4, Backlog: 10}, everything, Hooks{}, h.wrap)
+	stepWorld(t, p, s, 15)
+	pollAll(t, p)
+	got := outboxTypes(t, store)
+	for _, e := range outboxEvents(t, store) {
+		if e.Type != event.CallUpdated {
+			continue
+		}
+		var d event.CallUpdatedData
+		if err := json.Unmarshal(e.Data, &d); err != nil {
+			t.Fatal(err)
+		}
+		for _, ch := range d.Changes {
+			if ch.Field == "bill_duration" {
+				t.Errorf("%s: bill_duration %s → %s announced", e.Subject, ch.Previous, ch.Current)
+			}
+		}
+	}
+	if got["call.ended"] == 0 {
+		t.Fatalf("events %v: no call ended", got)
 	}
 }
