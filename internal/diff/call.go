@@ -14,14 +14,17 @@ import (
 type callSnap struct {
 	Seq int64               `json:"q"`
 	Upd int64               `json:"u"`           // updated_time applied, unix ms
-	End int64               `json:"e,omitempty"` // when it ended, unix ms; 0 while open
+	End int64               `json:"e,omitempty"` // when it ended, unix ms; 0 while open, never 0 once ended
 	F   map[string]string   `json:"f,omitempty"` // tracked fields, canonical JSON
 	P   map[string]partSnap `json:"p,omitempty"` // participants by id
 }
 
 type partSnap struct {
 	S int   `json:"s"` // call_status
-	U int64 `json:"u"` // updated_time, unix ms
+	U int64 `json:"u"` // updated_time, unix ms (0: the API never gave one)
+	// Gone: a newer copy of the call no longer lists the participant. It keeps its
+	// last status, emits nothing, and no longer holds the call open.
+	Gone bool `json:"g,omitempty"`
 }
 
 // CallState is what other diffs and the poller need to know of a call.
@@ -43,19 +46,29 @@ type CallResult struct {
 }
 
 // Call diffs an observation c of a call against its snapshot prev (nil when the
-// call was never seen). Events, in order: call.created (first sight), call.updated
-// (tracked fields), participant.joined for each new participant (also those present
-// at first sight, so every participant's status chain starts at its joined event),
-// participant.status_changed, and call.ended once every participant is terminal.
-func Call(scope Scope, prev []byte, c callcenter.Call) (CallResult, error) {
+// call was never seen); seen is the poller's time of the read, which dates events
+// whose API time is null. Events, in order: call.created (first sight),
+// call.updated (tracked fields), participant.joined for each new participant (also
+// those present at first sight, so every participant's status chain starts at its
+// joined event), participant.status_changed, and call.ended, once, when every
+// participant still listed is terminal.
+//
+// Hostile copies: a copy older than the snapshot is ignored; a copy with the same
+// updated_time (or none) may only move things forward (see forward and gains), so a
+// stale replica's copy never turns a change back. Quiet fields (bill_duration)
+// change silently while the call is open: call.ended carries their final value.
+func Call(scope Scope, prev []byte, c callcenter.Call, seen time.Time) (CallResult, error) {
+	if seen.IsZero() {
+		return CallResult{}, fmt.Errorf("diff call %d: no time of the read", c.ID)
+	}
 	var s callSnap
 	if prev != nil {
 		if err := json.Unmarshal(prev, &s); err != nil {
 			return CallResult{}, fmt.Errorf("diff call %d: decode snapshot: %w", c.ID, err)
 		}
 	}
-	creating := prev == nil
-	if !creating && ms(c.UpdatedTime) < s.Upd {
+	creating, upd := prev == nil, ms(c.UpdatedTime)
+	if !creating && upd != 0 && upd < s.Upd {
 		return CallResult{Snap: prev, State: s.state(c)}, nil // stale observation
 	}
 	if s.F == nil {
@@ -64,24 +77,25 @@ func Call(scope Scope, prev []byte, c callcenter.Call) (CallResult, error) {
 	if s.P == nil {
 		s.P = map[string]partSnap{}
 	}
+	newer := creating || upd > s.Upd
 	entity := "calls/" + strconv.FormatInt(c.ID, 10)
-	em := &emitter{scope: scope, seq: &s.Seq}
+	em := &emitter{scope: scope, seq: &s.Seq, fallback: orTime(c.UpdatedTime, seen)}
+	parts := s.participants(entity, c, newer, em.fallback)
+	end, ending := s.ended(c, seen)
 	if creating {
 		em.emit(event.CallCreated, entity, c.CreatedTime, event.CallData{Call: c})
 	}
-	if ch := compare(s.F, callFields(c), creating); len(ch) > 0 {
+	if ch := s.fields(c, creating, newer, ending); len(ch) > 0 {
 		em.emit(event.CallUpdated, entity, c.UpdatedTime, event.CallUpdatedData{Call: c, Changes: ch})
 	}
-	for _, p := range c.Participants {
-		s.participant(em, entity, c.ID, p)
+	for _, p := range parts {
+		em.emit(p.typ, p.entity, p.at, p.data)
 	}
-	if s.End == 0 {
-		if end, ok := endedAt(s.P); ok && len(c.Participants) > 0 {
-			s.End = ms(end)
-			em.emit(event.CallEnded, entity, end, event.CallData{Call: c})
-		}
+	if ending {
+		s.End = ms(end)
+		em.emit(event.CallEnded, entity, end, event.CallData{Call: c})
 	}
-	s.Upd = max(s.Upd, ms(c.UpdatedTime))
+	s.Upd = max(s.Upd, upd)
 	if em.err != nil {
 		return CallResult{}, fmt.Errorf("diff call %d: %w", c.ID, em.err)
 	}
@@ -92,43 +106,35 @@ func Call(scope Scope, prev []byte, c callcenter.Call) (CallResult, error) {
 	return CallResult{Events: em.events, Snap: next, Changed: string(next) != string(prev), State: s.state(c)}, nil
 }
 
-func (s *callSnap) participant(em *emitter, callEntity string, callID int64, p callcenter.Participant) {
-	key := strconv.FormatInt(p.ID, 10)
-	entity := callEntity + "/participants/" + key
-	old, seen := s.P[key]
-	switch {
-	case !seen:
-		s.P[key] = partSnap{S: p.CallStatus, U: ms(p.UpdatedTime)}
-		em.emit(event.ParticipantJoined, entity, p.CreatedTime, event.ParticipantData{CallID: callID, Participant: p})
-	case ms(p.UpdatedTime) < old.U:
-		// older than what we have: keep it
-	case p.CallStatus != old.S:
-		s.P[key] = partSnap{S: p.CallStatus, U: ms(p.UpdatedTime)}
-		em.emit(event.ParticipantStatusChanged, entity, p.UpdatedTime, event.ParticipantStatusData{
-			CallID: callID, Participant: p,
-			Previous: event.CallStatus{Code: old.S, Label: callcenter.CallStatusLabel(old.S)},
-			Current:  event.CallStatus{Code: p.CallStatus, Label: callcenter.CallStatusLabel(p.CallStatus)},
-		})
-	default:
-		s.P[key] = partSnap{S: old.S, U: ms(p.UpdatedTime)}
-	}
-}
-
 func (s *callSnap) state(c callcenter.Call) CallState {
 	return CallState{Created: c.CreatedTime, Ended: s.End != 0, EndedAt: fromMS(s.End)}
 }
 
-// endedAt reports whether every participant is terminal, and when the last one got
-// there.
-func endedAt(ps map[string]partSnap) (time.Time, bool) {
+// ended reports whether the call ends with this observation (it had not yet, and
+// every participant still listed is terminal), and when: the last terminal update,
+// or when no participant has an updated_time, the call's, or seen.
+func (s *callSnap) ended(c callcenter.Call, seen time.Time) (time.Time, bool) {
+	if s.End != 0 {
+		return time.Time{}, false
+	}
 	var last int64
-	for _, p := range ps {
+	listed := 0
+	for _, p := range s.P {
+		if p.Gone {
+			continue
+		}
 		if !callcenter.CallStatusTerminal(p.S) {
 			return time.Time{}, false
 		}
-		last = max(last, p.U)
+		last, listed = max(last, p.U), listed+1
 	}
-	return fromMS(last), len(ps) > 0
+	if listed == 0 {
+		return time.Time{}, false
+	}
+	if last == 0 {
+		return orTime(c.UpdatedTime, seen), true
+	}
+	return fromMS(last), true
 }
 
 // CallStateOf reads the state of a call from its snapshot (for the metric diff).
@@ -140,34 +146,10 @@ func CallStateOf(snap []byte) (CallState, error) {
 	return CallState{Ended: s.End != 0, EndedAt: fromMS(s.End)}, nil
 }
 
-// callFields are the tracked fields of a call for call.updated.
-func callFields(c callcenter.Call) []field {
-	var rec, transcription field
-	if c.Recording != nil {
-		r := *c.Recording
-		transcription = optional("recording.transcription_url", r.TranscriptionURL)
-		r.TranscriptionURL = nil // tracked on its own: absent in the earlier form
-		rec = known("recording", r)
-	} else {
-		rec = known("recording", nil)
+// orTime is t, or else when t is zero.
+func orTime(t, otherwise time.Time) time.Time {
+	if t.IsZero() {
+		return otherwise
 	}
-	return []field{
-		known("parent_call_id", c.ParentCallID),
-		known("root_call_id", c.RootCallID),
-		known("assigned_agent_id", c.AssignedAgentID),
-		optional("assigned_agent_name", c.AssignedAgentName),
-		known("assigned_team_id", c.AssignedTeamID),
-		optional("assigned_team_name", c.AssignedTeamName),
-		known("assigned_call_queue_id", c.AssignedCallQueueID),
-		optional("assigned_call_queue_name", c.AssignedCallQueueName),
-		known("assigned_ivr_id", c.AssignedIVRID),
-		optional("assigned_ivr_name", c.AssignedIVRName),
-		known("call_notes", c.CallNotes),
-		known("bill_duration", c.BillDuration),
-		rec,
-		transcription,
-		optional("recording_to_redact", c.RecordingToRedact),
-		optionalSlice("integrated_resources", c.IntegratedResources),
-		optionalSlice("parallel_call_groups", c.ParallelCallGroups),
-	}
+	return t
 }

@@ -42,7 +42,7 @@ func apply(t *testing.T, obs ...callcenter.Call) ([]event.Envelope, []byte, Call
 	var all []event.Envelope
 	var st CallState
 	for _, c := range obs {
-		r, err := Call(Scope{Account: "acme"}, snap, c)
+		r, err := Call(Scope{Account: "acme"}, snap, c, orTime(c.UpdatedTime, at(900)).Add(time.Second))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -181,7 +181,7 @@ func TestCallIDsDeterministic(t *testing.T) {
 }
 
 func TestCallBadSnapshot(t *testing.T) {
-	if _, err := Call(Scope{Account: "acme"}, []byte("{not json"), call(0)); err == nil {
+	if _, err := Call(Scope{Account: "acme"}, []byte("{not json"), call(0), at(1)); err == nil {
 		t.Fatal("want error for a corrupt snapshot")
 	}
 }

@@ -11,7 +11,8 @@
 //   - no change, no event; an unchanged snapshot is reported as such so the caller
 //     writes nothing;
 //   - an observation older than the snapshot (by updated_time) is ignored: events
-//     never go back in time;
+//     never go back in time; one with the same updated_time (or none) may come from
+//     a stale replica and only moves things forward (see Call);
 //   - fields absent from the earlier form of the call are not changes;
 //   - status events chain: each one's previous equals the current of the one before
 //     for the same entity.

@@ -21,16 +21,20 @@ type Scope struct {
 // emitter collects the events of one entity, numbering them from its snapshot's
 // sequence.
 type emitter struct {
-	scope  Scope
-	seq    *int64
-	events []event.Envelope
-	err    error
+	scope Scope
+	seq   *int64
+	// fallback dates an event whose API time is null (zero): an event always has a
+	// time, and never the year 1.
+	fallback time.Time
+	events   []event.Envelope
+	err      error
 }
 
 func (e *emitter) emit(t event.Type, entity string, at time.Time, data any) {
 	if e.err != nil {
 		return
 	}
+	at = orTime(at, e.fallback)
 	*e.seq++
 	key := strconv.FormatInt(*e.seq, 10)
 	if e.scope.Epoch != "" {

@@ -142,7 +142,7 @@ func TestEventsMatchSchemas(t *testing.T) {
 	for _, obs := range schemaCalls() {
 		var snap []byte
 		for _, c := range obs {
-			r, err := Call(Scope{Account: "acme"}, snap, c)
+			r, err := Call(Scope{Account: "acme"}, snap, c, c.UpdatedTime.Add(time.Second))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -241,7 +241,7 @@ func TestAPISamplesMatchSchemas(t *testing.T) {
 		case base == "call" || (strings.HasPrefix(base, "call_") && !strings.HasPrefix(base, "call_metric")):
 			var c callcenter.Call
 			decode(f, &c)
-			r, err := Call(Scope{Account: "acme"}, nil, c)
+			r, err := Call(Scope{Account: "acme"}, nil, c, c.UpdatedTime.Add(time.Second))
 			add(base, r.Events, err)
 		case base == "call_metric" || strings.HasPrefix(base, "call_metric_"):
 			var m callcenter.CallMetric

@@ -23,9 +23,10 @@ const maxSingleReads = 10
 // One list window serves both: from the newest created_time seen less an overlap
 // (late arrivals, recently ended calls) or the oldest open call, whichever is
 // earlier, read at per_page=1000 so one request covers up to a thousand calls. A
-// few open calls older than MaxWindow are read one by one (GET /calls/{id}) rather
-// than stretching the window that far; calls that already ended wait only for their
-// metric and are not read again; calls still open after GiveUpAfter are given up.
+// few open calls older than MaxWindow are read one by one (GET /calls/{id}), on a
+// decaying schedule, rather than stretching the window that far; calls that ended
+// are re-read for MetricsLookback after their end, for changes after the end;
+// calls still open after GiveUpAfter, or lost by the API, are given up (planOpen).
 // The client's CallsSince takes care of the API's quirks: list order, lists that
 // move while read, and a /calls that ignores by_time (field notes 2 and 3).
 func (p *Poller) pollCalls(ctx context.Context) error {
@@ -38,8 +39,11 @@ func (p *Poller) pollCalls(ctx context.Context) error {
 		return fmt.Errorf("calls: open calls: %w", err)
 	}
 	now := p.now()
-	highWater := parseTime(cur[cursorHighWater])
-	pruned := parseTime(cur[cursorPruned])
+	// Cursors stored ahead of the present (by an earlier release that followed a
+	// lying record) are taken back to it: a prune horizon ahead would hide every
+	// new call.
+	highWater := minTime(parseTime(cur[cursorHighWater]), now)
+	pruned := minTime(parseTime(cur[cursorPruned]), p.horizon(highWater))
 	from := now.Add(-p.cfg.Backfill)
 	if !highWater.IsZero() {
 		from = highWater.Add(-p.cfg.CallsOverlap)
@@ -53,18 +57,8 @@ func (p *Poller) pollCalls(ctx context.Context) error {
 	if err := p.listCalls(ctx, from, sink.add); err != nil {
 		return err
 	}
-	for _, id := range old {
-		c, err := p.api.GetCall(ctx, id)
-		if callcenter.IsNotFound(err) {
-			p.log.Warn().Int64("call_id", id).Msg("open call no longer in the API; it stays open until given up")
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("calls: get open call %d: %w", id, err)
-		}
-		if err := sink.add([]callcenter.Call{c}); err != nil {
-			return err
-		}
+	if err := p.readOpen(ctx, sink, old); err != nil {
+		return err
 	}
 	if sink.newest.After(highWater) {
 		bt.cursor(cursorHighWater, sink.newest.Format(time.RFC3339Nano))
@@ -72,57 +66,8 @@ func (p *Poller) pollCalls(ctx context.Context) error {
 	if err := bt.flush(); err != nil {
 		return fmt.Errorf("calls: %w", err)
 	}
+	p.reads.lastCalls = now
 	return p.prune(ctx, highWater, pruned)
-}
-
-// planOpen decides how the open calls created before from are refreshed: calls
-// that ended (waiting for their metric only) are left alone; calls created more
-// than GiveUpAfter ago are given up (moved out of the open set, with a warning: the
-// API never showed them ending); of the rest, those within MaxWindow pull the
-// window back to them, and older ones are read one by one when they are few, or
-// pull the window back too when they are many. It returns the window's start and
-// the calls to read one by one.
-func (p *Poller) planOpen(ctx context.Context, bt *batcher, open []cursor.Tracked, from, now time.Time) (time.Time, []int64, error) {
-	var before []cursor.Tracked
-	for _, o := range open {
-		if o.At.Before(from) {
-			before = append(before, o)
-		}
-	}
-	if len(before) == 0 {
-		return from, nil, nil
-	}
-	ids := make([]string, len(before))
-	for i, o := range before {
-		ids[i] = o.ID
-	}
-	snaps, err := p.store.GetSnapshots(ctx, kindCall, ids)
-	if err != nil {
-		return from, nil, fmt.Errorf("calls: read open call snapshots: %w", err)
-	}
-	var old []cursor.Tracked
-	for _, o := range before { // oldest first
-		st, err := diff.CallStateOf(snaps[o.ID])
-		switch {
-		case o.At.Before(now.Add(-p.cfg.GiveUpAfter)):
-			p.log.Warn().Str("call_id", o.ID).Time("created", o.At).Bool("ended", err == nil && st.Ended).
-				Msg("giving up on a call still open (or without a final metric) long after it began")
-			bt.b.Terminal = append(bt.b.Terminal, cursor.Tracked{ID: o.ID, At: now})
-		case err == nil && st.Ended:
-		case o.At.After(now.Add(-p.cfg.MaxWindow)):
-			from = minTime(from, o.At)
-		default:
-			old = append(old, o)
-		}
-	}
-	if len(old) > maxSingleReads {
-		return minTime(from, old[0].At), nil, nil
-	}
-	single := make([]int64, len(old))
-	for i, o := range old {
-		single[i] = mustID(o.ID)
-	}
-	return from, single, nil
 }
 
 // listCalls hands every call created at or after from to each, a page at a time,
@@ -198,35 +143,48 @@ func (p *Poller) diffCalls(ctx context.Context, bt *batcher, calls []callcenter.
 			return newest, fmt.Errorf("calls: read snapshots: %w", err)
 		}
 		for i, c := range chunk {
-			prev := snaps[ids[i]]
-			if prev == nil && !pruned.IsZero() && c.CreatedTime.Before(pruned) {
-				continue // seen and pruned long ago: not new
-			}
-			p.saw(c.UpdatedTime)
-			if c.CreatedTime.After(newest) && plausible(c.CreatedTime) {
-				newest = c.CreatedTime
-			}
-			r, err := diff.Call(p.scope, prev, c)
+			created, err := p.diffCall(bt, ids[i], snaps[ids[i]], c, pruned)
 			if err != nil {
-				p.log.Error().Err(err).Int64("call_id", c.ID).Msg("calls: diff failed; call skipped")
-				continue
+				return newest, err
 			}
-			if !r.Changed {
-				continue
-			}
-			if prev == nil {
-				bt.b.Open = append(bt.b.Open, cursor.Tracked{ID: ids[i], At: c.CreatedTime})
-			}
-			if r.State.Ended && p.cfg.Intervals[ResMetrics] == 0 {
-				// No metrics to wait for: the call is done.
-				bt.b.Terminal = append(bt.b.Terminal, cursor.Tracked{ID: ids[i], At: r.State.EndedAt})
-			}
-			if err := bt.add(kindCall, ids[i], r.Snap, r.Events); err != nil {
-				return newest, fmt.Errorf("calls: %w", err)
-			}
+			newest = maxTime(newest, created)
 		}
 	}
 	return newest, nil
+}
+
+// diffCall diffs one call against its snapshot prev and queues the result. It
+// returns the call's created_time as it counts for the high water: never past the
+// poller's present (a call dated ahead would hide every call created in between),
+// zero when it does not count.
+func (p *Poller) diffCall(bt *batcher, id string, prev []byte, c callcenter.Call, pruned time.Time) (time.Time, error) {
+	p.saw(c.ID, c.UpdatedTime)
+	now := p.now()
+	created := minTime(c.CreatedTime, now)
+	if prev == nil && orTime(created, now).Before(pruned) {
+		return time.Time{}, nil // seen and pruned long ago: not new
+	}
+	r, err := diff.Call(p.scope, prev, c, now)
+	if err != nil {
+		p.log.Error().Err(err).Int64("call_id", c.ID).Msg("calls: diff failed; call skipped")
+		return created, nil
+	}
+	if !r.Changed {
+		return created, nil
+	}
+	if prev == nil {
+		// Tracked as created when first seen if its created_time is null or
+		// ahead of the poller: that time decides its windows and its give-up.
+		bt.b.Open = append(bt.b.Open, cursor.Tracked{ID: id, At: orTime(created, now)})
+	}
+	if p.settled(r.State, now) && p.cfg.Intervals[ResMetrics] == 0 {
+		// No metrics to wait for and past its changes after the end: done.
+		bt.b.Terminal = append(bt.b.Terminal, cursor.Tracked{ID: id, At: r.State.EndedAt})
+	}
+	if err := bt.add(kindCall, id, r.Snap, r.Events); err != nil {
+		return created, fmt.Errorf("calls: %w", err)
+	}
+	return created, nil
 }
 
 // prune forgets calls that are done (ended, metric final) and older than anything
@@ -238,7 +196,7 @@ func (p *Poller) prune(ctx context.Context, highWater, stored time.Time) error {
 		return nil
 	}
 	horizon := stored
-	if h := highWater.Add(-p.cfg.CallsOverlap - p.cfg.MetricsLookback - time.Hour); h.Sub(stored) >= time.Minute {
+	if h := p.horizon(highWater); h.Sub(stored) >= time.Minute {
 		bt := p.newBatcher(ctx)
 		bt.cursor(cursorPruned, h.Format(time.RFC3339Nano))
 		if err := bt.flush(); err != nil {
@@ -255,6 +213,22 @@ func (p *Poller) prune(ctx context.Context, highWater, stored time.Time) error {
 		p.log.Debug().Int("calls", n).Time("before", horizon).Msg("pruned finished calls")
 	}
 	return nil
+}
+
+// horizon is the prune horizon for a high water: before it, nothing a list window
+// can return again.
+func (p *Poller) horizon(highWater time.Time) time.Time {
+	if highWater.IsZero() {
+		return time.Time{}
+	}
+	return highWater.Add(-p.cfg.CallsOverlap - p.cfg.MetricsLookback - time.Hour)
+}
+
+func orTime(t, otherwise time.Time) time.Time {
+	if t.IsZero() {
+		return otherwise
+	}
+	return t
 }
 
 func parseTime(s string) time.Time {

@@ -12,30 +12,21 @@ import (
 )
 
 // pollMetrics reads call metrics (with life_cycle) created within the look-back, or
-// since the oldest call still waiting for its final metric if that is earlier, and
-// finalizes them (metric.finalized once per call), then reports later changes
-// (metric.updated). A call leaves the open set when its metric is final. A few
-// calls older than MaxWindow that still wait are read one by one instead of
-// stretching the window back to them.
+// since the oldest ended call still waiting for its final metric if that is
+// earlier, and finalizes them (metric.finalized once per call), then reports later
+// changes (metric.updated). Calls not ended yet, or whose metric is final, do not
+// stretch the window: there is nothing to finalize. A few calls older than
+// MaxWindow that still wait are read one by one, on the decaying schedule from
+// their end, instead of stretching the window back to them.
 func (p *Poller) pollMetrics(ctx context.Context) error {
 	open, err := p.store.OpenCalls(ctx, 0)
 	if err != nil {
 		return fmt.Errorf("metrics: open calls: %w", err)
 	}
 	now := p.now()
-	from := now.Add(-p.cfg.MetricsLookback)
-	var old []int64
-	for _, o := range open {
-		switch {
-		case !o.At.Before(from):
-		case o.At.After(now.Add(-p.cfg.MaxWindow)):
-			from = o.At
-		default:
-			old = append(old, mustID(o.ID))
-		}
-	}
-	if len(old) > maxSingleReads {
-		from, old = open[0].At, nil // many: one window back to the oldest is cheaper
+	from, old, err := p.planMetrics(ctx, open, now)
+	if err != nil {
+		return err
 	}
 	bt := p.newBatcher(ctx)
 	seen := map[int64]bool{}
@@ -65,7 +56,35 @@ func (p *Poller) pollMetrics(ctx context.Context) error {
 	if err := bt.flush(); err != nil {
 		return fmt.Errorf("metrics: %w", err)
 	}
+	p.reads.lastMetrics = now
 	return nil
+}
+
+// planMetrics returns the start of the metrics window and the calls whose metric is
+// read one by one (see pollMetrics).
+func (p *Poller) planMetrics(ctx context.Context, open []cursor.Tracked, now time.Time) (time.Time, []int64, error) {
+	from := now.Add(-p.cfg.MetricsLookback)
+	before := createdBefore(open, from)
+	if len(before) == 0 {
+		return from, nil, nil
+	}
+	calls, metrics, err := p.trackedSnapshots(ctx, before)
+	if err != nil {
+		return from, nil, fmt.Errorf("metrics: %w", err)
+	}
+	var old []cursor.Tracked
+	for _, o := range before { // oldest first
+		st, err := diff.CallStateOf(calls[o.ID])
+		switch {
+		case err != nil || !st.Ended || metrics[o.ID] != nil:
+		case o.At.After(now.Add(-p.cfg.MaxWindow)):
+			from = minTime(from, o.At)
+		case due(st.EndedAt, p.reads.lastMetrics, now):
+			old = append(old, o)
+		}
+	}
+	from, ids := singleOrWiden(from, old)
+	return from, ids, nil
 }
 
 func (p *Poller) diffMetrics(ctx context.Context, bt *batcher, metrics []callcenter.CallMetric) error {
@@ -93,7 +112,7 @@ func (p *Poller) diffMetrics(ctx context.Context, bt *batcher, metrics []callcen
 				p.log.Error().Err(err).Int64("call_id", m.CallID).Msg("metrics: bad call snapshot; skipped")
 				continue
 			}
-			p.saw(m.UpdatedTime)
+			p.saw(m.CallID, m.UpdatedTime)
 			// A metric the API never updated after the end must not keep its call
 			// open (and the metrics window stretched back to it) for ever.
 			st.Overdue = st.Ended && p.now().Sub(st.EndedAt) > p.cfg.MetricsLookback
@@ -106,7 +125,9 @@ func (p *Poller) diffMetrics(ctx context.Context, bt *batcher, metrics []callcen
 			if !r.Changed {
 				continue
 			}
-			if prev == nil && r.Final {
+			if prev == nil && r.Final && p.settled(st, p.now()) {
+				// Else the call stays open for changes after its end: planOpen
+				// moves it once settled.
 				bt.b.Terminal = append(bt.b.Terminal, cursor.Tracked{ID: ids[i], At: endOr(st.EndedAt, m.UpdatedTime)})
 			}
 			if err := bt.add(kindMetric, ids[i], r.Snap, r.Events); err != nil {

@@ -1,6 +1,7 @@
 package poll
 
 import (
+	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"testing"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/callbus/callbus/internal/callcenter"
 	"github.com/callbus/callbus/internal/cursor"
+	"github.com/callbus/callbus/internal/diff"
 	"github.com/callbus/callbus/internal/redistest"
 	"github.com/callbus/callbus/internal/secret"
 	"github.com/callbus/callbus/internal/sim"
@@ -25,6 +27,13 @@ func newTestPoller(t *testing.T) (*Poller, *cursor.Store, *sim.Sim) {
 // manual one at the wall clock's second, seed 3 unless set), polling intervals.
 func newPollerOf(t *testing.T, cfg sim.Config, intervals map[string]time.Duration, hooks Hooks) (*Poller, *cursor.Store, *sim.Sim) {
 	t.Helper()
+	return newPollerVia(t, cfg, intervals, hooks, nil)
+}
+
+// newPollerVia is newPollerOf with the simulator's API behind wrap (nil: none),
+// for an upstream that misbehaves.
+func newPollerVia(t *testing.T, cfg sim.Config, intervals map[string]time.Duration, hooks Hooks, wrap func(http.Handler) http.Handler) (*Poller, *cursor.Store, *sim.Sim) {
+	t.Helper()
 	cfg.Clock, cfg.APIKey = sim.NewManualClock(time.Now().UTC().Truncate(time.Second)), "k"
 	if cfg.Seed == 0 {
 		cfg.Seed = 3
@@ -33,7 +42,11 @@ func newPollerOf(t *testing.T, cfg sim.Config, intervals map[string]time.Duratio
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(s.Handler())
+	h := s.Handler()
+	if wrap != nil {
+		h = wrap(h)
+	}
+	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	api, err := callcenter.New(srv.URL, secret.New("k"))
 	if err != nil {
@@ -120,29 +133,38 @@ func TestOldOpenCallsCost(t *testing.T) {
 
 func itoa(i int) string { return strconv.Itoa(i) }
 
-// Metrics of old open calls are read one by one when they are few, and pull the
-// metrics window back to them when they are many; a call still open within
-// MaxWindow is covered by the window at no extra cost.
+// Metrics of old ended calls are read one by one when they are few, and pull the
+// metrics window back to them when they are many; a call ended within MaxWindow is
+// covered by the window at no extra cost; calls not ended yet cost nothing (there
+// is no metric to finalize), nor do they stretch the window.
 func TestOldOpenMetricsCost(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		old      int
 		recent   bool
+		ended    bool
 		requests uint64
 	}{
-		{"a few old", 3, false, 1 + 3},
-		{"many old", 12, false, 1},
-		{"one within MaxWindow", 0, true, 1},
+		{"a few old", 3, false, true, 1 + 3},
+		{"many old", 12, false, true, 1},
+		{"one within MaxWindow", 0, true, true, 1},
+		{"a few old, not ended", 3, true, false, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, store, _ := newTestPoller(t)
 			now := time.Now().UTC()
 			var b cursor.Batch
+			track := func(id string, created time.Time) {
+				b.Open = append(b.Open, cursor.Tracked{ID: id, At: created})
+				if tc.ended {
+					b.Snapshots = append(b.Snapshots, cursor.Snapshot{Kind: kindCall, ID: id, Data: endedCall(t, id, created, now.Add(-time.Minute))})
+				}
+			}
 			for i := range tc.old {
-				b.Open = append(b.Open, cursor.Tracked{ID: itoa(100 + i), At: now.Add(-10*time.Hour - time.Duration(i)*time.Minute)})
+				track(itoa(100+i), now.Add(-10*time.Hour-time.Duration(i)*time.Minute))
 			}
 			if tc.recent {
-				b.Open = append(b.Open, cursor.Tracked{ID: "99", At: now.Add(-4 * time.Hour)})
+				track("99", now.Add(-4*time.Hour))
 			}
 			if _, err := store.Commit(t.Context(), p.lease(), b); err != nil {
 				t.Fatal(err)
@@ -156,4 +178,16 @@ func TestOldOpenMetricsCost(t *testing.T) {
 			}
 		})
 	}
+}
+
+// endedCall is the snapshot of call id, created at created and ended at ended.
+func endedCall(t *testing.T, id string, created, ended time.Time) []byte {
+	t.Helper()
+	c := callcenter.Call{ID: mustID(id), CreatedTime: created, UpdatedTime: ended,
+		Participants: []callcenter.Participant{{ID: 1, CallID: mustID(id), CallStatus: 1, CreatedTime: created, UpdatedTime: ended}}}
+	r, err := diff.Call(diff.Scope{Account: "acme"}, nil, c, ended)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.Snap
 }

@@ -113,7 +113,8 @@ type Poller struct {
 
 	names     diff.StatusNames
 	hasNames  bool
-	newest    time.Time // newest API time seen: the simulator's clock may run ahead of ours
+	clock     apiClock  // the API's present when it runs ahead of ours (a simulator)
+	reads     openReads // the schedule of the open calls' single reads
 	mu        sync.Mutex
 	effective map[string]time.Duration
 }
@@ -174,33 +175,22 @@ func (p *Poller) committed(b cursor.Batch) {
 	}
 }
 
-// now is the poller's idea of the API's present: the wall clock, or the newest
-// time the API has shown when that is later (a simulator at high speed).
+// now is the poller's idea of the API's present: the wall clock, or the time
+// several calls agree the API has reached when that is later (a simulator at high
+// speed; see apiClock). No single record moves it, so neither the calls high water,
+// the prune horizon, the window ends nor the give-up horizon follow a lying one.
 func (p *Poller) now() time.Time {
-	now := time.Now().UTC()
-	if p.newest.After(now) {
-		return p.newest
-	}
-	return now
+	return maxTime(time.Now().UTC(), p.clock.present())
 }
 
-func (p *Poller) saw(t time.Time) {
-	if t.After(p.newest) && plausible(t) {
-		p.newest = t
-	}
-}
-
-// maxAhead is how far ahead of the wall clock an API time may be and still move
-// the poller's clock, high water and prune horizon: a simulator may run days ahead
-// in a demo; a record dated years ahead is broken data, and must not make every
-// genuinely new call look older than the horizon.
-const maxAhead = 7 * 24 * time.Hour
-
-func plausible(t time.Time) bool { return t.Before(time.Now().Add(maxAhead)) }
+// saw records a time the API gave for call id (see apiClock).
+func (p *Poller) saw(id int64, t time.Time) { p.clock.saw(id, t, time.Now()) }
 
 // windowEnd is the `to` of list windows: far enough ahead to include everything
-// created so far, whatever the API's clock says.
-func (p *Poller) windowEnd() time.Time { return p.now().Add(24 * time.Hour) }
+// created so far, and records the API dates up to maxAhead ahead: such a record is
+// still listed (and announced), and a /calls that honours by_time by the record's
+// real time is not taken for one that ignores it.
+func (p *Poller) windowEnd() time.Time { return p.now().Add(maxAhead) }
 
 // loadEpoch reads the state's epoch, or starts a new one when the store holds no
 // state (first start, or a Redis that lost its data): see diff.Scope.

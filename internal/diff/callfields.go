@@ -1,0 +1,79 @@
+package diff
+
+import (
+	"slices"
+
+	"github.com/callbus/callbus/internal/callcenter"
+	"github.com/callbus/callbus/internal/event"
+)
+
+// QuietCallFields are the tracked call fields that tick while a call is live
+// (bill_duration counts up every second on some API replicas): while the call is
+// open their changes are not announced (nor stored, so a live call costs no write
+// per read); the observation that ends the call stores them silently, its
+// call.ended carrying the final value; a change after the end gives call.updated.
+var QuietCallFields = []string{"bill_duration"}
+
+// fields applies the tracked fields of c to the snapshot and returns the changes
+// to announce. creating: first sight, nothing is a change. newer: c has a newer
+// updated_time than the snapshot; a copy with the same one (or none) only counts
+// where it gains a value that was empty (gains), so a stale replica's copy neither
+// reverts a field nor flips it back. ending: c is the observation that ends the call.
+func (s *callSnap) fields(c callcenter.Call, creating, newer, ending bool) []event.Change {
+	fs := callFields(c)
+	open := s.End == 0 && !ending
+	for i, f := range fs {
+		quiet := slices.Contains(QuietCallFields, f.name)
+		old, had := s.F[f.name]
+		switch {
+		case creating:
+		case quiet && open:
+			fs[i].known = false // carried quietly: the stored value stands
+		case !newer && had && !gains(old, f.value):
+			fs[i].known = false // same updated_time: not a change we can trust
+		}
+	}
+	ch := compare(s.F, fs, creating)
+	if ending {
+		ch = slices.DeleteFunc(ch, func(c event.Change) bool { return slices.Contains(QuietCallFields, c.Field) })
+	}
+	return ch
+}
+
+// gains reports whether a field goes from empty (null, "" or []) to a value.
+func gains(old, cur string) bool {
+	empty := func(v string) bool { return v == "null" || v == `""` || v == "[]" }
+	return empty(old) && !empty(cur)
+}
+
+// callFields are the tracked fields of a call for call.updated.
+func callFields(c callcenter.Call) []field {
+	var rec, transcription field
+	if c.Recording != nil {
+		r := *c.Recording
+		transcription = optional("recording.transcription_url", r.TranscriptionURL)
+		r.TranscriptionURL = nil // tracked on its own: absent in the earlier form
+		rec = known("recording", r)
+	} else {
+		rec = known("recording", nil)
+	}
+	return []field{
+		known("parent_call_id", c.ParentCallID),
+		known("root_call_id", c.RootCallID),
+		known("assigned_agent_id", c.AssignedAgentID),
+		optional("assigned_agent_name", c.AssignedAgentName),
+		known("assigned_team_id", c.AssignedTeamID),
+		optional("assigned_team_name", c.AssignedTeamName),
+		known("assigned_call_queue_id", c.AssignedCallQueueID),
+		optional("assigned_call_queue_name", c.AssignedCallQueueName),
+		known("assigned_ivr_id", c.AssignedIVRID),
+		optional("assigned_ivr_name", c.AssignedIVRName),
+		known("call_notes", c.CallNotes),
+		known("bill_duration", c.BillDuration),
+		rec,
+		transcription,
+		optional("recording_to_redact", c.RecordingToRedact),
+		optionalSlice("integrated_resources", c.IntegratedResources),
+		optionalSlice("parallel_call_groups", c.ParallelCallGroups),
+	}
+}

@@ -1,0 +1,103 @@
+package diff
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/callbus/callbus/internal/callcenter"
+	"github.com/callbus/callbus/internal/event"
+)
+
+// pending is an event decided before its turn to be emitted: participants are
+// diffed before the call's fields (whether the call ends decides how quiet fields
+// are treated) but their events follow call.updated.
+type pending struct {
+	typ    event.Type
+	entity string
+	at     time.Time
+	data   any
+}
+
+// participants applies the participants c lists to the snapshot and returns their
+// events. When c is a newer copy of the call (newer updated_time), a participant it
+// no longer lists is marked gone; one listed again is back. undated is the time of
+// a status change whose participant has no updated_time.
+func (s *callSnap) participants(callEntity string, c callcenter.Call, newer bool, undated time.Time) []pending {
+	listed := make(map[string]bool, len(c.Participants))
+	var out []pending
+	for _, p := range c.Participants {
+		key := strconv.FormatInt(p.ID, 10)
+		listed[key] = true
+		if ev, ok := s.participant(callEntity+"/participants/"+key, key, c.ID, p, undated); ok {
+			out = append(out, ev)
+		}
+	}
+	if newer {
+		for key, ps := range s.P {
+			if !listed[key] && !ps.Gone {
+				ps.Gone = true
+				s.P[key] = ps
+			}
+		}
+	}
+	return out
+}
+
+// participant applies one listed participant. A copy with an older updated_time
+// is ignored; one with the same updated_time, or none, changes the status only
+// forward (see forward): the equal-time rule that keeps a stale copy from turning a
+// change back. A change without updated_time is taken as of undated.
+func (s *callSnap) participant(entity, key string, callID int64, p callcenter.Participant, undated time.Time) (pending, bool) {
+	upd := ms(p.UpdatedTime)
+	old, seen := s.P[key]
+	switch {
+	case !seen:
+		s.P[key] = partSnap{S: p.CallStatus, U: upd}
+		return pending{event.ParticipantJoined, entity, p.CreatedTime, event.ParticipantData{CallID: callID, Participant: p}}, true
+	case upd != 0 && upd < old.U:
+		old.Gone = false // older than what we have: keep it, but it is listed
+		s.P[key] = old
+	case p.CallStatus != old.S && (upd > old.U || forward(old.S, p.CallStatus)):
+		if upd == 0 {
+			upd = ms(undated)
+		}
+		s.P[key] = partSnap{S: p.CallStatus, U: max(upd, old.U)}
+		return pending{event.ParticipantStatusChanged, entity, p.UpdatedTime, event.ParticipantStatusData{
+			CallID: callID, Participant: p,
+			Previous: event.CallStatus{Code: old.S, Label: callcenter.CallStatusLabel(old.S)},
+			Current:  event.CallStatus{Code: p.CallStatus, Label: callcenter.CallStatusLabel(p.CallStatus)},
+		}}, true
+	default:
+		s.P[key] = partSnap{S: old.S, U: max(upd, old.U)}
+	}
+	return pending{}, false
+}
+
+// forward reports whether a participant moving from status a to b goes forward in
+// a call's progress: default (0), routed to queue (6), connecting (13), live (8 in
+// progress, 12 on hold, 16 recording a voicemail), terminal. Live statuses come and
+// go in any order (hold and back), and a terminal status is final, so neither
+// moves forward within its stage; unknown statuses never do.
+func forward(a, b int) bool {
+	sa, sb := stage(a), stage(b)
+	return sb > sa && (sa >= 0 || sb == stageTerminal)
+}
+
+const stageTerminal = 4
+
+func stage(status int) int {
+	if callcenter.CallStatusTerminal(status) {
+		return stageTerminal
+	}
+	switch status {
+	case 0:
+		return 0
+	case 6:
+		return 1
+	case 13:
+		return 2
+	case 8, 12, 16:
+		return 3
+	}
+	return -1
+}
