@@ -5,7 +5,7 @@ BENCH   ?= .
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: build test vet fmt-check asyncapi chart fuzz bench bench-micro sim clean
+.PHONY: build test vet fmt-check asyncapi chart rules fuzz bench bench-micro sim clean
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/ ./cmd/...
@@ -51,7 +51,7 @@ KUBE_VERSION ?= 1.30.0
 bin/helm:
 	GOBIN="$(CURDIR)/bin" $(GO) install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
 
-chart: bin/helm
+chart: bin/helm rules
 	bin/helm lint --strict --kube-version $(KUBE_VERSION) deploy/helm/callbus
 	bin/helm template callbus deploy/helm/callbus --kube-version $(KUBE_VERSION) >/dev/null
 	@for f in deploy/helm/callbus/ci/*.yaml; do \
@@ -60,6 +60,14 @@ chart: bin/helm
 		bin/helm template callbus deploy/helm/callbus --kube-version $(KUBE_VERSION) --values "$$f" >/dev/null || exit 1; \
 	done
 	cd deploy && HELM="$(CURDIR)/bin/helm" $(GO) test -count=1 ./...
+
+# The alerting rules (the chart's PrometheusRule) through promtool: syntax and lint,
+# then every alert against synthetic series. promtool is Debian's `prometheus`
+# package (.ci/run installs it).
+PROMTOOL ?= promtool
+rules:
+	$(PROMTOOL) check rules deploy/helm/callbus/rules/callbus.rules.yaml
+	$(PROMTOOL) test rules deploy/prometheus/callbus.rules_test.yaml
 
 # End-to-end benchmarks of the poller binary (one run each; see the README for
 # the figures): CALLBUS_BENCH_BACKLOG calls of backlog, CALLBUS_BENCH_LIVE of live

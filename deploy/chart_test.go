@@ -22,6 +22,7 @@ type chartValues struct {
 		Keys map[string]string `json:"keys"`
 	} `json:"existingSecret"`
 	ServiceMonitor      struct{ Enabled bool } `json:"serviceMonitor"`
+	PrometheusRule      struct{ Enabled bool } `json:"prometheusRule"`
 	NetworkPolicy       struct{ Enabled bool } `json:"networkPolicy"`
 	PodDisruptionBudget struct{ Enabled bool } `json:"podDisruptionBudget"`
 	PodAntiAffinity     string                 `json:"podAntiAffinity"`
@@ -81,6 +82,7 @@ func TestRender(t *testing.T) {
 			c.secrets()
 			c.availability()
 			c.monitoring()
+			c.alerts()
 		})
 	}
 }

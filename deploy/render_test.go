@@ -91,6 +91,7 @@ type manifests struct {
 	PodDisruptionBudget []policyv1.PodDisruptionBudget
 	NetworkPolicies     []networkingv1.NetworkPolicy
 	ServiceMonitors     []serviceMonitor
+	PrometheusRules     []prometheusRule
 }
 
 // serviceMonitor is the part of monitoring.coreos.com/v1 ServiceMonitor the chart
@@ -154,6 +155,8 @@ func decode(out []byte) (manifests, error) {
 			m.NetworkPolicies, err = appendStrict(m.NetworkPolicies, doc)
 		case "monitoring.coreos.com/v1 ServiceMonitor":
 			m.ServiceMonitors, err = appendStrict(m.ServiceMonitors, doc)
+		case "monitoring.coreos.com/v1 PrometheusRule":
+			m.PrometheusRules, err = appendStrict(m.PrometheusRules, doc)
 		default:
 			err = errors.New("unexpected kind (add it to decode)")
 		}

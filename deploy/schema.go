@@ -146,6 +146,11 @@ func chartSchema(settings, secrets, secretKeys jsonObject) jsonObject {
 				{"interval", helmDuration()},
 				{"scrapeTimeout", helmDuration()},
 			})},
+			{"prometheusRule", helmClosed("A Prometheus Operator PrometheusRule with callbus's alerts (monitoring.coreos.com/v1).", jsonObject{
+				{"enabled", helmBool("Render it.")},
+				{"namespace", helmString("Its namespace; empty: the release's.")},
+				{"labels", helmStringMap("Extra labels, e.g. the one your Prometheus selects rules by.")},
+			})},
 			{"networkPolicy", helmClosed("A NetworkPolicy: the http port in; DNS, NATS, Redis and the API out.", jsonObject{
 				{"enabled", helmBool("Render it.")},
 				{"ingress", helmClosed("", jsonObject{{"from", helmPeers("Peers allowed to the http port; empty: any.")}})},

@@ -49,7 +49,7 @@ func Run(ctx context.Context, s config.Settings, log zerolog.Logger, x Options) 
 		x.TracerProvider = noop.NewTracerProvider()
 	}
 	tracer := x.TracerProvider.Tracer("github.com/callbus/callbus")
-	metrics, err := telemetry.NewMetrics()
+	metrics, err := telemetry.NewMetrics(telemetry.WithAccount(s.Account))
 	if err != nil {
 		return err
 	}
@@ -101,6 +101,10 @@ func Run(ctx context.Context, s config.Settings, log zerolog.Logger, x Options) 
 	if err := observeState(metrics, store, lim, relay); err != nil {
 		return fmt.Errorf("metrics: %w", err)
 	}
+	if err := observeBudget(metrics, lim, s.RateLimitShare); err != nil {
+		return fmt.Errorf("metrics: %w", err)
+	}
+	recordTargets(metrics, pollConfig(s).Intervals)
 	poller, err := poll.New(pollConfig(s), api, store, relay.Wake, log.With().Str("component", "poll").Logger(),
 		pollObserver(metrics, x.PollHooks, tracer))
 	if err != nil {
