@@ -45,6 +45,8 @@ type Options struct {
 // JetStream, release the lease, stop serving HTTP, drain NATS, close Redis.
 func Run(ctx context.Context, s config.Settings, log zerolog.Logger, x Options) error {
 	log.Info().Str("version", x.Version).Object("config", s).Msg("starting")
+	board := newStatusBoard(s, x.Version) // GET /status
+	log = log.Hook(board)
 	if x.TracerProvider == nil {
 		x.TracerProvider = noop.NewTracerProvider()
 	}
@@ -96,7 +98,7 @@ func Run(ctx context.Context, s config.Settings, log zerolog.Logger, x Options) 
 		Stream: s.StreamName,
 		Filter: event.AccountFilter(s.SubjectPrefix, s.Account),
 	}, log.With().Str("component", "relay").Logger())
-	relay.OnPublished = publishObserver(metrics, x.OnPublished)
+	relay.OnPublished = publishObserver(metrics, board.published(x.OnPublished))
 	relay.Tracer = tracer
 	if err := observeState(metrics, store, lim, relay); err != nil {
 		return fmt.Errorf("metrics: %w", err)
@@ -106,7 +108,7 @@ func Run(ctx context.Context, s config.Settings, log zerolog.Logger, x Options) 
 	}
 	recordTargets(metrics, pollConfig(s).Intervals)
 	poller, err := poll.New(pollConfig(s), api, store, relay.Wake, log.With().Str("component", "poll").Logger(),
-		pollObserver(metrics, x.PollHooks, tracer))
+		pollObserver(metrics, board.pollHooks(x.PollHooks), tracer))
 	if err != nil {
 		return err
 	}
@@ -121,7 +123,8 @@ func Run(ctx context.Context, s config.Settings, log zerolog.Logger, x Options) 
 		metrics.Leader.Record(context.WithoutCancel(ctx), v)
 	}
 	lead.OnChange(false)
-	stopHTTP, err := serveHTTP(s.HTTPAddr, healthHandler(rdb, lead, metrics.Handler()), log)
+	board.attach(lead, store, lim)
+	stopHTTP, err := serveHTTP(s.HTTPAddr, board.routes(healthHandler(rdb, lead, metrics.Handler())), log)
 	if err != nil {
 		return err
 	}
