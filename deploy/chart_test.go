@@ -23,6 +23,11 @@ type chartValues struct {
 	} `json:"existingSecret"`
 	ServiceMonitor      struct{ Enabled bool } `json:"serviceMonitor"`
 	PrometheusRule      struct{ Enabled bool } `json:"prometheusRule"`
+	GrafanaDashboard    struct {
+		Enabled           bool   `json:"enabled"`
+		SidecarLabel      string `json:"sidecarLabel"`
+		SidecarLabelValue string `json:"sidecarLabelValue"`
+	} `json:"grafanaDashboard"`
 	NetworkPolicy       struct{ Enabled bool } `json:"networkPolicy"`
 	PodDisruptionBudget struct{ Enabled bool } `json:"podDisruptionBudget"`
 	PodAntiAffinity     string                 `json:"podAntiAffinity"`
@@ -83,6 +88,7 @@ func TestRender(t *testing.T) {
 			c.availability()
 			c.monitoring()
 			c.alerts()
+			c.dashboard()
 		})
 	}
 }

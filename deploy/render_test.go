@@ -92,6 +92,7 @@ type manifests struct {
 	NetworkPolicies     []networkingv1.NetworkPolicy
 	ServiceMonitors     []serviceMonitor
 	PrometheusRules     []prometheusRule
+	DashboardMaps       []corev1.ConfigMap // the Grafana dashboard's, apart from the settings'
 }
 
 // serviceMonitor is the part of monitoring.coreos.com/v1 ServiceMonitor the chart
@@ -142,7 +143,11 @@ func decode(out []byte) (manifests, error) {
 		case "apps/v1 Deployment":
 			m.Deployments, err = appendStrict(m.Deployments, doc)
 		case "v1 ConfigMap":
-			m.ConfigMaps, err = appendStrict(m.ConfigMaps, doc)
+			if strings.Contains(doc, "-dashboard\n") {
+				m.DashboardMaps, err = appendStrict(m.DashboardMaps, doc)
+			} else {
+				m.ConfigMaps, err = appendStrict(m.ConfigMaps, doc)
+			}
 		case "v1 Secret":
 			m.Secrets, err = appendStrict(m.Secrets, doc)
 		case "v1 Service":

@@ -11,11 +11,13 @@ import (
 	"github.com/callbus/callbus/internal/natstest"
 	"github.com/callbus/callbus/internal/poll"
 	"github.com/callbus/callbus/internal/redistest"
+	"github.com/callbus/callbus/internal/sim"
 	"github.com/callbus/callbus/internal/simtest"
 	"github.com/rs/zerolog"
 )
 
-// running is the whole service against the simulator on a manual clock, with
+// running is the whole service against the simulator on a manual clock (its
+// config changed by tweak, when not nil), with
 // real Redis and NATS, serving HTTP on a free loopback port. It stops with the
 // test.
 type running struct {
@@ -24,11 +26,11 @@ type running struct {
 	c *cycles
 }
 
-func startRunning(t *testing.T, instance string) *running {
+func startRunning(t *testing.T, instance string, tweak func(*sim.Config)) *running {
 	t.Helper()
 	rs := redistest.Start(t)
 	ns := natstest.Start(t)
-	r := &running{w: newWorld(t, nil), c: &cycles{n: map[string]int{}}}
+	r := &running{w: newWorld(t, tweak), c: &cycles{n: map[string]int{}}}
 	r.s = testSettings(r.w, ns.URL(), rs.URL, instance)
 	r.s.HTTPAddr = simtest.FreeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())

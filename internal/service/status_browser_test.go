@@ -16,7 +16,7 @@ import (
 // (`make test` keeps it in bin/).
 func TestStatusPageInBrowser(t *testing.T) {
 	ctx := testenv.Browser(t, "the status page was not tested in a browser", 1280, 900)
-	r := startRunning(t, "browser-1")
+	r := startRunning(t, "browser-1", nil)
 	r.advance(t, 20)
 	waitFor(t, 30*time.Second, "events and the limit on /status", func() bool {
 		var st Status

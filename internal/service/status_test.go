@@ -73,7 +73,7 @@ func TestStatusBoard(t *testing.T) {
 // otherwise, showing this replica leading, the leader Redis names, effective
 // intervals, the budget and published events.
 func TestStatusOfRunningService(t *testing.T) {
-	r := startRunning(t, "status-1")
+	r := startRunning(t, "status-1", nil)
 	r.advance(t, 20)
 	var st Status
 	waitFor(t, 30*time.Second, "events on /status", func() bool {
