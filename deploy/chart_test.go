@@ -21,9 +21,9 @@ type chartValues struct {
 		Name string            `json:"name"`
 		Keys map[string]string `json:"keys"`
 	} `json:"existingSecret"`
-	ServiceMonitor      struct{ Enabled bool } `json:"serviceMonitor"`
-	PrometheusRule      struct{ Enabled bool } `json:"prometheusRule"`
-	GrafanaDashboard    struct {
+	ServiceMonitor   struct{ Enabled bool } `json:"serviceMonitor"`
+	PrometheusRule   struct{ Enabled bool } `json:"prometheusRule"`
+	GrafanaDashboard struct {
 		Enabled           bool   `json:"enabled"`
 		SidecarLabel      string `json:"sidecarLabel"`
 		SidecarLabelValue string `json:"sidecarLabelValue"`
