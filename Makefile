@@ -20,13 +20,14 @@ fmt-check:
 # detector, and the AsyncAPI document through a real parser (Node.js). Tests that
 # need a program this machine lacks (chromium for the setup page) skip, and go test
 # shows skips only with -v: they write why to SKIP_REPORT, listed at the end.
-# The status page's screenshot is kept as bin/status-status.png.
+# The status page's screenshot is kept as bin/status-status.png, the dashboard's
+# preview (its panels over a real Prometheus) as bin/grafana-dashboard.png.
 # CALLBUS_REQUIRE_INTEGRATION=1 (CI) makes them fail instead.
 SKIP_REPORT := $(CURDIR)/bin/skipped-tests.txt
 test: fmt-check vet asyncapi
 	@mkdir -p bin && rm -f $(SKIP_REPORT)
 	@echo "$(GO) test -race -count=1 -timeout 30m $(PKGS)"; status=0; \
-	CALLBUS_SKIP_REPORT=$(SKIP_REPORT) CALLBUS_STATUS_SCREENSHOT=$(CURDIR)/bin/status $(GO) test -race -count=1 -timeout 30m $(PKGS) || status=$$?; \
+	CALLBUS_SKIP_REPORT=$(SKIP_REPORT) CALLBUS_STATUS_SCREENSHOT=$(CURDIR)/bin/status CALLBUS_DASHBOARD_SCREENSHOT=$(CURDIR)/bin/grafana $(GO) test -race -count=1 -timeout 30m $(PKGS) || status=$$?; \
 	if [ -s $(SKIP_REPORT) ]; then echo "SKIPPED, not tested on this machine:"; sed 's/^/  /' $(SKIP_REPORT); fi; \
 	exit $$status
 
