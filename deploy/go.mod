@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/callbus/callbus v0.0.0
+	github.com/grafana/grafana-foundation-sdk/go v0.0.18
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	k8s.io/api v0.37.0
 	k8s.io/apimachinery v0.37.0
@@ -13,7 +14,6 @@ require (
 require (
 	github.com/fxamacker/cbor/v2 v2.9.1 // indirect
 	github.com/go-logr/logr v1.4.4 // indirect
-	github.com/grafana/grafana-foundation-sdk/go v0.0.18 // indirect
 	github.com/json-iterator/go v1.1.12 // indirect
 	github.com/mattn/go-colorable v0.1.14 // indirect
 	github.com/mattn/go-isatty v0.0.20 // indirect
