@@ -5,7 +5,7 @@ BENCH   ?= .
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: build demo test vet fmt-check asyncapi chart fuzz bench bench-micro sim clean
+.PHONY: build demo test vet fmt-check asyncapi chart rules fuzz bench bench-micro sim clean
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/ ./cmd/...
@@ -32,6 +32,8 @@ fmt-check:
 # tests, chromium for the setup page) is skipped, and, as go test shows skips only
 # with -v, the reason is written to SKIP_REPORT and listed at the end.
 # CALLBUS_REQUIRE_INTEGRATION=1 (CI) makes every such skip a failure.
+# The status page's screenshot is kept as bin/status-status.png, the dashboard's
+# preview (its panels over a real Prometheus) as bin/grafana-dashboard.png.
 SKIP_REPORT := $(CURDIR)/bin/skipped-tests.txt
 test: fmt-check vet
 	@mkdir -p bin && rm -f $(SKIP_REPORT)
@@ -39,7 +41,7 @@ test: fmt-check vet
 	elif [ "$$CALLBUS_REQUIRE_INTEGRATION" = 1 ]; then echo "node or npm not found, and CALLBUS_REQUIRE_INTEGRATION=1"; exit 1; \
 	else echo "asyncapi: node or npm not found (install Node.js 20+): the AsyncAPI document was not parsed" >>$(SKIP_REPORT); fi
 	@echo "$(GO) test -race -count=1 -timeout 30m $(PKGS)"; status=0; \
-	CALLBUS_SKIP_REPORT=$(SKIP_REPORT) $(GO) test -race -count=1 -timeout 30m $(PKGS) || status=$$?; \
+	CALLBUS_SKIP_REPORT=$(SKIP_REPORT) CALLBUS_STATUS_SCREENSHOT=$(CURDIR)/bin/status CALLBUS_DASHBOARD_SCREENSHOT=$(CURDIR)/bin/grafana $(GO) test -race -count=1 -timeout 30m $(PKGS) || status=$$?; \
 	if [ -s $(SKIP_REPORT) ]; then echo "SKIPPED, not tested on this machine:"; sed 's/^/  /' $(SKIP_REPORT); \
 		if [ "$$CALLBUS_REQUIRE_INTEGRATION" = 1 ]; then status=1; fi; fi; \
 	exit $$status
@@ -78,7 +80,7 @@ KUBE_VERSION ?= 1.30.0
 bin/helm:
 	GOBIN="$(CURDIR)/bin" $(GO) install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
 
-chart: bin/helm
+chart: bin/helm rules
 	bin/helm lint --strict --kube-version $(KUBE_VERSION) deploy/helm/callbus
 	bin/helm template callbus deploy/helm/callbus --kube-version $(KUBE_VERSION) >/dev/null
 	@for f in deploy/helm/callbus/ci/*.yaml; do \
@@ -87,6 +89,14 @@ chart: bin/helm
 		bin/helm template callbus deploy/helm/callbus --kube-version $(KUBE_VERSION) --values "$$f" >/dev/null || exit 1; \
 	done
 	cd deploy && HELM="$(CURDIR)/bin/helm" $(GO) test -count=1 ./...
+
+# The alerting rules (the chart's PrometheusRule) through promtool: syntax and lint,
+# then every alert against synthetic series. promtool is Debian's `prometheus`
+# package (.ci/run installs it).
+PROMTOOL ?= promtool
+rules:
+	$(PROMTOOL) check rules deploy/helm/callbus/rules/callbus.rules.yaml
+	$(PROMTOOL) test rules deploy/prometheus/callbus.rules_test.yaml
 
 # End-to-end benchmarks of the poller binary (one run each; see the README for
 # the figures): CALLBUS_BENCH_BACKLOG calls of backlog, CALLBUS_BENCH_LIVE of live

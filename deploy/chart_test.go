@@ -21,7 +21,13 @@ type chartValues struct {
 		Name string            `json:"name"`
 		Keys map[string]string `json:"keys"`
 	} `json:"existingSecret"`
-	ServiceMonitor      struct{ Enabled bool } `json:"serviceMonitor"`
+	ServiceMonitor   struct{ Enabled bool } `json:"serviceMonitor"`
+	PrometheusRule   struct{ Enabled bool } `json:"prometheusRule"`
+	GrafanaDashboard struct {
+		Enabled           bool   `json:"enabled"`
+		SidecarLabel      string `json:"sidecarLabel"`
+		SidecarLabelValue string `json:"sidecarLabelValue"`
+	} `json:"grafanaDashboard"`
 	NetworkPolicy       struct{ Enabled bool } `json:"networkPolicy"`
 	PodDisruptionBudget struct{ Enabled bool } `json:"podDisruptionBudget"`
 	PodAntiAffinity     string                 `json:"podAntiAffinity"`
@@ -81,6 +87,8 @@ func TestRender(t *testing.T) {
 			c.secrets()
 			c.availability()
 			c.monitoring()
+			c.alerts()
+			c.dashboard()
 		})
 	}
 }

@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/callbus/callbus v0.0.0
+	github.com/grafana/grafana-foundation-sdk/go v0.0.18
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	k8s.io/api v0.37.0
 	k8s.io/apimachinery v0.37.0

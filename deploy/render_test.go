@@ -91,6 +91,8 @@ type manifests struct {
 	PodDisruptionBudget []policyv1.PodDisruptionBudget
 	NetworkPolicies     []networkingv1.NetworkPolicy
 	ServiceMonitors     []serviceMonitor
+	PrometheusRules     []prometheusRule
+	DashboardMaps       []corev1.ConfigMap // the Grafana dashboard's, apart from the settings'
 }
 
 // serviceMonitor is the part of monitoring.coreos.com/v1 ServiceMonitor the chart
@@ -141,7 +143,11 @@ func decode(out []byte) (manifests, error) {
 		case "apps/v1 Deployment":
 			m.Deployments, err = appendStrict(m.Deployments, doc)
 		case "v1 ConfigMap":
-			m.ConfigMaps, err = appendStrict(m.ConfigMaps, doc)
+			if strings.Contains(doc, "-dashboard\n") {
+				m.DashboardMaps, err = appendStrict(m.DashboardMaps, doc)
+			} else {
+				m.ConfigMaps, err = appendStrict(m.ConfigMaps, doc)
+			}
 		case "v1 Secret":
 			m.Secrets, err = appendStrict(m.Secrets, doc)
 		case "v1 Service":
@@ -154,6 +160,8 @@ func decode(out []byte) (manifests, error) {
 			m.NetworkPolicies, err = appendStrict(m.NetworkPolicies, doc)
 		case "monitoring.coreos.com/v1 ServiceMonitor":
 			m.ServiceMonitors, err = appendStrict(m.ServiceMonitors, doc)
+		case "monitoring.coreos.com/v1 PrometheusRule":
+			m.PrometheusRules, err = appendStrict(m.PrometheusRules, doc)
 		default:
 			err = errors.New("unexpected kind (add it to decode)")
 		}

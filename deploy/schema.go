@@ -146,6 +146,19 @@ func chartSchema(settings, secrets, secretKeys jsonObject) jsonObject {
 				{"interval", helmDuration()},
 				{"scrapeTimeout", helmDuration()},
 			})},
+			{"prometheusRule", helmClosed("A Prometheus Operator PrometheusRule with callbus's alerts (monitoring.coreos.com/v1).", jsonObject{
+				{"enabled", helmBool("Render it.")},
+				{"namespace", helmString("Its namespace; empty: the release's.")},
+				{"labels", helmStringMap("Extra labels, e.g. the one your Prometheus selects rules by.")},
+			})},
+			{"grafanaDashboard", helmClosed("callbus's Grafana dashboard in a ConfigMap for Grafana's dashboard sidecar.", jsonObject{
+				{"enabled", helmBool("Render it.")},
+				{"namespace", helmString("Its namespace; empty: the release's.")},
+				{"sidecarLabel", jsonObject{{"description", "The label the sidecar watches."},
+					{"type", "string"}, {"pattern", `^([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$`}}},
+				{"sidecarLabelValue", helmString("Its value.")},
+				{"annotations", helmStringMap("Annotations of the ConfigMap, e.g. grafana_folder.")},
+			})},
 			{"networkPolicy", helmClosed("A NetworkPolicy: the http port in; DNS, NATS, Redis and the API out.", jsonObject{
 				{"enabled", helmBool("Render it.")},
 				{"ingress", helmClosed("", jsonObject{{"from", helmPeers("Peers allowed to the http port; empty: any.")}})},

@@ -9,6 +9,7 @@
 //	poller replay [--since D|T] [--from-seq N] [--until D|T] [--subject F] [--type T] [--entity E] [--pretty] [--to PREFIX] [--follow]
 //	poller tail [--subject F] [--type T] [--entity E]
 //	poller help, poller COMMAND --help
+//	poller status [--addr HOST:PORT]
 package main
 
 import (
@@ -74,6 +75,8 @@ func dispatch(ctx context.Context, cmd string, args []string, getenv func(string
 		return runReplay(ctx, args, getenv, stdout, stderr)
 	case "tail":
 		return runTail(ctx, args, getenv, stdout, stderr)
+	case "status":
+		return runStatus(ctx, args, getenv, stdout, stderr)
 	case "version":
 		_, err := fmt.Fprintln(stdout, "callbus poller", version)
 		return err

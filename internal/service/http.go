@@ -54,7 +54,7 @@ func serveHTTP(addr string, h http.Handler, log zerolog.Logger) (stop func(), er
 			log.Error().Err(err).Msg("http server")
 		}
 	}()
-	log.Info().Str("addr", l.Addr().String()).Msg("serving /healthz /readyz /metrics")
+	log.Info().Str("addr", l.Addr().String()).Msg("serving /healthz /readyz /metrics /status")
 	return func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()

@@ -45,11 +45,13 @@ type Options struct {
 // JetStream, release the lease, stop serving HTTP, drain NATS, close Redis.
 func Run(ctx context.Context, s config.Settings, log zerolog.Logger, x Options) error {
 	log.Info().Str("version", x.Version).Object("config", s).Msg("starting")
+	board := newStatusBoard(s, x.Version) // GET /status
+	log = log.Hook(board)
 	if x.TracerProvider == nil {
 		x.TracerProvider = noop.NewTracerProvider()
 	}
 	tracer := x.TracerProvider.Tracer("github.com/callbus/callbus")
-	metrics, err := telemetry.NewMetrics()
+	metrics, err := telemetry.NewMetrics(telemetry.WithAccount(s.Account))
 	if err != nil {
 		return err
 	}
@@ -96,15 +98,19 @@ func Run(ctx context.Context, s config.Settings, log zerolog.Logger, x Options) 
 		Stream: s.StreamName,
 		Filter: event.AccountFilter(s.SubjectPrefix, s.Account),
 	}, log.With().Str("component", "relay").Logger())
-	relay.OnPublished = publishObserver(metrics, x.OnPublished)
+	relay.OnPublished = publishObserver(metrics, board.published(x.OnPublished))
 	relay.OnTruncated = truncationObserver(metrics)
 	relay.MaxPayload = nc.MaxPayload
 	relay.Tracer = tracer
 	if err := observeState(metrics, store, lim, relay); err != nil {
 		return fmt.Errorf("metrics: %w", err)
 	}
+	if err := observeBudget(metrics, lim, s.RateLimitShare); err != nil {
+		return fmt.Errorf("metrics: %w", err)
+	}
+	recordTargets(metrics, pollConfig(s).Intervals)
 	poller, err := poll.New(pollConfig(s), api, store, relay.Wake, log.With().Str("component", "poll").Logger(),
-		pollObserver(metrics, x.PollHooks, tracer))
+		pollObserver(metrics, board.pollHooks(x.PollHooks), tracer))
 	if err != nil {
 		return err
 	}
@@ -119,7 +125,8 @@ func Run(ctx context.Context, s config.Settings, log zerolog.Logger, x Options) 
 		metrics.Leader.Record(context.WithoutCancel(ctx), v)
 	}
 	lead.OnChange(false)
-	stopHTTP, err := serveHTTP(s.HTTPAddr, healthHandler(rdb, lead, metrics.Handler()), log)
+	board.attach(lead, store, lim)
+	stopHTTP, err := serveHTTP(s.HTTPAddr, board.routes(healthHandler(rdb, lead, metrics.Handler())), log)
 	if err != nil {
 		return err
 	}

@@ -54,15 +54,18 @@ func TestMetricsAndTraces(t *testing.T) {
 		w.sim.Advance(10 * time.Second)
 	}
 	want := []string{
-		`callbus_api_requests_total{operation="list calls",status="200"}`,
-		"callbus_api_rate_limit ", "callbus_api_rate_limit_remaining ",
-		`callbus_poll_interval_seconds{resource="calls"}`,
-		`callbus_poll_cycle_duration_seconds_bucket{outcome="ok",resource="calls"`,
-		`callbus_poll_requests_total{resource="calls"}`,
-		`callbus_events_published_total{type="call.created"}`,
-		`callbus_detection_delay_seconds_bucket{type="participant.status_changed"`,
-		"callbus_outbox_depth ", "callbus_relay_lag_seconds ", "callbus_rate_budget_used_ratio ",
-		"callbus_publish_errors_total ", "callbus_redis_errors_total ", "callbus_leader 1",
+		`callbus_api_requests_total{account="acme",operation="list calls",status="200"}`,
+		`callbus_api_rate_limit{account="acme"} `, `callbus_api_rate_limit_remaining{account="acme"} `,
+		`callbus_poll_interval_seconds{account="acme",resource="calls"}`,
+		`callbus_poll_target_interval_seconds{account="acme",resource="calls"} 0.04`,
+		`callbus_poll_cycle_duration_seconds_bucket{account="acme",outcome="ok",resource="calls"`,
+		`callbus_poll_requests_total{account="acme",resource="calls"}`,
+		`callbus_events_published_total{account="acme",type="call.created"}`,
+		`callbus_detection_delay_seconds_bucket{account="acme",type="participant.status_changed"`,
+		`callbus_outbox_depth{account="acme"} `, `callbus_relay_lag_seconds{account="acme"} `, `callbus_rate_budget_used_ratio{account="acme"} `,
+		`callbus_rate_budget_share_ratio{account="acme"} 1`, `callbus_rate_budget_requests{account="acme"} `,
+		`callbus_records_rejected_total{account="acme",resource="calls"} 0`,
+		`callbus_publish_errors_total{account="acme"} `, `callbus_redis_errors_total{account="acme"} `, `callbus_leader{account="acme"} 1`,
 		"go_goroutines ", "process_resident_memory_bytes ",
 	}
 	var body, missing string

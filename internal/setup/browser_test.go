@@ -2,53 +2,16 @@ package setup
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/callbus/callbus/config"
+	"github.com/callbus/callbus/internal/testenv"
 	"github.com/chromedp/chromedp"
 )
-
-// chromiumPath finds Debian's chromium (apt-get install chromium) or another
-// Chrome; without one the browser tests skip (see skipOptional).
-func chromiumPath(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "headless-shell"} {
-		if path, err := exec.LookPath(name); err == nil {
-			return path
-		}
-	}
-	skipOptional(t, "no chromium on the PATH (apt-get install chromium): the setup page was not tested in a browser")
-	return ""
-}
-
-// skipOptional skips a test that needs a program this machine lacks, unless
-// CALLBUS_REQUIRE_INTEGRATION=1 (as in CI), where the test fails: CI must never
-// skip it. go test shows skips only with -v, so the reason is also appended to
-// the file CALLBUS_SKIP_REPORT names, which `make test` prints at its end.
-func skipOptional(t *testing.T, reason string) {
-	t.Helper()
-	if os.Getenv("CALLBUS_REQUIRE_INTEGRATION") == "1" {
-		t.Fatalf("%s, and CALLBUS_REQUIRE_INTEGRATION=1", reason)
-	}
-	if path := os.Getenv("CALLBUS_SKIP_REPORT"); path != "" {
-		f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-		if err == nil {
-			_, err = fmt.Fprintf(f, "%s: %s\n", t.Name(), reason)
-			err = errors.Join(err, f.Close())
-		}
-		if err != nil {
-			t.Errorf("report the skip: %v", err)
-		}
-	}
-	t.Skip(reason)
-}
 
 // browser drives one tab; every failure ends the test.
 type browser struct {
@@ -56,27 +19,11 @@ type browser struct {
 	ctx context.Context
 }
 
+// newBrowser starts Debian's chromium (apt-get install chromium) or another
+// Chrome; without one the test skips, or fails in CI (testenv.SkipOptional).
 func newBrowser(t *testing.T) *browser {
 	t.Helper()
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromiumPath(t)),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1280, 900),
-	)
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelTab := chromedp.NewContext(allocCtx)
-	t.Cleanup(func() { cancelTab(); cancelAlloc() })
-	if err := chromedp.Do(ctx); err != nil { // starts the browser, bound to ctx only
-		t.Fatalf("start chromium: %v", err)
-	}
-	return &browser{t: t, ctx: ctx}
+	return &browser{t: t, ctx: testenv.Browser(t, "the setup page was not tested in a browser", 1280, 900)}
 }
 
 func (b *browser) do(what string, actions ...chromedp.Action[chromedp.Void]) {
@@ -142,27 +89,7 @@ func (b *browser) change(key, statement string) {
 // prefix: to look at the page.
 func (b *browser) screenshot(name string) {
 	b.t.Helper()
-	prefix := os.Getenv("CALLBUS_SETUP_SCREENSHOT")
-	if prefix == "" {
-		return
-	}
-	for _, shot := range []struct {
-		suffix string
-		action chromedp.Action[[]byte]
-	}{{"-window", chromedp.CaptureScreenshot()}, {"", chromedp.FullScreenshot(100)}} { // the window first: the full one may scroll
-		suffix := shot.suffix
-		ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
-		png, err := chromedp.Run(ctx, shot.action)
-		cancel()
-		path := prefix + "-" + name + suffix + ".png"
-		if err == nil {
-			err = os.WriteFile(path, png, 0o644)
-		}
-		if err != nil {
-			b.t.Errorf("screenshot: %v", err)
-		}
-		b.t.Logf("screenshot %s", path)
-	}
+	testenv.Screenshot(b.t, b.ctx, "CALLBUS_SETUP_SCREENSHOT", name)
 }
 
 func errorOf(key string) string { return `document.getElementById("e-` + key + `").textContent` }

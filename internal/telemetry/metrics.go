@@ -23,6 +23,7 @@ type Metrics struct {
 	RateLimitTotal  metric.Int64Gauge       // callbus_api_rate_limit: the account's limit per window
 	RateLimitRemain metric.Int64Gauge       // callbus_api_rate_limit_remaining
 	Interval        metric.Float64Gauge     // callbus_poll_interval_seconds{resource}: effective interval
+	TargetInterval  metric.Float64Gauge     // callbus_poll_target_interval_seconds{resource}: configured interval
 	CycleDuration   metric.Float64Histogram // callbus_poll_cycle_duration_seconds{resource,outcome}
 	CycleRequests   metric.Int64Counter     // callbus_poll_requests_total{resource}: API requests spent
 	EventsPublished metric.Int64Counter     // callbus_events_published_total{type}
@@ -30,6 +31,7 @@ type Metrics struct {
 	TruncatedSize   metric.Int64Histogram   // callbus_events_truncated_size_bytes{type}: original size of events published reduced
 	Leader          metric.Int64Gauge       // callbus_leader: 1 while this replica holds the lease
 	RedisErrors     metric.Int64Counter     // callbus_redis_errors_total
+	RecordsRejected metric.Int64Counter     // callbus_records_rejected_total{resource,reason}
 	meter           metric.Meter
 	handler         http.Handler
 	provider        *sdkmetric.MeterProvider
@@ -37,14 +39,19 @@ type Metrics struct {
 
 // NewMetrics creates the instruments on a meter provider exporting to a fresh
 // Prometheus registry (with Go and process collectors), served by Handler.
-func NewMetrics() (*Metrics, error) {
+func NewMetrics(opts ...Option) (*Metrics, error) {
+	o := newOptions(opts)
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
-	exp, err := otelprom.New(otelprom.WithRegisterer(reg), otelprom.WithoutScopeInfo())
+	exp, err := otelprom.New(append([]otelprom.Option{otelprom.WithRegisterer(reg), otelprom.WithoutScopeInfo()}, o.exporter()...)...)
 	if err != nil {
 		return nil, fmt.Errorf("prometheus exporter: %w", err)
 	}
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(exp))
+	po, err := o.provider()
+	if err != nil {
+		return nil, err
+	}
+	mp := sdkmetric.NewMeterProvider(append(po, sdkmetric.WithReader(exp))...)
 	m := &Metrics{meter: mp.Meter("github.com/callbus/callbus"), provider: mp,
 		handler: promhttp.HandlerFor(reg, promhttp.HandlerOpts{})}
 	var errs []error
@@ -62,6 +69,8 @@ func NewMetrics() (*Metrics, error) {
 	add(e)
 	m.Interval, e = m.meter.Float64Gauge("callbus.poll.interval", metric.WithDescription("Effective poll interval per resource, after sharing the rate budget."), metric.WithUnit("s"))
 	add(e)
+	m.TargetInterval, e = m.meter.Float64Gauge("callbus.poll.target_interval", metric.WithDescription("Configured (target) poll interval per resource, before sharing the rate budget."), metric.WithUnit("s"))
+	add(e)
 	m.CycleDuration, e = m.meter.Float64Histogram("callbus.poll.cycle.duration", metric.WithDescription("Duration of poll cycles per resource and outcome."), metric.WithUnit("s"),
 		metric.WithExplicitBucketBoundaries(0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60))
 	add(e)
@@ -78,6 +87,8 @@ func NewMetrics() (*Metrics, error) {
 	m.Leader, e = m.meter.Int64Gauge("callbus.leader", metric.WithDescription("1 while this replica holds the account's lease and polls, 0 on standby."))
 	add(e)
 	m.RedisErrors, e = m.meter.Int64Counter("callbus.redis.errors", metric.WithDescription("Failed Redis commands."), metric.WithUnit("{error}"))
+	add(e)
+	m.RecordsRejected, e = m.meter.Int64Counter("callbus.records.rejected", metric.WithDescription("API records rejected (not diffed), per resource and reason."), metric.WithUnit("{record}"))
 	add(e)
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("metrics: %v", errs)

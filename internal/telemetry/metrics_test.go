@@ -35,3 +35,33 @@ func TestMetricsExposition(t *testing.T) {
 		t.Error("Meter() = nil")
 	}
 }
+
+// WithAccount puts the account on every callbus series (not on Go's), and the
+// instruments the dashboard and alerts read are declared under their names.
+func TestMetricsAccountLabel(t *testing.T) {
+	m, err := NewMetrics(WithAccount("acme"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = m.Shutdown(context.Background()) })
+	res := metric.WithAttributes(attribute.String("resource", "calls"))
+	m.TargetInterval.Record(t.Context(), 5, res)
+	m.RecordsRejected.Add(t.Context(), 1, metric.WithAttributes(attribute.String("resource", "calls"), attribute.String("reason", "undecodable")))
+	m.Leader.Record(t.Context(), 1)
+	rec := httptest.NewRecorder()
+	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	body := rec.Body.String()
+	for _, want := range []string{
+		`callbus_poll_target_interval_seconds{account="acme",resource="calls"} 5`,
+		`callbus_records_rejected_total{account="acme",reason="undecodable",resource="calls"} 1`,
+		`callbus_leader{account="acme"} 1`,
+		`callbus_redis_errors_total{account="acme"} 0`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %q", want)
+		}
+	}
+	if strings.Contains(body, `go_goroutines{account`) {
+		t.Error("Go metrics carry the account label")
+	}
+}

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/callbus/callbus/internal/natstest"
+	"github.com/callbus/callbus/internal/redistest"
+	"github.com/callbus/callbus/internal/simtest"
+)
+
+// `poller status` prints a running poller's status page for a terminal: its role,
+// the account's leader, each resource's intervals, the budget and outbox.
+func TestStatusCommand(t *testing.T) {
+	if testing.Short() {
+		t.Skip("process test in -short mode")
+	}
+	rs := redistest.Start(t)
+	ns := natstest.Start(t)
+	w := startWorld(t, 100, 0)
+	addr := simtest.FreeAddr(t)
+	startPoller(t, pollerEnv(w, ns.URL(), rs.URL, "replica-s", addr))
+	waitRole(t, addr, "leader", 30*time.Second)
+	var out, errOut bytes.Buffer
+	var text string
+	deadline := time.Now().Add(30 * time.Second)
+	for { // until events have been published
+		out.Reset()
+		if err := run(t.Context(), []string{"status", "--addr", addr}, env(nil), &out, &errOut); err != nil {
+			t.Fatalf("poller status: %v\n%s", err, errOut.String())
+		}
+		text = out.String()
+		if strings.Contains(text, "last events\n") || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond) // the poller's own cycles, not a synchronisation of ours
+	}
+	t.Logf("poller status:\n%s", text)
+	for _, want := range []string{"role leader", "account acme", "leader replica-s/", "X-RateLimit-Remaining",
+		"outbox", "user_statuses  5s", "last warnings and errors"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("output lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, procKey) {
+		t.Error("the API key appears in poller status")
+	}
+	err := run(t.Context(), []string{"status", "--addr", simtest.FreeAddr(t)}, env(nil), &out, &errOut)
+	if err == nil || !strings.Contains(err.Error(), "status") {
+		t.Errorf("status of nothing listening: %v, want an error", err)
+	}
+}
