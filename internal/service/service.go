@@ -108,15 +108,15 @@ func Run(ctx context.Context, s config.Settings, log zerolog.Logger, x Options) 
 	}
 	// The holder is unique per process, even when two share an instance id (a
 	// host name, a pod restarted in place): only one of them may pass the fence.
-	lead := poll.NewLeadership(store, s.InstanceID+"/"+randomSuffix(), s.LeaseTTL, log)
-	lead.OnChange = func(leader bool) {
-		v := int64(0)
-		if leader {
-			v = 1
-		}
-		metrics.Leader.Record(context.WithoutCancel(ctx), v)
-	}
-	lead.OnChange(false)
+	lead := poll.NewLeadership(store, s.InstanceID+"/"+randomSuffix(), s.LeaseTTL, log,
+		poll.WithRoleObserver(func(ctx context.Context, leader bool) {
+			v := int64(0)
+			if leader {
+				v = 1
+			}
+			metrics.Leader.Record(ctx, v)
+		}))
+	metrics.Leader.Record(ctx, 0)
 	stopHTTP, err := serveHTTP(s.HTTPAddr, healthHandler(rdb, lead, metrics.Handler()), log)
 	if err != nil {
 		return err
