@@ -87,7 +87,7 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
 	log.Info().Str("api", apiURL).Str("nats", natsURL).Float64("speed", *speed).
 		Msg("demo: simulator and NATS running in-process; events follow (Ctrl-C to stop)")
 	f := &feed{w: stdout}
-	return service.Run(ctx, s, log, service.Options{Version: version, OnPublished: func(r publish.Record) { f.print(r.Data) }})
+	return service.Run(ctx, s, log, service.WithVersion(version), service.WithPublishObserver(func(r publish.Record) { f.print(r.Data) }))
 }
 
 // listenLocal serves h on a free loopback port.

@@ -18,12 +18,12 @@ import (
 // lease, for driving single cycles.
 func newTestPoller(t *testing.T) (*Poller, *cursor.Store, *sim.Sim) {
 	t.Helper()
-	return newPollerOf(t, sim.Config{Agents: 5}, map[string]time.Duration{ResCalls: time.Second, ResMetrics: time.Second}, Hooks{})
+	return newPollerOf(t, sim.Config{Agents: 5}, map[string]time.Duration{ResCalls: time.Second, ResMetrics: time.Second})
 }
 
 // newPollerOf is newTestPoller over a simulator configured by cfg (its clock a
 // manual one at the wall clock's second, seed 3 unless set), polling intervals.
-func newPollerOf(t *testing.T, cfg sim.Config, intervals map[string]time.Duration, hooks Hooks) (*Poller, *cursor.Store, *sim.Sim) {
+func newPollerOf(t *testing.T, cfg sim.Config, intervals map[string]time.Duration, opts ...Option) (*Poller, *cursor.Store, *sim.Sim) {
 	t.Helper()
 	cfg.Clock, cfg.APIKey = sim.NewManualClock(time.Now().UTC().Truncate(time.Second)), "k"
 	if cfg.Seed == 0 {
@@ -44,7 +44,7 @@ func newPollerOf(t *testing.T, cfg sim.Config, intervals map[string]time.Duratio
 		t.Fatal(err)
 	}
 	p, err := New(Config{Account: "acme", Prefix: "callcenter", Intervals: intervals,
-		Backfill: 24 * time.Hour, MetricsLookback: 2 * time.Hour}, api, store, nil, zerolog.Nop(), hooks)
+		Backfill: 24 * time.Hour, MetricsLookback: 2 * time.Hour}, api, store, zerolog.Nop(), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -54,3 +54,10 @@ func connectNATS(ctx context.Context, s config.Settings, log zerolog.Logger) (*n
 	}
 	return nc, nil
 }
+
+// drainNATS drains the connection: pending publishes go out before it closes.
+func drainNATS(nc *nats.Conn, log zerolog.Logger) {
+	if err := nc.Drain(); err != nil {
+		log.Warn().Err(err).Msg("nats drain")
+	}
+}

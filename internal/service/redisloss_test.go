@@ -10,6 +10,7 @@ import (
 	"github.com/callbus/callbus/internal/natstest"
 	"github.com/callbus/callbus/internal/poll"
 	"github.com/callbus/callbus/internal/redistest"
+	"github.com/callbus/callbus/internal/simtest"
 	"github.com/rs/zerolog"
 )
 
@@ -26,13 +27,13 @@ func TestRedisDataLoss(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() {
-		done <- Run(ctx, testSettings(w, ns.URL(), rs.URL, "loss-1"), zerolog.Nop(), Options{PollHooks: poll.Hooks{Cycle: c.hook}})
+		done <- Run(ctx, testSettings(w, ns.URL(), rs.URL, "loss-1"), zerolog.Nop(), WithPollOptions(poll.WithCycleObserver(c.hook)))
 	}()
 	advance := func(steps int) {
 		for range steps {
 			n := c.snapshot()[poll.ResCalls]
-			waitFor(t, 60*time.Second, "a calls cycle", func() bool { return c.snapshot()[poll.ResCalls] > n })
-			w.sim.Advance(10 * time.Second)
+			simtest.WaitFor(t, 60*time.Second, "a calls cycle", func() bool { return c.snapshot()[poll.ResCalls] > n })
+			w.Sim.Advance(10 * time.Second)
 		}
 	}
 	advance(40)
@@ -47,13 +48,13 @@ func TestRedisDataLoss(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	msgs, truth := readRun(t, ns, w)
+	msgs, truth := readStream(t, ns), w.ReadTruth(t)
 	// Ids are never reused, chains restart only where an entity is announced again,
 	// every change of the world reaches the stream at least once, and the last
 	// published states are the world's.
 	r := audit.CheckDelivery(msgs, "callcenter", audit.AtLeastOnce)
 	r.CompareTruth(truth)
-	st := w.sim.Stats()
+	st := w.Sim.Stats()
 	r.CompareCounts(st.Calls, st.CallsEnded, st.MetricsFinalized)
 	for _, p := range r.Problems {
 		t.Error(p)

@@ -46,12 +46,12 @@ func TestMetricsAndTraces(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() {
-		done <- Run(ctx, s, zerolog.Nop(), Options{PollHooks: poll.Hooks{Cycle: c.hook}, TracerProvider: tp})
+		done <- Run(ctx, s, zerolog.Nop(), WithPollOptions(poll.WithCycleObserver(c.hook)), WithTracerProvider(tp))
 	}()
 	for range 30 {
 		n := c.snapshot()[poll.ResCalls]
-		waitFor(t, 30*time.Second, "a calls cycle", func() bool { return c.snapshot()[poll.ResCalls] > n })
-		w.sim.Advance(10 * time.Second)
+		simtest.WaitFor(t, 30*time.Second, "a calls cycle", func() bool { return c.snapshot()[poll.ResCalls] > n })
+		w.Sim.Advance(10 * time.Second)
 	}
 	want := []string{
 		`callbus_api_requests_total{operation="list calls",status="200"}`,
@@ -71,7 +71,7 @@ func TestMetricsAndTraces(t *testing.T) {
 			t.Logf("missing %s in:\n%s", missing, body)
 		}
 	}()
-	waitFor(t, 30*time.Second, "every metric on /metrics", func() bool {
+	simtest.WaitFor(t, 30*time.Second, "every metric on /metrics", func() bool {
 		body = scrape(t, s.HTTPAddr)
 		for _, m := range want {
 			if !strings.Contains(body, m) {

@@ -78,15 +78,14 @@ func NewMetrics() (*Metrics, error) {
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("metrics: %v", errs)
 	}
-	m.RedisErrors.Add(context.Background(), 0) // shown from the start, not from the first error
+	// Shown from the start, not from the first error or the first lease.
+	m.RedisErrors.Add(context.Background(), 0)
+	m.Leader.Record(context.Background(), 0)
 	return m, nil
 }
 
 // Handler serves the Prometheus exposition.
 func (m *Metrics) Handler() http.Handler { return m.handler }
-
-// Meter is for instruments registered elsewhere (observable gauges with callbacks).
-func (m *Metrics) Meter() metric.Meter { return m.meter }
 
 // Shutdown stops the meter provider.
 func (m *Metrics) Shutdown(ctx context.Context) error { return m.provider.Shutdown(ctx) }
