@@ -1,6 +1,9 @@
-// Package service assembles callbus: Redis, NATS, the API client, the poller, the
-// relay and leadership, with health endpoints and an orderly shutdown. cmd/poller
-// and the end-to-end tests run it.
+// Package service assembles callbus: Redis, NATS, the API client, the store, the
+// relay, the poller and leadership, with health endpoints and an orderly shutdown.
+// It is wiring only: it joins the adapters (the outbox adapter between cursor and
+// publish), translates what the parts observe into telemetry's instruments, and
+// runs the leader's session; it decides nothing about polling, storing or
+// publishing. cmd/poller and the end-to-end tests run it; see ARCHITECTURE.md.
 package service
 
 import (

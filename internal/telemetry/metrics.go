@@ -1,7 +1,9 @@
 // Package telemetry sets up callbus's metrics (OpenTelemetry with the Prometheus
 // exporter, on the service's own registry) and traces (OTLP when the standard
-// OTEL_EXPORTER_OTLP_ENDPOINT is set, otherwise none). Nothing is global: the
-// service passes the instruments and the tracer to the parts that use them.
+// OTEL_EXPORTER_OTLP_ENDPOINT is set, otherwise none). It creates every instrument,
+// including the gauges read at scrape time (ObserveState), and knows nothing of the
+// parts it measures: they report through observers the service wires to it.
+// Nothing is global: the service passes the instruments and the tracer on.
 package telemetry
 
 import (
