@@ -1,16 +1,12 @@
 package service
 
 import (
-	"context"
 	"testing"
-	"time"
 
 	"github.com/callbus/callbus/internal/audit"
 	"github.com/callbus/callbus/internal/cursor"
 	"github.com/callbus/callbus/internal/natstest"
-	"github.com/callbus/callbus/internal/poll"
 	"github.com/callbus/callbus/internal/redistest"
-	"github.com/callbus/callbus/internal/simtest"
 	"github.com/rs/zerolog"
 )
 
@@ -23,31 +19,16 @@ func TestRedisDataLoss(t *testing.T) {
 	rs := redistest.StartPrivate(t) // restarted below
 	ns := natstest.Start(t)
 	w := newWorld(t, nil)
-	c := &cycles{n: map[string]int{}}
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() {
-		done <- Run(ctx, testSettings(w, ns.URL(), rs.URL, "loss-1"), zerolog.Nop(), WithPollOptions(poll.WithCycleObserver(c.hook)))
-	}()
-	advance := func(steps int) {
-		for range steps {
-			n := c.snapshot()[poll.ResCalls]
-			simtest.WaitFor(t, 60*time.Second, "a calls cycle", func() bool { return c.snapshot()[poll.ResCalls] > n })
-			w.Sim.Advance(10 * time.Second)
-		}
-	}
-	advance(40)
+	svc := start(t, w, testSettings(w, ns.URL(), rs.URL, "loss-1"), zerolog.Nop())
+	svc.advance(t, 40)
 	rs.Restart(t) // all state lost
-	advance(40)
+	svc.advance(t, 40)
 	store, err := cursor.New(rs.Client(t), "acme")
 	if err != nil {
 		t.Fatal(err)
 	}
-	caughtUp(t, c, store)
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
+	caughtUp(t, svc.cycles, store)
+	svc.stop(t)
 	msgs, truth := readStream(t, ns), w.ReadTruth(t)
 	// Ids are never reused, chains restart only where an entity is announced again,
 	// every change of the world reaches the stream at least once, and the last

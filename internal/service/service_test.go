@@ -78,6 +78,45 @@ func (c *cycles) snapshot() map[string]int {
 	return out
 }
 
+// running is a service under test, counting its poll cycles.
+type running struct {
+	cycles *cycles
+	world  *simtest.World
+	cancel context.CancelFunc
+	done   chan error
+}
+
+// start runs the service with set, logging to log, until stop or the test's end.
+func start(t *testing.T, w *simtest.World, set config.Settings, log zerolog.Logger, opts ...Option) *running {
+	t.Helper()
+	r := &running{cycles: &cycles{n: map[string]int{}}, world: w, done: make(chan error, 1)}
+	ctx, cancel := context.WithCancel(t.Context())
+	r.cancel = cancel
+	opts = append(opts, WithPollOptions(poll.WithCycleObserver(r.cycles.hook)))
+	go func() { r.done <- Run(ctx, set, log, opts...) }()
+	return r
+}
+
+// advance moves the world by steps of ten simulated seconds, each after a calls
+// cycle of the service.
+func (r *running) advance(t *testing.T, steps int) {
+	t.Helper()
+	for range steps {
+		n := r.cycles.snapshot()[poll.ResCalls]
+		simtest.WaitFor(t, 60*time.Second, "a calls cycle", func() bool { return r.cycles.snapshot()[poll.ResCalls] > n })
+		r.world.Sim.Advance(10 * time.Second)
+	}
+}
+
+// stop shuts the service down and fails the test if Run returned an error.
+func (r *running) stop(t *testing.T) {
+	t.Helper()
+	r.cancel()
+	if err := <-r.done; err != nil {
+		t.Fatalf("service: %v", err)
+	}
+}
+
 // caughtUp waits until every resource has completed two cycles after now and the
 // outbox is empty: the stream then reflects the (frozen) world.
 func caughtUp(t *testing.T, c *cycles, store *cursor.Store) {
@@ -183,49 +222,40 @@ func TestEndToEndAgainstTruth(t *testing.T) {
 		{name: "random order, backlog of many pages", tweak: func(c *sim.Config) { c.Order = sim.RandomOrder; c.Backlog = 1500 }},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			rs := redistest.Start(t)
-			ns := natstest.Start(t)
-			w := newWorld(t, tc.tweak)
-			rdb := rs.Client(t)
-			store, err := cursor.New(rdb, "acme")
-			if err != nil {
-				t.Fatal(err)
-			}
-			c := &cycles{n: map[string]int{}}
-			ctx, cancel := context.WithCancel(t.Context())
-			done := make(chan error, 1)
-			set := testSettings(w, ns.URL(), rs.URL, "test-1")
-			if tc.backfill != 0 {
-				set.CallsBackfill = tc.backfill
-			}
-			logs := &simtest.Buffer{}
-			log := zerolog.New(io.MultiWriter(zerolog.NewTestWriter(t), logs)).Level(zerolog.WarnLevel)
-			go func() {
-				done <- Run(ctx, set, log, WithPollOptions(poll.WithCycleObserver(c.hook)))
-			}()
-			// Twenty simulated minutes in 10-second steps, each after a calls cycle.
-			for range 120 {
-				n := c.snapshot()[poll.ResCalls]
-				simtest.WaitFor(t, 30*time.Second, "a calls cycle", func() bool { return c.snapshot()[poll.ResCalls] > n })
-				w.Sim.Advance(10 * time.Second)
-			}
-			caughtUp(t, c, store)
-			cancel()
-			if err := <-done; err != nil {
-				t.Fatalf("service: %v", err)
-			}
-			if ran := bytes.Contains(logs.Bytes(), []byte("ignores by_time")); ran != tc.fallback {
-				t.Errorf("the by_time fallback ran: %v, want %v", ran, tc.fallback)
-			}
-			r := auditStream(t, ns, w, tc.backfill != 0)
-			for _, p := range r.Problems {
-				t.Error(p)
-			}
-			t.Logf("%d messages: %v", r.Messages, r.ByType)
-			if st := w.Sim.Stats(); st.CallsEnded == 0 || r.ByType["metric.finalized"] == 0 || r.ByType["participant.status_changed"] == 0 || r.ByType["user.status_changed"] == 0 {
-				t.Fatalf("the world did too little to test: %+v, %v", st, r.ByType)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { againstTruth(t, tc.tweak, tc.backfill, tc.fallback) })
+	}
+}
+
+// againstTruth runs the service over twenty simulated minutes of a world changed by
+// tweak and audits the stream against the world's truth. backfill (0: the
+// default) is the first calls window's reach; fallback says the by_time fallback
+// must run.
+func againstTruth(t *testing.T, tweak func(*sim.Config), backfill time.Duration, fallback bool) {
+	rs := redistest.Start(t)
+	ns := natstest.Start(t)
+	w := newWorld(t, tweak)
+	store, err := cursor.New(rs.Client(t), "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := testSettings(w, ns.URL(), rs.URL, "test-1")
+	if backfill != 0 {
+		set.CallsBackfill = backfill
+	}
+	logs := &simtest.Buffer{}
+	svc := start(t, w, set, zerolog.New(io.MultiWriter(zerolog.NewTestWriter(t), logs)).Level(zerolog.WarnLevel))
+	svc.advance(t, 120) // twenty simulated minutes
+	caughtUp(t, svc.cycles, store)
+	svc.stop(t)
+	if ran := bytes.Contains(logs.Bytes(), []byte("ignores by_time")); ran != fallback {
+		t.Errorf("the by_time fallback ran: %v, want %v", ran, fallback)
+	}
+	r := auditStream(t, ns, w, backfill != 0)
+	for _, p := range r.Problems {
+		t.Error(p)
+	}
+	t.Logf("%d messages: %v", r.Messages, r.ByType)
+	if st := w.Sim.Stats(); st.CallsEnded == 0 || r.ByType["metric.finalized"] == 0 || r.ByType["participant.status_changed"] == 0 || r.ByType["user.status_changed"] == 0 {
+		t.Fatalf("the world did too little to test: %+v, %v", st, r.ByType)
 	}
 }

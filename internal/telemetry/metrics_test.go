@@ -2,7 +2,6 @@ package telemetry
 
 import (
 	"context"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -18,9 +17,7 @@ func TestMetricsExposition(t *testing.T) {
 	t.Cleanup(func() { _ = m.Shutdown(context.Background()) }) // t.Context() is done by now
 	m.APIRequests.Add(t.Context(), 2, metric.WithAttributes(attribute.String("operation", "list_calls"), attribute.Int("status", 200)))
 	m.Leader.Record(t.Context(), 1)
-	rec := httptest.NewRecorder()
-	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
-	body := rec.Body.String()
+	body := expose(t, m)
 	for _, want := range []string{
 		`callbus_api_requests_total{operation="list_calls",status="200"} 2`,
 		"callbus_leader 1",
