@@ -92,7 +92,7 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
 		Msg("demo: simulator and NATS running in-process; events follow (Ctrl-C to stop)")
 	f := &feed{w: stdout, clock: simulator.Now}
 	f.header(*speed)
-	return service.Run(ctx, s, log, service.Options{Version: version, OnPublished: func(r publish.Record) { f.print(r.Data) }})
+	return service.Run(ctx, s, log, service.WithVersion(version), service.WithPublishObserver(func(r publish.Record) { f.print(r.Data) }))
 }
 
 // demoEnv is the demo's configuration: short poll intervals, the in-process

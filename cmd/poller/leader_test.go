@@ -76,8 +76,10 @@ func TestLeadership(t *testing.T) {
 	a.kill(t)
 	took := waitRole(t, addrB, "leader", 10*ttl)
 	t.Logf("standby took over %s after the leader was killed (lease TTL %s)", took.Round(10*time.Millisecond), ttl)
-	// About one TTL plus a retry; the margin is for a loaded machine.
-	if took > 2*ttl+2*time.Second {
+	// Within the TTL: the standby wakes as the lease it was refused expires
+	// (internal/poll's failover test checks the bound closely, over 20 kills). The
+	// margin is for a loaded machine and for polling /readyz.
+	if took > ttl+2*time.Second {
 		t.Errorf("takeover took %s, far more than the lease TTL (%s)", took, ttl)
 	}
 

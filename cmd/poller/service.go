@@ -39,7 +39,7 @@ func runService(ctx context.Context, args []string, getenv func(string) string, 
 			log.Warn().Err(err).Msg("traces not flushed")
 		}
 	}()
-	return service.Run(ctx, s, log, service.Options{Version: version, TracerProvider: tp})
+	return service.Run(ctx, s, log, service.WithVersion(version), service.WithTracerProvider(tp))
 }
 
 var runUsage = `usage: poller [run] [--config FILE]

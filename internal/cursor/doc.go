@@ -47,5 +47,9 @@
 // acquire again before it can write. Holders must therefore be unique per process
 // (host name, pid and a random suffix, say).
 //
+// The types of a commit ([Batch], [Snapshot], [Tracked], [Lease], [OutboxEntry])
+// and the sentinel errors are the vocabulary of this protocol; poll uses them
+// through its own Store and Leaser interfaces (ARCHITECTURE.md).
+//
 // A [Store] is safe for concurrent use by multiple goroutines.
 package cursor

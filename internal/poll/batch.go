@@ -55,7 +55,7 @@ func (bt *batcher) flush() error {
 	if bt.b.Items() == 0 {
 		return nil
 	}
-	ctx, span := bt.p.hooks.Tracer.Start(bt.ctx, "redis commit", trace.WithAttributes(
+	ctx, span := bt.p.tracer.Start(bt.ctx, "redis commit", trace.WithAttributes(
 		attribute.Int("callbus.events", len(bt.b.Events)), attribute.Int("callbus.snapshots", len(bt.b.Snapshots))))
 	_, err := bt.p.store.Commit(ctx, bt.p.lease(), bt.b)
 	if err != nil {

@@ -25,7 +25,7 @@ func TestNewRefusesUnsetSettings(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := ok
 			tt.edit(&cfg)
-			_, err := New(cfg, nil, nil, nil, zerolog.Nop(), Hooks{})
+			_, err := New(cfg, nil, nil, zerolog.Nop())
 			if (err == nil) != tt.valid {
 				t.Errorf("New: error %v, want valid %v", err, tt.valid)
 			}

@@ -56,7 +56,7 @@ func TestCyclesFollowTheWorld(t *testing.T) {
 			if tc.tweak != nil {
 				tc.tweak(&cfg)
 			}
-			p, store, s := newPollerOf(t, cfg, everything, Hooks{})
+			p, store, s := newPollerOf(t, cfg, everything)
 			for range 30 {
 				s.Advance(time.Minute)
 				pollAll(t, p)
@@ -82,27 +82,27 @@ func TestCyclesFollowTheWorld(t *testing.T) {
 	}
 }
 
-// Run schedules every resource, reports cycles and intervals through the hooks,
+// Run schedules every resource, reports cycles and intervals to the observers,
 // and returns ctx's error when ctx ends.
 func TestRunSchedulesEveryResource(t *testing.T) {
 	var mu sync.Mutex
 	cycles := map[string]int{}
 	var intervals map[string]time.Duration
-	hooks := Hooks{
-		Cycle: func(res string, _ time.Duration, requests int, err error) {
+	observe := []Option{
+		WithCycleObserver(func(_ context.Context, res string, _ time.Duration, requests int, err error) {
 			mu.Lock()
 			defer mu.Unlock()
 			if err == nil && requests > 0 {
 				cycles[res]++
 			}
-		},
-		Intervals: func(eff map[string]time.Duration) { mu.Lock(); intervals = eff; mu.Unlock() },
+		}),
+		WithIntervalObserver(func(_ context.Context, eff map[string]time.Duration) { mu.Lock(); intervals = eff; mu.Unlock() }),
 	}
 	fast := map[string]time.Duration{}
 	for r := range everything {
 		fast[r] = 20 * time.Millisecond
 	}
-	p, _, _ := newPollerOf(t, sim.Config{Agents: 3, CallRate: 2, Backlog: 5}, fast, hooks)
+	p, _, _ := newPollerOf(t, sim.Config{Agents: 3, CallRate: 2, Backlog: 5}, fast, observe...)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	done := make(chan error, 1)
@@ -138,7 +138,7 @@ func TestRunSchedulesEveryResource(t *testing.T) {
 
 // A replica whose lease another one took returns ErrLostLease at its next commit.
 func TestRunLostLease(t *testing.T) {
-	p, store, _ := newPollerOf(t, sim.Config{Agents: 3}, everything, Hooks{})
+	p, store, _ := newPollerOf(t, sim.Config{Agents: 3}, everything)
 	stale := p.lease()
 	if err := store.Release(t.Context(), stale); err != nil {
 		t.Fatal(err)

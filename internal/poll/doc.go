@@ -1,5 +1,11 @@
 // Package poll schedules the reads of the call-center API under the account's rate
 // budget and runs poll cycles: fetch → diff → one atomic commit to the store, after
-// which the relay publishes the committed events. It declares the small interfaces
-// it needs of the store and the relay; the adapters (cursor, publish) implement them.
+// which the relay publishes the committed events. Leadership runs the cycles only
+// while this replica holds the account's lease.
+//
+// It declares the roles it needs of the store (Store, Leaser) and speaks the
+// store's commit vocabulary: it imports cursor for its value types and sentinel
+// errors (Batch, Tracked, Lease, OutboxEntry, ErrStaleLeader, ...), never for
+// *cursor.Store (ARCHITECTURE.md says why). Optional collaborators (tracer, the
+// relay's wake-up, observers) are functional options.
 package poll

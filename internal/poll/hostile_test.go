@@ -152,7 +152,7 @@ func TestFutureCallMovesNothing(t *testing.T) {
 			shift(c, "updated_time", ahead)
 		}
 	}}
-	p, store, s := newPollerVia(t, sim.Config{Agents: 8, CallRate: 4, Backlog: 20}, everything, Hooks{}, h.wrap)
+	p, store, s := newPollerVia(t, sim.Config{Agents: 8, CallRate: 4, Backlog: 20}, everything, h.wrap)
 	stepWorld(t, p, s, 20)
 	pollAll(t, p)
 	if now := p.now(); now.After(s.Now().Add(time.Minute)) {
@@ -193,7 +193,7 @@ func TestNullParticipantTimesEndOnce(t *testing.T) {
 			}
 		}
 	}}
-	p, store, s := newPollerVia(t, sim.Config{Agents: 8, CallRate: 4, Backlog: 20}, everything, Hooks{}, h.wrap)
+	p, store, s := newPollerVia(t, sim.Config{Agents: 8, CallRate: 4, Backlog: 20}, everything, h.wrap)
 	stepWorld(t, p, s, 15)
 	pollAll(t, p)
 	ended := map[string]int{}
@@ -221,7 +221,7 @@ func TestNullParticipantTimesEndOnce(t *testing.T) {
 // The poller's clock follows a simulator running days ahead of the wall clock (many
 // calls agree), so its windows keep up with the world.
 func TestClockFollowsAFastWorld(t *testing.T) {
-	p, store, s := newPollerOf(t, sim.Config{Agents: 8, CallRate: 0.05}, everything, Hooks{})
+	p, store, s := newPollerOf(t, sim.Config{Agents: 8, CallRate: 0.05}, everything)
 	for range 6 {
 		s.Advance(12 * time.Hour)
 		pollAll(t, p)
@@ -279,7 +279,7 @@ func TestRunningBillDurationIsQuiet(t *testing.T) {
 		}
 		c["bill_duration"] = ticks[callID(c)]
 	}}
-	p, store, s := newPollerVia(t, sim.Config{Agents: 8, CallRate: 4, Backlog: 10}, everything, Hooks{}, h.wrap)
+	p, store, s := newPollerVia(t, sim.Config{Agents: 8, CallRate: 4, Backlog: 10}, everything, h.wrap)
 	stepWorld(t, p, s, 15)
 	pollAll(t, p)
 	got := outboxTypes(t, store)

@@ -10,31 +10,45 @@ import (
 	"github.com/rs/zerolog"
 )
 
-// Leaser is what leadership needs of the store (cursor.Store).
+// Leaser is what leadership needs of the store (cursor.Store). Acquire reports a
+// lease held by another holder as an error matching cursor.ErrNotLeader; when it
+// is a *cursor.NotLeaderError its TTL tells how long that lease has left.
 type Leaser interface {
 	Acquire(ctx context.Context, holder string, ttl time.Duration) (cursor.Lease, error)
 	Renew(ctx context.Context, l cursor.Lease) error
 	Release(ctx context.Context, l cursor.Lease) error
 }
 
-// Leadership runs work only while this replica holds the account's lease. Replicas
-// that do not hold it stand by and try again every third of the TTL, so a standby
-// takes over within about 1⅓ TTL of the leader's death. It is safe to read IsLeader
-// from any goroutine.
+// LeadershipOption adds an optional collaborator to a Leadership.
+type LeadershipOption func(*Leadership)
+
+// WithRoleObserver calls f with each change of role (true: leader), in order,
+// from Run's goroutine. f must not block.
+func WithRoleObserver(f func(ctx context.Context, leader bool)) LeadershipOption {
+	return func(l *Leadership) { l.observers = append(l.observers, f) }
+}
+
+// Leadership runs work only while this replica holds the account's lease. A
+// standby learns from the store how long the current lease has left and tries
+// again just after it expires, so it takes over within the TTL of the leader's
+// last renewal (see expiryMargin). It is safe to read IsLeader from any goroutine.
 type Leadership struct {
-	leaser Leaser
-	holder string
-	ttl    time.Duration
-	log    zerolog.Logger
-	leader atomic.Bool
-	// OnChange, when set, is called with the new role.
-	OnChange func(leader bool)
+	leaser    Leaser
+	holder    string
+	ttl       time.Duration
+	log       zerolog.Logger
+	leader    atomic.Bool
+	observers []func(context.Context, bool)
 }
 
 // NewLeadership returns leadership for holder (unique per process: host name and
 // process id, say) with a lease of ttl.
-func NewLeadership(l Leaser, holder string, ttl time.Duration, log zerolog.Logger) *Leadership {
-	return &Leadership{leaser: l, holder: holder, ttl: ttl, log: log}
+func NewLeadership(l Leaser, holder string, ttl time.Duration, log zerolog.Logger, opts ...LeadershipOption) *Leadership {
+	ld := &Leadership{leaser: l, holder: holder, ttl: ttl, log: log}
+	for _, o := range opts {
+		o(ld)
+	}
+	return ld
 }
 
 // IsLeader reports whether this replica holds the lease now.
@@ -43,83 +57,94 @@ func (l *Leadership) IsLeader() bool { return l.leader.Load() }
 // Holder is this replica's name in the lease.
 func (l *Leadership) Holder() string { return l.holder }
 
+// Work is what a leader runs: until ctx ends, every write fenced by lease(), the
+// lease currently held.
+type Work func(ctx context.Context, lease func() cursor.Lease) error
+
+// expiryMargin is how long after the lease's announced expiry a standby tries
+// again: Redis reports the remaining time in whole milliseconds, and a try a hair
+// early only costs another wait.
+const expiryMargin = 5 * time.Millisecond
+
 // Run acquires the lease, runs work with it, renews it every TTL/3, and cancels
 // work as soon as the lease is lost, or cannot be confirmed for two thirds of the
 // TTL (Redis unreachable: the lease may expire and another replica take over; every
-// commit is fenced anyway). When work returns on its own it is restarted after a
-// pause unless ctx is done. On ctx's end it waits for work to return, releases the
-// lease so a standby takes over at once, and returns ctx's error.
-func (l *Leadership) Run(ctx context.Context, work func(ctx context.Context, lease func() cursor.Lease) error) error {
-	every := l.ttl / 3
+// commit is fenced anyway); the role turns to standby at that moment, not when work
+// returns. When work returns on its own it is restarted after a pause unless ctx
+// is done. On ctx's end it waits for work to return, releases the lease so a
+// standby takes over at once, and returns ctx's error.
+func (l *Leadership) Run(ctx context.Context, work Work) error {
 	for {
 		lease, err := l.leaser.Acquire(ctx, l.holder, l.ttl)
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if err != nil {
-			if !errors.Is(err, cursor.ErrNotLeader) {
-				l.log.Warn().Err(err).Msg("lease: cannot acquire")
+		wait := l.ttl / 3
+		if err == nil {
+			if l.lead(ctx, lease, work) {
+				wait = 0 // lost the lease: wait for the new holder's, below
 			}
-			if !pause(ctx, every) {
+			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			continue
+		} else if held := (*cursor.NotLeaderError)(nil); errors.As(err, &held) && held.TTL > 0 {
+			wait = min(held.TTL+expiryMargin, l.ttl+expiryMargin)
+		} else if !errors.Is(err, cursor.ErrNotLeader) {
+			l.log.Warn().Err(err).Msg("lease: cannot acquire")
 		}
-		l.lead(ctx, lease, every, work)
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if !pause(ctx, every) {
+		if !pause(ctx, wait) {
 			return ctx.Err()
 		}
 	}
 }
 
-// lead runs work while lease holds.
-func (l *Leadership) lead(ctx context.Context, lease cursor.Lease, every time.Duration, work func(context.Context, func() cursor.Lease) error) {
-	l.set(true)
+// lead runs work while lease holds; lost reports that the lease went to another
+// replica or could not be kept (rather than work returning on its own).
+func (l *Leadership) lead(ctx context.Context, lease cursor.Lease, work Work) (lost bool) {
+	l.set(ctx, true)
 	l.log.Info().Int64("token", lease.Token).Msg("lease: leader")
-	defer l.set(false)
-	var cur atomic.Pointer[cursor.Lease]
-	cur.Store(&lease)
-	wctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	defer l.set(ctx, false)
+	wctx, stopWork := context.WithCancel(ctx)
+	defer stopWork()
 	done := make(chan error, 1)
-	go func() { done <- work(wctx, func() cursor.Lease { return *cur.Load() }) }()
+	go func() { done <- work(wctx, func() cursor.Lease { return lease }) }()
+	every := l.ttl / 3
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	confirmed := time.Now()
+	stepDown := func(msg string, err error) {
+		l.log.Warn().Err(err).Msg(msg)
+		l.set(ctx, false) // standby from now: work may take a while to return
+		stopWork()
+		<-done
+	}
 	for {
 		select {
 		case err := <-done:
 			if errors.Is(err, ErrLostLease) {
 				l.log.Warn().Msg("lease: lost (a commit was refused); standing by")
-				return
+				return true
 			}
 			if err != nil && ctx.Err() == nil {
 				l.log.Error().Err(err).Msg("leader work failed")
 			}
 			l.release(ctx, lease)
-			return
+			return false
 		case <-tick.C:
 			// Renew even while ctx ends: work may still be draining the outbox on
 			// shutdown, and the lease must hold until it is released.
-			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), every)
-			err := l.leaser.Renew(rctx, *cur.Load())
-			cancel()
+			rctx, stopRenew := context.WithTimeout(context.WithoutCancel(ctx), every)
+			err := l.leaser.Renew(rctx, lease)
+			stopRenew()
 			switch {
 			case err == nil:
 				confirmed = time.Now()
 			case errors.Is(err, cursor.ErrNotLeader):
-				l.log.Warn().Msg("lease: lost to another replica; standing by")
-				cancel()
-				<-done
-				return
+				stepDown("lease: lost to another replica; standing by", nil)
+				return true
 			case time.Since(confirmed) > 2*l.ttl/3:
-				l.log.Warn().Err(err).Msg("lease: cannot renew; stepping down")
-				cancel()
-				<-done
-				return
+				stepDown("lease: cannot renew; stepping down", err)
+				return true
 			default:
 				l.log.Warn().Err(err).Msg("lease: renew failed; retrying")
 			}
@@ -137,10 +162,13 @@ func (l *Leadership) release(ctx context.Context, lease cursor.Lease) {
 	}
 }
 
-func (l *Leadership) set(leader bool) {
-	l.leader.Store(leader)
-	if l.OnChange != nil {
-		l.OnChange(leader)
+// set records the role and tells the observers when it changed.
+func (l *Leadership) set(ctx context.Context, leader bool) {
+	if l.leader.Swap(leader) == leader {
+		return
+	}
+	for _, f := range l.observers {
+		f(ctx, leader)
 	}
 }
 

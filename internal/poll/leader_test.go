@@ -45,7 +45,7 @@ func TestLeadershipHandOver(t *testing.T) {
 	}
 	const ttl = 300 * time.Millisecond
 	var tokens [2]atomic.Int64
-	work := func(i int, then error) func(context.Context, func() cursor.Lease) error {
+	work := func(i int, then error) Work {
 		return func(ctx context.Context, lease func() cursor.Lease) error {
 			tokens[i].Store(lease().Token)
 			if then != nil {
@@ -55,9 +55,8 @@ func TestLeadershipHandOver(t *testing.T) {
 			return ctx.Err()
 		}
 	}
-	a := NewLeadership(store, "a", ttl, zerolog.Nop())
 	var changes atomic.Int32
-	a.OnChange = func(bool) { changes.Add(1) }
+	a := NewLeadership(store, "a", ttl, zerolog.Nop(), WithRoleObserver(func(context.Context, bool) { changes.Add(1) }))
 	actx, stopA := context.WithCancel(t.Context())
 	aDone := make(chan error, 1)
 	go func() { aDone <- a.Run(actx, work(0, nil)) }()

@@ -20,19 +20,19 @@ import (
 // lease, for driving single cycles.
 func newTestPoller(t *testing.T) (*Poller, *cursor.Store, *sim.Sim) {
 	t.Helper()
-	return newPollerOf(t, sim.Config{Agents: 5}, map[string]time.Duration{ResCalls: time.Second, ResMetrics: time.Second}, Hooks{})
+	return newPollerOf(t, sim.Config{Agents: 5}, map[string]time.Duration{ResCalls: time.Second, ResMetrics: time.Second})
 }
 
 // newPollerOf is newTestPoller over a simulator configured by cfg (its clock a
 // manual one at the wall clock's second, seed 3 unless set), polling intervals.
-func newPollerOf(t *testing.T, cfg sim.Config, intervals map[string]time.Duration, hooks Hooks) (*Poller, *cursor.Store, *sim.Sim) {
+func newPollerOf(t *testing.T, cfg sim.Config, intervals map[string]time.Duration, opts ...Option) (*Poller, *cursor.Store, *sim.Sim) {
 	t.Helper()
-	return newPollerVia(t, cfg, intervals, hooks, nil)
+	return newPollerVia(t, cfg, intervals, nil, opts...)
 }
 
 // newPollerVia is newPollerOf with the simulator's API behind wrap (nil: none),
 // for an upstream that misbehaves.
-func newPollerVia(t *testing.T, cfg sim.Config, intervals map[string]time.Duration, hooks Hooks, wrap func(http.Handler) http.Handler) (*Poller, *cursor.Store, *sim.Sim) {
+func newPollerVia(t *testing.T, cfg sim.Config, intervals map[string]time.Duration, wrap func(http.Handler) http.Handler, opts ...Option) (*Poller, *cursor.Store, *sim.Sim) {
 	t.Helper()
 	cfg.Clock, cfg.APIKey = sim.NewManualClock(time.Now().UTC().Truncate(time.Second)), "k"
 	if cfg.Seed == 0 {
@@ -57,7 +57,7 @@ func newPollerVia(t *testing.T, cfg sim.Config, intervals map[string]time.Durati
 		t.Fatal(err)
 	}
 	p, err := New(Config{Account: "acme", Prefix: "callcenter", Intervals: intervals,
-		Backfill: 24 * time.Hour, MetricsLookback: 2 * time.Hour}, api, store, nil, zerolog.Nop(), hooks)
+		Backfill: 24 * time.Hour, MetricsLookback: 2 * time.Hour}, api, store, zerolog.Nop(), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -88,16 +88,6 @@ func (c *Config) defaults() {
 	}
 }
 
-// Hooks let the service observe the poller (metrics, the demo feed). Each may be
-// nil and must not block.
-type Hooks struct {
-	// Tracer traces poll cycles and commits (nil: no traces).
-	Tracer    trace.Tracer
-	Cycle     func(resource string, d time.Duration, requests int, err error)
-	Intervals func(effective map[string]time.Duration)
-	Committed func(events int)
-}
-
 // Poller runs poll cycles for one account while it holds the lease. It is not safe
 // for concurrent use: one goroutine calls Run.
 type Poller struct {
@@ -105,8 +95,11 @@ type Poller struct {
 	api   *callcenter.Client
 	store Store
 	log   zerolog.Logger
-	hooks Hooks
-	wake  func() // tells the relay that events were committed
+
+	tracer            trace.Tracer
+	wake              func() // tells the relay that events were committed
+	cycleObservers    []CycleObserver
+	intervalObservers []func(context.Context, map[string]time.Duration)
 
 	lease func() cursor.Lease
 	scope diff.Scope // account and state epoch, set by Run
@@ -119,10 +112,11 @@ type Poller struct {
 	effective map[string]time.Duration
 }
 
-// New returns a poller. wake is called after each commit that queued events. It
-// fails on names unfit for subjects, no interval, and a zero Backfill or
-// MetricsLookback; the other zero durations take the defaults in brackets.
-func New(cfg Config, api *callcenter.Client, store Store, wake func(), log zerolog.Logger, hooks Hooks) (*Poller, error) {
+// New returns a poller reading api and committing to store; opts add a tracer, the
+// relay's wake-up and observers. It fails on names unfit for subjects, no interval,
+// and a zero Backfill or MetricsLookback; the other zero durations take the
+// defaults in brackets.
+func New(cfg Config, api *callcenter.Client, store Store, log zerolog.Logger, opts ...Option) (*Poller, error) {
 	cfg.defaults()
 	if err := event.CheckNames(cfg.Prefix, cfg.Account); err != nil {
 		return nil, fmt.Errorf("poller: %w", err)
@@ -133,13 +127,12 @@ func New(cfg Config, api *callcenter.Client, store Store, wake func(), log zerol
 	if cfg.Backfill <= 0 || cfg.MetricsLookback <= 0 {
 		return nil, fmt.Errorf("poller: Backfill (%s) and MetricsLookback (%s) must be positive", cfg.Backfill, cfg.MetricsLookback)
 	}
-	if wake == nil {
-		wake = func() {}
+	p := &Poller{cfg: cfg, api: api, store: store, log: log,
+		tracer: noop.NewTracerProvider().Tracer(""), wake: func() {}}
+	for _, o := range opts {
+		o(p)
 	}
-	if hooks.Tracer == nil {
-		hooks.Tracer = noop.NewTracerProvider().Tracer("")
-	}
-	return &Poller{cfg: cfg, api: api, store: store, wake: wake, log: log, hooks: hooks}, nil
+	return p, nil
 }
 
 // Effective returns the current effective interval of each resource.
@@ -170,9 +163,6 @@ func (p *Poller) committed(b cursor.Batch) {
 		return
 	}
 	p.wake()
-	if p.hooks.Committed != nil {
-		p.hooks.Committed(len(b.Events))
-	}
 }
 
 // now is the poller's idea of the API's present: the wall clock, or the time

@@ -39,7 +39,7 @@ func (r *staleReplica) edit(c map[string]any) {
 // the same time, and every call still ends once.
 func TestStaleReplicaCopies(t *testing.T) {
 	r := &staleReplica{seen: map[int64][2]json.Number{}}
-	p, store, s := newPollerVia(t, sim.Config{Agents: 8, CallRate: 4, Backlog: 10}, everything, Hooks{}, (&hostile{edit: r.edit}).wrap)
+	p, store, s := newPollerVia(t, sim.Config{Agents: 8, CallRate: 4, Backlog: 10}, everything, (&hostile{edit: r.edit}).wrap)
 	stepWorld(t, p, s, 20)
 	pollAll(t, p)
 	last := map[string]event.Envelope{}
@@ -99,7 +99,7 @@ func TestVanishingParticipant(t *testing.T) {
 		}
 		c["participants"] = kept
 	}}
-	p, store, s := newPollerVia(t, sim.Config{Agents: 8, CallRate: 4, Backlog: 10}, everything, Hooks{}, h.wrap)
+	p, store, s := newPollerVia(t, sim.Config{Agents: 8, CallRate: 4, Backlog: 10}, everything, h.wrap)
 	stepWorld(t, p, s, 20)
 	pollAll(t, p)
 	got, st := outboxTypes(t, store), s.Stats()

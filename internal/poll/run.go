@@ -55,18 +55,7 @@ func (p *Poller) Run(ctx context.Context, lease func() cursor.Lease) error {
 			continue
 		}
 		start := time.Now()
-		before := p.api.Usage()
-		cctx, span := p.hooks.Tracer.Start(ctx, "poll "+res, trace.WithAttributes(attribute.String("callbus.resource", res)))
-		err := p.cycle(cctx, res)
-		if err != nil {
-			span.SetStatus(codes.Error, err.Error())
-		}
-		span.End()
-		usage := p.api.Usage()
-		used := int(usage.Requests - before.Requests)
-		if p.hooks.Cycle != nil {
-			p.hooks.Cycle(res, time.Since(start), used, err)
-		}
+		used, budget, err := p.tracedCycle(ctx, res)
 		if errors.Is(err, cursor.ErrStaleLeader) {
 			return ErrLostLease
 		}
@@ -74,13 +63,32 @@ func (p *Poller) Run(ctx context.Context, lease func() cursor.Lease) error {
 			return ctx.Err()
 		}
 		cost[res] = 0.7*cost[res] + 0.3*float64(max(used, 1))
-		eff := p.allocate(cost, usage.Budget)
+		eff := p.allocate(ctx, cost, budget)
 		next[res] = start.Add(eff[res])
 		if err != nil {
 			p.log.Warn().Err(err).Str("resource", res).Msg("poll cycle failed; retrying")
 			next[res] = time.Now().Add(min(eff[res], 5*time.Second))
 		}
 	}
+}
+
+// tracedCycle runs one resource's poll in its span and tells the observers; it
+// returns the API requests the cycle spent and the service's budget per window.
+func (p *Poller) tracedCycle(ctx context.Context, res string) (used, budget int, err error) {
+	start := time.Now()
+	before := p.api.Usage()
+	ctx, span := p.tracer.Start(ctx, "poll "+res, trace.WithAttributes(attribute.String("callbus.resource", res)))
+	defer span.End()
+	err = p.cycle(ctx, res)
+	if err != nil {
+		span.SetStatus(codes.Error, err.Error())
+	}
+	usage := p.api.Usage()
+	used = int(usage.Requests - before.Requests)
+	for _, f := range p.cycleObservers {
+		f(ctx, res, time.Since(start), used, err)
+	}
+	return used, usage.Budget, err
 }
 
 // cycle runs one resource's poll.
@@ -140,7 +148,7 @@ func (p *Poller) resourcesByPriority() []string {
 
 // allocate recomputes the effective intervals from budget, this service's
 // requests per rate window (0: not known yet).
-func (p *Poller) allocate(cost map[string]float64, budget int) map[string]time.Duration {
+func (p *Poller) allocate(ctx context.Context, cost map[string]float64, budget int) map[string]time.Duration {
 	var ds []Demand
 	for r, target := range p.cfg.Intervals {
 		ds = append(ds, Demand{Name: r, Target: target, Priority: p.cfg.Priorities[r], Cost: cost[r]})
@@ -154,8 +162,8 @@ func (p *Poller) allocate(cost map[string]float64, budget int) map[string]time.D
 	p.mu.Lock()
 	p.effective = eff
 	p.mu.Unlock()
-	if p.hooks.Intervals != nil {
-		p.hooks.Intervals(eff)
+	for _, f := range p.intervalObservers {
+		f(ctx, eff)
 	}
 	return eff
 }

@@ -80,7 +80,7 @@ func TestLateChangeOfALongCall(t *testing.T) {
 			shift(c, "updated_time", 10*time.Minute)
 		}
 	}}
-	p, store, s := newPollerVia(t, sim.Config{Agents: 8, CallRate: 2}, everything, Hooks{}, h.wrap)
+	p, store, s := newPollerVia(t, sim.Config{Agents: 8, CallRate: 2}, everything, h.wrap)
 	p.cfg.CallsOverlap = time.Minute
 	id, err := s.ScriptAnsweredCall()
 	if err != nil {
@@ -115,7 +115,7 @@ func TestLateChangeOfALongCall(t *testing.T) {
 // request, so they stretch no interval.
 func TestLostOpenCallsCostLittle(t *testing.T) {
 	h := &hostile{}
-	p, store, s := newPollerVia(t, sim.Config{Agents: 8, CallRate: 0.5, Backlog: 10}, everything, Hooks{}, h.wrap)
+	p, store, s := newPollerVia(t, sim.Config{Agents: 8, CallRate: 0.5, Backlog: 10}, everything, h.wrap)
 	var b cursor.Batch
 	for i := range 10 {
 		b.Open = append(b.Open, cursor.Tracked{ID: itoa(900 + i), At: s.Now().Add(-10 * time.Hour)})

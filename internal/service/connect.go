@@ -98,3 +98,10 @@ func RouteDriverLogs(log zerolog.Logger) {
 	redisLogger.Store(&log)
 	redis.SetLogger(redisLog{&redisLogger})
 }
+
+// drainNATS drains the connection: pending publishes go out before it closes.
+func drainNATS(nc *nats.Conn, log zerolog.Logger) {
+	if err := nc.Drain(); err != nil {
+		log.Warn().Err(err).Msg("nats drain")
+	}
+}

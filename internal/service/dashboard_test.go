@@ -160,7 +160,7 @@ func startPrometheus(t *testing.T, bin, target, console string) *prometheus {
 		_ = cmd.Process.Kill()
 		<-exited
 	})
-	waitFor(t, 30*time.Second, "prometheus ready", func() bool {
+	simtest.WaitFor(t, 30*time.Second, "prometheus ready", func() bool {
 		resp, err := http.Get(p.url + "/-/ready")
 		if err != nil {
 			return false

@@ -1,14 +1,11 @@
 package service
 
 import (
-	"context"
 	"testing"
-	"time"
 
 	"github.com/callbus/callbus/internal/audit"
 	"github.com/callbus/callbus/internal/cursor"
 	"github.com/callbus/callbus/internal/natstest"
-	"github.com/callbus/callbus/internal/poll"
 	"github.com/callbus/callbus/internal/redistest"
 	"github.com/rs/zerolog"
 )
@@ -22,38 +19,23 @@ func TestRedisDataLoss(t *testing.T) {
 	rs := redistest.StartPrivate(t) // restarted below
 	ns := natstest.Start(t)
 	w := newWorld(t, nil)
-	c := &cycles{n: map[string]int{}}
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() {
-		done <- Run(ctx, testSettings(w, ns.URL(), rs.URL, "loss-1"), zerolog.Nop(), Options{PollHooks: poll.Hooks{Cycle: c.hook}})
-	}()
-	advance := func(steps int) {
-		for range steps {
-			n := c.snapshot()[poll.ResCalls]
-			waitFor(t, 60*time.Second, "a calls cycle", func() bool { return c.snapshot()[poll.ResCalls] > n })
-			w.sim.Advance(10 * time.Second)
-		}
-	}
-	advance(40)
+	svc := start(t, w, testSettings(w, ns.URL(), rs.URL, "loss-1"), zerolog.Nop())
+	svc.advance(t, 40)
 	rs.Restart(t) // all state lost
-	advance(40)
+	svc.advance(t, 40)
 	store, err := cursor.New(rs.Client(t), "acme")
 	if err != nil {
 		t.Fatal(err)
 	}
-	caughtUp(t, c, store)
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	msgs, truth := readRun(t, ns, w)
+	caughtUp(t, svc.cycles, store)
+	svc.stop(t)
+	msgs, truth := readStream(t, ns), w.ReadTruth(t)
 	// Ids are never reused, chains restart only where an entity is announced again,
 	// every change of the world reaches the stream at least once, and the last
 	// published states are the world's.
 	r := audit.CheckDelivery(msgs, "callcenter", audit.AtLeastOnce)
 	r.CompareTruth(truth)
-	st := w.sim.Stats()
+	st := w.Sim.Stats()
 	r.CompareCounts(st.Calls, st.CallsEnded, st.MetricsFinalized)
 	for _, p := range r.Problems {
 		t.Error(p)

@@ -1,6 +1,9 @@
-// Package service assembles callbus: Redis, NATS, the API client, the poller, the
-// relay and leadership, with health endpoints and an orderly shutdown. cmd/poller
-// and the end-to-end tests run it.
+// Package service assembles callbus: Redis, NATS, the API client, the store, the
+// relay, the poller and leadership, with health endpoints and an orderly shutdown.
+// It is wiring only: it joins the adapters (the outbox adapter between cursor and
+// publish), translates what the parts observe into telemetry's instruments, and
+// runs the leader's session; it decides nothing about polling, storing or
+// publishing. cmd/poller and the end-to-end tests run it; see ARCHITECTURE.md.
 package service
 
 import (
@@ -19,38 +22,21 @@ import (
 	"github.com/callbus/callbus/internal/poll"
 	"github.com/callbus/callbus/internal/publish"
 	"github.com/callbus/callbus/internal/telemetry"
-	"github.com/cenkalti/backoff/v4"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rs/zerolog"
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 	"go.opentelemetry.io/otel/trace"
-	"go.opentelemetry.io/otel/trace/noop"
 )
-
-// Options are what callers add to the service.
-type Options struct {
-	Version string
-	// OnPublished, when set, sees every event the relay got acknowledged (the
-	// demo's feed). It must not block.
-	OnPublished func(publish.Record)
-	// PollHooks observe the poller (tests).
-	PollHooks poll.Hooks
-	// TracerProvider traces poll cycles, API requests, Redis commits and
-	// publishes (nil: no traces; see telemetry.NewTracerProvider).
-	TracerProvider trace.TracerProvider
-}
 
 // Run runs the service until ctx ends, then shuts down in order: stop polling
 // (an interrupted cycle is simply redone: commits are atomic), drain the outbox to
-// JetStream, release the lease, stop serving HTTP, drain NATS, close Redis.
-func Run(ctx context.Context, s config.Settings, log zerolog.Logger, x Options) error {
-	log.Info().Str("version", x.Version).Object("config", s).Msg("starting")
-	board := newStatusBoard(s, x.Version) // GET /status
+// JetStream, release the lease, stop serving HTTP, drain NATS, close Redis, stop
+// the metrics. Each teardown is deferred right after its constructor.
+func Run(ctx context.Context, s config.Settings, log zerolog.Logger, opts ...Option) error {
+	o := newOptions(opts)
+	log.Info().Str("version", o.version).Object("config", s).Msg("starting")
+	board := newStatusBoard(s, o.version) // GET /status: keeps the last warnings too
 	log = log.Hook(board)
-	if x.TracerProvider == nil {
-		x.TracerProvider = noop.NewTracerProvider()
-	}
-	tracer := x.TracerProvider.Tracer("github.com/callbus/callbus")
 	metrics, err := telemetry.NewMetrics(telemetry.WithAccount(s.Account))
 	if err != nil {
 		return err
@@ -66,11 +52,7 @@ func Run(ctx context.Context, s config.Settings, log zerolog.Logger, x Options) 
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if err := nc.Drain(); err != nil {
-			log.Warn().Err(err).Msg("nats drain")
-		}
-	}()
+	defer drainNATS(nc, log)
 	// Acks that never come must not pile up: after AckWait the relay gives up on a
 	// future and publishes again; the library then forgets it too.
 	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(256), jetstream.WithPublishAsyncTimeout(10*time.Second))
@@ -81,84 +63,21 @@ func Run(ctx context.Context, s config.Settings, log zerolog.Logger, x Options) 
 	if err != nil {
 		return err
 	}
-	lim, err := callcenter.NewLimiter(callcenter.LimiterConfig{Share: s.RateLimitShare})
-	if err != nil {
-		return err
-	}
-	api, err := callcenter.New(s.APIURL, s.APIKey,
-		callcenter.WithLimiter(lim),
-		callcenter.WithLogger(log.With().Str("component", "api").Logger()),
-		callcenter.WithVersion(x.Version),
-		callcenter.WithResponseHook(apiObserver(metrics)),
-		callcenter.WithHTTPClient(apiHTTPClient(s.APITimeout, x.TracerProvider)))
-	if err != nil {
-		return err
-	}
-	relay := publish.NewRelay(js, js, outbox{store}, publish.RelayConfig{
-		Stream: s.StreamName,
-		Filter: event.AccountFilter(s.SubjectPrefix, s.Account),
-	}, log.With().Str("component", "relay").Logger())
-	relay.OnPublished = publishObserver(metrics, board.published(x.OnPublished))
-	relay.OnTruncated = truncationObserver(metrics)
-	relay.MaxPayload = nc.MaxPayload
-	relay.Tracer = tracer
-	if err := observeState(metrics, store, lim, relay); err != nil {
-		return fmt.Errorf("metrics: %w", err)
-	}
-	if err := observeBudget(metrics, lim, s.RateLimitShare); err != nil {
-		return fmt.Errorf("metrics: %w", err)
-	}
-	recordTargets(metrics, pollConfig(s).Intervals)
-	poller, err := poll.New(pollConfig(s), api, store, relay.Wake, log.With().Str("component", "poll").Logger(),
-		pollObserver(metrics, board.pollHooks(x.PollHooks), tracer))
+	session, err := newLeaderSession(ctx, s, o, parts{js: js, maxPayload: nc.MaxPayload, store: store, metrics: metrics, board: board}, log)
 	if err != nil {
 		return err
 	}
 	// The holder is unique per process, even when two share an instance id (a
 	// host name, a pod restarted in place): only one of them may pass the fence.
-	lead := poll.NewLeadership(store, s.InstanceID+"/"+randomSuffix(), s.LeaseTTL, log)
-	lead.OnChange = func(leader bool) {
-		v := int64(0)
-		if leader {
-			v = 1
-		}
-		metrics.Leader.Record(context.WithoutCancel(ctx), v)
-	}
-	lead.OnChange(false)
-	board.attach(lead, store, lim)
+	lead := poll.NewLeadership(store, s.InstanceID+"/"+randomSuffix(), s.LeaseTTL, log,
+		poll.WithRoleObserver(metrics.SetLeader))
+	board.attach(lead, store, session.lim)
 	stopHTTP, err := serveHTTP(s.HTTPAddr, board.routes(healthHandler(rdb, lead, metrics.Handler())), log)
 	if err != nil {
 		return err
 	}
 	defer stopHTTP()
-	stream := publish.StreamConfig{
-		Name: s.StreamName, Prefix: s.SubjectPrefix, MaxAge: s.StreamMaxAge,
-		Dupes: s.StreamDuplicates, Replicas: s.StreamReplicas,
-	}
-	shutdown := ctx
-	err = lead.Run(ctx, func(ctx context.Context, lease func() cursor.Lease) error {
-		// Set while no relay runs: the previous one ended before work returned.
-		relay.Fence = func(ctx context.Context) (time.Duration, error) { return store.Holds(ctx, lease()) }
-		rctx, stopRelay := context.WithCancel(ctx)
-		relayDone := make(chan struct{})
-		go func() {
-			defer close(relayDone)
-			if ensureStream(rctx, js, stream, log) == nil {
-				_ = relay.Run(rctx)
-			}
-		}()
-		err := poller.Run(ctx, lease)
-		stopRelay()
-		<-relayDone
-		if shutdown.Err() != nil { // shutting down (not a lost lease): publish what is committed
-			dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.ShutdownTimeout)
-			if derr := relay.Drain(dctx); derr != nil {
-				log.Warn().Err(derr).Msg("shutdown: outbox not drained; the next leader publishes the rest")
-			}
-			cancel()
-		}
-		return err
-	})
+	err = lead.Run(ctx, session.run)
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		log.Info().Msg("stopped")
 		return nil
@@ -166,22 +85,58 @@ func Run(ctx context.Context, s config.Settings, log zerolog.Logger, x Options) 
 	return err
 }
 
-// ensureStream provisions the stream, retrying while NATS is away. A stream that
-// cannot hold callbus's subjects is an operator's error: it is logged, and events
-// wait in the outbox until it is fixed.
-func ensureStream(ctx context.Context, js jetstream.JetStream, cfg publish.StreamConfig, log zerolog.Logger) error {
-	bo := backoff.NewExponentialBackOff()
-	bo.MaxInterval = 10 * time.Second
-	bo.MaxElapsedTime = 0
-	return backoff.RetryNotify(func() error {
-		_, notes, err := publish.EnsureStream(ctx, js, cfg)
-		for _, n := range notes {
-			log.Warn().Str("stream", cfg.Name).Msg("stream settings differ from the configuration: " + n)
-		}
-		return err
-	}, backoff.WithContext(bo, ctx), func(err error, d time.Duration) {
-		log.Error().Err(err).Dur("retry_in", d).Msg("stream not ready")
-	})
+// parts are what the service made before the leader session: the connections'
+// sides it uses, the metrics and the status board.
+type parts struct {
+	js         jetstream.JetStream
+	maxPayload func() int64 // the NATS server's max_payload (nats.Conn.MaxPayload)
+	store      *cursor.Store
+	metrics    *telemetry.Metrics
+	board      *statusBoard
+}
+
+// newLeaderSession builds what the leader runs: the API client, the relay and
+// the poller, with their metrics, traces and status.
+func newLeaderSession(ctx context.Context, s config.Settings, o options, p parts, log zerolog.Logger) (leaderSession, error) {
+	tracer := o.tp.Tracer("github.com/callbus/callbus")
+	lim, err := callcenter.NewLimiter(callcenter.LimiterConfig{Share: s.RateLimitShare})
+	if err != nil {
+		return leaderSession{}, err
+	}
+	api, err := callcenter.New(s.APIURL, s.APIKey,
+		callcenter.WithLimiter(lim),
+		callcenter.WithLogger(log.With().Str("component", "api").Logger()),
+		callcenter.WithVersion(o.version),
+		callcenter.WithResponseHook(apiObserver(ctx, p.metrics)),
+		callcenter.WithHTTPClient(apiHTTPClient(s.APITimeout, o.tp)))
+	if err != nil {
+		return leaderSession{}, err
+	}
+	relay := publish.NewRelay(p.js, p.js, outbox{p.store}, publish.RelayConfig{
+		Stream: s.StreamName,
+		Filter: event.AccountFilter(s.SubjectPrefix, s.Account),
+	}, log.With().Str("component", "relay").Logger())
+	relay.OnPublished = publishObserver(ctx, p.metrics, p.board.published(o.onPublished))
+	relay.OnTruncated = truncationObserver(ctx, p.metrics)
+	relay.MaxPayload = p.maxPayload
+	relay.Tracer = tracer
+	if err := p.metrics.ObserveState(stateOf(p.store, lim, relay, s.RateLimitShare)); err != nil {
+		return leaderSession{}, fmt.Errorf("metrics: %w", err)
+	}
+	recordTargets(ctx, p.metrics, pollConfig(s).Intervals)
+	pollOpts := append([]poll.Option{poll.WithWake(relay.Wake), poll.WithTracer(tracer),
+		poll.WithCycleObserver(cycleObserver(p.metrics)), poll.WithIntervalObserver(intervalObserver(p.metrics))}, p.board.pollOptions()...)
+	poller, err := poll.New(pollConfig(s), api, p.store, log.With().Str("component", "poll").Logger(), append(pollOpts, o.poll...)...)
+	if err != nil {
+		return leaderSession{}, err
+	}
+	return leaderSession{
+		service: ctx, poller: poller, relay: relay, store: p.store, lim: lim, js: p.js, drainTimeout: s.ShutdownTimeout, log: log,
+		stream: publish.StreamConfig{
+			Name: s.StreamName, Prefix: s.SubjectPrefix, MaxAge: s.StreamMaxAge,
+			Dupes: s.StreamDuplicates, Replicas: s.StreamReplicas,
+		},
+	}, nil
 }
 
 // apiHTTPClient traces each request (a child of the poll cycle's span; otelhttp

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
@@ -18,6 +17,7 @@ import (
 	"github.com/callbus/callbus/internal/redistest"
 	"github.com/callbus/callbus/internal/secret"
 	"github.com/callbus/callbus/internal/sim"
+	"github.com/callbus/callbus/internal/simtest"
 	"github.com/callbus/callbus/schemas"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rs/zerolog"
@@ -25,53 +25,22 @@ import (
 
 const testKey = "test-admin-key-5f2c9a"
 
-// world is a simulator on a manual clock with its truth log.
-type world struct {
-	sim   *sim.Sim
-	clock *sim.ManualClock
-	truth *syncBuffer
-	url   string
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-func (s *syncBuffer) Bytes() []byte {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return bytes.Clone(s.b.Bytes())
-}
-
-func newWorld(t *testing.T, tweak func(*sim.Config)) *world {
+// newWorld is the tests' simulated world: seed 7, ten agents, three calls a
+// minute, changed by tweak.
+func newWorld(t *testing.T, tweak func(*sim.Config)) *simtest.World {
 	t.Helper()
-	w := &world{clock: sim.NewManualClock(time.Now().UTC().Truncate(time.Second)), truth: &syncBuffer{}}
-	cfg := sim.Config{Seed: 7, Clock: w.clock, Agents: 10, CallRate: 3, APIKey: testKey, Truth: w.truth}
+	cfg := sim.Config{Seed: 7, Agents: 10, CallRate: 3, APIKey: testKey}
 	if tweak != nil {
 		tweak(&cfg)
 	}
-	s, err := sim.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.sim = s
-	srv := httptest.NewServer(s.Handler())
-	t.Cleanup(srv.Close)
-	w.url = srv.URL
-	return w
+	return simtest.NewWorld(t, cfg)
 }
 
 // settings for a fast test run against w.
-func testSettings(w *world, natsURL, redisURL, instance string) config.Settings {
+func testSettings(w *simtest.World, natsURL, redisURL, instance string) config.Settings {
 	fast := 40 * time.Millisecond
 	return config.Settings{
-		APIURL: w.url, APIKey: secret.New(testKey), APITimeout: 10 * time.Second, Account: "acme",
+		APIURL: w.URL, APIKey: secret.New(testKey), APITimeout: 10 * time.Second, Account: "acme",
 		NATSURL: natsURL, RedisURL: redisURL,
 		SubjectPrefix: "callcenter", StreamName: "CALLCENTER", StreamMaxAge: time.Hour, StreamDuplicates: 2 * time.Minute, StreamReplicas: 1,
 		RateLimitShare: 1,
@@ -90,7 +59,7 @@ type cycles struct {
 	n  map[string]int
 }
 
-func (c *cycles) hook(res string, _ time.Duration, _ int, err error) {
+func (c *cycles) hook(_ context.Context, res string, _ time.Duration, _ int, err error) {
 	if err != nil {
 		return
 	}
@@ -109,15 +78,42 @@ func (c *cycles) snapshot() map[string]int {
 	return out
 }
 
-// waitFor polls cond until it holds, failing the test after limit.
-func waitFor(t testing.TB, limit time.Duration, what string, cond func() bool) {
+// running is a service under test, counting its poll cycles.
+type running struct {
+	cycles *cycles
+	world  *simtest.World
+	cancel context.CancelFunc
+	done   chan error
+}
+
+// start runs the service with set, logging to log, until stop or the test's end.
+func start(t *testing.T, w *simtest.World, set config.Settings, log zerolog.Logger, opts ...Option) *running {
 	t.Helper()
-	deadline := time.Now().Add(limit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", limit, what)
-		}
-		time.Sleep(10 * time.Millisecond)
+	r := &running{cycles: &cycles{n: map[string]int{}}, world: w, done: make(chan error, 1)}
+	ctx, cancel := context.WithCancel(t.Context())
+	r.cancel = cancel
+	opts = append(opts, WithPollOptions(poll.WithCycleObserver(r.cycles.hook)))
+	go func() { r.done <- Run(ctx, set, log, opts...) }()
+	return r
+}
+
+// advance moves the world by steps of ten simulated seconds, each after a calls
+// cycle of the service.
+func (r *running) advance(t *testing.T, steps int) {
+	t.Helper()
+	for range steps {
+		n := r.cycles.snapshot()[poll.ResCalls]
+		simtest.WaitFor(t, 60*time.Second, "a calls cycle", func() bool { return r.cycles.snapshot()[poll.ResCalls] > n })
+		r.world.Sim.Advance(10 * time.Second)
+	}
+}
+
+// stop shuts the service down and fails the test if Run returned an error.
+func (r *running) stop(t *testing.T) {
+	t.Helper()
+	r.cancel()
+	if err := <-r.done; err != nil {
+		t.Fatalf("service: %v", err)
 	}
 }
 
@@ -132,7 +128,7 @@ func caughtUp(t *testing.T, c *cycles, store *cursor.Store) {
 			t.Logf("at the deadline: %s (cycles before: %v)", last, base)
 		}
 	}()
-	waitFor(t, 60*time.Second, "the poller to catch up", func() bool {
+	simtest.WaitFor(t, 60*time.Second, "the poller to catch up", func() bool {
 		now := c.snapshot()
 		for _, res := range []string{poll.ResCalls, poll.ResMetrics, poll.ResUsers, poll.ResTeams} {
 			if now[res] < base[res]+2 {
@@ -146,8 +142,8 @@ func caughtUp(t *testing.T, c *cycles, store *cursor.Store) {
 	})
 }
 
-// readRun returns every message of the stream and the world's truth so far.
-func readRun(t *testing.T, ns *natstest.Server, w *world) ([]audit.Message, *audit.Truth) {
+// readStream returns every message of the stream.
+func readStream(t *testing.T, ns *natstest.Server) []audit.Message {
 	t.Helper()
 	js, err := jetstream.New(ns.Conn(t))
 	if err != nil {
@@ -157,31 +153,24 @@ func readRun(t *testing.T, ns *natstest.Server, w *world) ([]audit.Message, *aud
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.sim.Close(); err != nil {
-		t.Fatal(err)
-	}
-	truth, err := audit.ReadTruth(bytes.NewReader(w.truth.Bytes()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return msgs, truth
+	return msgs
 }
 
 // auditStream audits the stream against the world's truth. partial says that the
 // world's backlog reaches further back than the poller's first calls window: the
 // stream then lacks the oldest calls, and must hold every call from its oldest on.
-func auditStream(t *testing.T, ns *natstest.Server, w *world, partial bool) *audit.Report {
+func auditStream(t *testing.T, ns *natstest.Server, w *simtest.World, partial bool) *audit.Report {
 	t.Helper()
-	msgs, truth := readRun(t, ns, w)
+	msgs := readStream(t, ns)
 	r := audit.Check(msgs, "callcenter")
-	r.CompareTruth(truth)
+	r.CompareTruth(w.ReadTruth(t))
 	v, err := schemas.New()
 	if err != nil {
 		t.Fatal(err)
 	}
 	r.Problems = append(r.Problems, audit.ValidateSchemas(msgs, v)...)
 	// The backlog writes no truth lines: count it.
-	st := w.sim.Stats()
+	st := w.Sim.Stats()
 	skipped := 0
 	if partial {
 		skipped = olderThanStream(r, st.Calls)
@@ -189,10 +178,7 @@ func auditStream(t *testing.T, ns *natstest.Server, w *world, partial bool) *aud
 			r.Problems = append(r.Problems, fmt.Sprintf("the stream holds %d of %d calls: the backlog should reach before the first window", len(r.Created), st.Calls))
 		}
 	}
-	if len(r.Created) != st.Calls-skipped || len(r.Ended) != st.CallsEnded-skipped || len(r.Finalized) != st.MetricsFinalized-skipped {
-		r.Problems = append(r.Problems, fmt.Sprintf("stream has %d calls created, %d ended, %d metrics finalized; the world %d, %d, %d less %d calls before the first window",
-			len(r.Created), len(r.Ended), len(r.Finalized), st.Calls, st.CallsEnded, st.MetricsFinalized, skipped))
-	}
+	r.CompareCounts(st.Calls-skipped, st.CallsEnded-skipped, st.MetricsFinalized-skipped)
 	return r
 }
 
@@ -236,49 +222,40 @@ func TestEndToEndAgainstTruth(t *testing.T) {
 		{name: "random order, backlog of many pages", tweak: func(c *sim.Config) { c.Order = sim.RandomOrder; c.Backlog = 1500 }},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			rs := redistest.Start(t)
-			ns := natstest.Start(t)
-			w := newWorld(t, tc.tweak)
-			rdb := rs.Client(t)
-			store, err := cursor.New(rdb, "acme")
-			if err != nil {
-				t.Fatal(err)
-			}
-			c := &cycles{n: map[string]int{}}
-			ctx, cancel := context.WithCancel(t.Context())
-			done := make(chan error, 1)
-			set := testSettings(w, ns.URL(), rs.URL, "test-1")
-			if tc.backfill != 0 {
-				set.CallsBackfill = tc.backfill
-			}
-			logs := &syncBuffer{}
-			log := zerolog.New(io.MultiWriter(zerolog.NewTestWriter(t), logs)).Level(zerolog.WarnLevel)
-			go func() {
-				done <- Run(ctx, set, log, Options{PollHooks: poll.Hooks{Cycle: c.hook}})
-			}()
-			// Twenty simulated minutes in 10-second steps, each after a calls cycle.
-			for range 120 {
-				n := c.snapshot()[poll.ResCalls]
-				waitFor(t, 30*time.Second, "a calls cycle", func() bool { return c.snapshot()[poll.ResCalls] > n })
-				w.sim.Advance(10 * time.Second)
-			}
-			caughtUp(t, c, store)
-			cancel()
-			if err := <-done; err != nil {
-				t.Fatalf("service: %v", err)
-			}
-			if ran := bytes.Contains(logs.Bytes(), []byte("ignores by_time")); ran != tc.fallback {
-				t.Errorf("the by_time fallback ran: %v, want %v", ran, tc.fallback)
-			}
-			r := auditStream(t, ns, w, tc.backfill != 0)
-			for _, p := range r.Problems {
-				t.Error(p)
-			}
-			t.Logf("%d messages: %v", r.Messages, r.ByType)
-			if st := w.sim.Stats(); st.CallsEnded == 0 || r.ByType["metric.finalized"] == 0 || r.ByType["participant.status_changed"] == 0 || r.ByType["user.status_changed"] == 0 {
-				t.Fatalf("the world did too little to test: %+v, %v", st, r.ByType)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { againstTruth(t, tc.tweak, tc.backfill, tc.fallback) })
+	}
+}
+
+// againstTruth runs the service over twenty simulated minutes of a world changed by
+// tweak and audits the stream against the world's truth. backfill (0: the
+// default) is the first calls window's reach; fallback says the by_time fallback
+// must run.
+func againstTruth(t *testing.T, tweak func(*sim.Config), backfill time.Duration, fallback bool) {
+	rs := redistest.Start(t)
+	ns := natstest.Start(t)
+	w := newWorld(t, tweak)
+	store, err := cursor.New(rs.Client(t), "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := testSettings(w, ns.URL(), rs.URL, "test-1")
+	if backfill != 0 {
+		set.CallsBackfill = backfill
+	}
+	logs := &simtest.Buffer{}
+	svc := start(t, w, set, zerolog.New(io.MultiWriter(zerolog.NewTestWriter(t), logs)).Level(zerolog.WarnLevel))
+	svc.advance(t, 120) // twenty simulated minutes
+	caughtUp(t, svc.cycles, store)
+	svc.stop(t)
+	if ran := bytes.Contains(logs.Bytes(), []byte("ignores by_time")); ran != fallback {
+		t.Errorf("the by_time fallback ran: %v, want %v", ran, fallback)
+	}
+	r := auditStream(t, ns, w, backfill != 0)
+	for _, p := range r.Problems {
+		t.Error(p)
+	}
+	t.Logf("%d messages: %v", r.Messages, r.ByType)
+	if st := w.Sim.Stats(); st.CallsEnded == 0 || r.ByType["metric.finalized"] == 0 || r.ByType["participant.status_changed"] == 0 || r.ByType["user.status_changed"] == 0 {
+		t.Fatalf("the world did too little to test: %+v, %v", st, r.ByType)
 	}
 }

@@ -137,32 +137,29 @@ func (b *statusBoard) attach(lead *poll.Leadership, store *cursor.Store, lim *ca
 	b.lead, b.store, b.lim = lead, store, lim
 }
 
-// pollHooks records cycles and effective intervals, then calls also's hooks.
-func (b *statusBoard) pollHooks(also poll.Hooks) poll.Hooks {
-	h := also
-	h.Cycle = func(res string, d time.Duration, requests int, err error) {
-		b.mu.Lock()
-		rs := ResourceStatus{LastCycle: time.Now(), LastRequests: requests}
-		if err != nil {
-			rs.LastError = b.mask(err.Error())
-		}
-		b.cycles[res] = rs
-		b.mu.Unlock()
-		if also.Cycle != nil {
-			also.Cycle(res, d, requests, err)
-		}
+// pollOptions record cycles and effective intervals on the board.
+func (b *statusBoard) pollOptions() []poll.Option {
+	return []poll.Option{poll.WithCycleObserver(b.cycle), poll.WithIntervalObserver(b.intervals)}
+}
+
+// cycle keeps a resource's last cycle (poll.CycleObserver).
+func (b *statusBoard) cycle(_ context.Context, res string, _ time.Duration, requests int, err error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	rs := ResourceStatus{LastCycle: time.Now(), LastRequests: requests}
+	if err != nil {
+		rs.LastError = b.mask(err.Error())
 	}
-	h.Intervals = func(eff map[string]time.Duration) {
-		b.mu.Lock()
-		for res, d := range eff {
-			b.effective[res] = d
-		}
-		b.mu.Unlock()
-		if also.Intervals != nil {
-			also.Intervals(eff)
-		}
+	b.cycles[res] = rs
+}
+
+// intervals keeps the effective intervals.
+func (b *statusBoard) intervals(_ context.Context, eff map[string]time.Duration) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for res, d := range eff {
+		b.effective[res] = d
 	}
-	return h
 }
 
 // published keeps the last acknowledged events, then calls also.

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"github.com/callbus/callbus/internal/simtest"
 	"strconv"
 	"testing"
 	"time"
@@ -18,7 +19,7 @@ func TestStatusPageInBrowser(t *testing.T) {
 	ctx := testenv.Browser(t, "the status page was not tested in a browser", 1280, 900)
 	r := startRunning(t, "browser-1", nil)
 	r.advance(t, 20)
-	waitFor(t, 30*time.Second, "events and the limit on /status", func() bool {
+	simtest.WaitFor(t, 30*time.Second, "events and the limit on /status", func() bool {
 		var st Status
 		return decodeStatus(r.get(t, "/status?format=json", ""), &st) == nil &&
 			len(st.Accounts[0].Events) > 0 && st.Accounts[0].Budget.Limit > 0

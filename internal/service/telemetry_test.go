@@ -1,7 +1,6 @@
 package service
 
 import (
-	"context"
 	"io"
 	"net/http"
 	"strings"
@@ -9,7 +8,6 @@ import (
 	"time"
 
 	"github.com/callbus/callbus/internal/natstest"
-	"github.com/callbus/callbus/internal/poll"
 	"github.com/callbus/callbus/internal/redistest"
 	"github.com/callbus/callbus/internal/simtest"
 	"github.com/nats-io/nats.go/jetstream"
@@ -39,20 +37,20 @@ func TestMetricsAndTraces(t *testing.T) {
 	ns := natstest.Start(t)
 	w := newWorld(t, nil)
 	sr := tracetest.NewSpanRecorder()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))
 	s := testSettings(w, ns.URL(), rs.URL, "telemetry-1")
 	s.HTTPAddr = simtest.FreeAddr(t)
-	c := &cycles{n: map[string]int{}}
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() {
-		done <- Run(ctx, s, zerolog.Nop(), Options{PollHooks: poll.Hooks{Cycle: c.hook}, TracerProvider: tp})
-	}()
-	for range 30 {
-		n := c.snapshot()[poll.ResCalls]
-		waitFor(t, 30*time.Second, "a calls cycle", func() bool { return c.snapshot()[poll.ResCalls] > n })
-		w.sim.Advance(10 * time.Second)
-	}
+	svc := start(t, w, s, zerolog.Nop(), WithTracerProvider(sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))))
+	svc.advance(t, 30)
+	checkMetrics(t, s.HTTPAddr)
+	svc.stop(t)
+	publishSpans := checkSpans(t, sr.Ended())
+	checkTraceparent(t, ns, publishSpans)
+}
+
+// checkMetrics waits until /metrics on addr shows every metric with a live value,
+// and checks that it does not show the API key.
+func checkMetrics(t *testing.T, addr string) {
+	t.Helper()
 	want := []string{
 		`callbus_api_requests_total{account="acme",operation="list calls",status="200"}`,
 		`callbus_api_rate_limit{account="acme"} `, `callbus_api_rate_limit_remaining{account="acme"} `,
@@ -74,8 +72,8 @@ func TestMetricsAndTraces(t *testing.T) {
 			t.Logf("missing %s in:\n%s", missing, body)
 		}
 	}()
-	waitFor(t, 30*time.Second, "every metric on /metrics", func() bool {
-		body = scrape(t, s.HTTPAddr)
+	simtest.WaitFor(t, 30*time.Second, "every metric on /metrics", func() bool {
+		body = scrape(t, addr)
 		for _, m := range want {
 			if !strings.Contains(body, m) {
 				missing = m
@@ -87,12 +85,12 @@ func TestMetricsAndTraces(t *testing.T) {
 	if strings.Contains(body, testKey) {
 		t.Fatal("the API key appears in /metrics")
 	}
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
+}
 
-	spans := sr.Ended()
+// checkSpans checks the span tree: poll cycles are roots, and Redis commits, API
+// requests and publishes are their children. It returns the publish spans' ids.
+func checkSpans(t *testing.T, spans []sdktrace.ReadOnlySpan) map[string]bool {
+	t.Helper()
 	byID := map[trace.SpanID]sdktrace.ReadOnlySpan{}
 	for _, sp := range spans {
 		byID[sp.SpanContext().SpanID()] = sp
@@ -106,18 +104,16 @@ func TestMetricsAndTraces(t *testing.T) {
 	count := map[string]int{}
 	publishIDs := map[string]bool{}
 	for _, sp := range spans {
-		name, parent := sp.Name(), parentName(sp)
+		name, underCycle := sp.Name(), strings.HasPrefix(parentName(sp), "poll ")
 		switch {
 		case strings.HasPrefix(name, "poll ") && !sp.Parent().IsValid():
 			count["cycle root"]++
-		case name == "redis commit" && strings.HasPrefix(parent, "poll "):
+		case name == "redis commit" && underCycle:
 			count["commit under cycle"]++
-		case strings.HasPrefix(name, "HTTP GET") || name == "GET":
-			if strings.HasPrefix(parent, "poll ") {
-				count["api under cycle"]++
-			}
+		case (strings.HasPrefix(name, "HTTP GET") || name == "GET") && underCycle:
+			count["api under cycle"]++
 		case strings.HasPrefix(name, "publish callcenter.acme."):
-			if strings.HasPrefix(parent, "poll ") {
+			if underCycle {
 				count["publish under cycle"]++
 			}
 			publishIDs[sp.SpanContext().SpanID().String()] = true
@@ -132,6 +128,13 @@ func TestMetricsAndTraces(t *testing.T) {
 			t.Fatalf("no %s span; spans seen: %v", k, names)
 		}
 	}
+	return publishIDs
+}
+
+// checkTraceparent checks that the stream's first message carries the trace
+// context of one of the publish spans, in a lower-case traceparent header.
+func checkTraceparent(t *testing.T, ns *natstest.Server, publishSpans map[string]bool) {
+	t.Helper()
 	js, err := jetstream.New(ns.Conn(t))
 	if err != nil {
 		t.Fatal(err)
@@ -149,7 +152,7 @@ func TestMetricsAndTraces(t *testing.T) {
 		t.Fatalf("message has no lower-case traceparent header: %v", msg.Header)
 	}
 	parts := strings.Split(tp0[0], "-")
-	if len(parts) != 4 || !publishIDs[parts[2]] {
+	if len(parts) != 4 || !publishSpans[parts[2]] {
 		t.Fatalf("traceparent %q does not name a publish span", tp0[0])
 	}
 }

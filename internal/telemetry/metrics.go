@@ -1,7 +1,9 @@
 // Package telemetry sets up callbus's metrics (OpenTelemetry with the Prometheus
 // exporter, on the service's own registry) and traces (OTLP when the standard
-// OTEL_EXPORTER_OTLP_ENDPOINT is set, otherwise none). Nothing is global: the
-// service passes the instruments and the tracer to the parts that use them.
+// OTEL_EXPORTER_OTLP_ENDPOINT is set, otherwise none). It creates every instrument,
+// including the gauges read at scrape time (ObserveState), and knows nothing of the
+// parts it measures: they report through observers the service wires to it.
+// Nothing is global: the service passes the instruments and the tracer on.
 package telemetry
 
 import (
@@ -93,15 +95,14 @@ func NewMetrics(opts ...Option) (*Metrics, error) {
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("metrics: %v", errs)
 	}
-	m.RedisErrors.Add(context.Background(), 0) // shown from the start, not from the first error
+	// Shown from the start, not from the first error or the first lease.
+	m.RedisErrors.Add(context.Background(), 0)
+	m.Leader.Record(context.Background(), 0)
 	return m, nil
 }
 
 // Handler serves the Prometheus exposition.
 func (m *Metrics) Handler() http.Handler { return m.handler }
-
-// Meter is for instruments registered elsewhere (observable gauges with callbacks).
-func (m *Metrics) Meter() metric.Meter { return m.meter }
 
 // Shutdown stops the meter provider.
 func (m *Metrics) Shutdown(ctx context.Context) error { return m.provider.Shutdown(ctx) }

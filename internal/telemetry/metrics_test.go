@@ -2,7 +2,6 @@ package telemetry
 
 import (
 	"context"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -18,9 +17,7 @@ func TestMetricsExposition(t *testing.T) {
 	t.Cleanup(func() { _ = m.Shutdown(context.Background()) }) // t.Context() is done by now
 	m.APIRequests.Add(t.Context(), 2, metric.WithAttributes(attribute.String("operation", "list_calls"), attribute.Int("status", 200)))
 	m.Leader.Record(t.Context(), 1)
-	rec := httptest.NewRecorder()
-	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
-	body := rec.Body.String()
+	body := expose(t, m)
 	for _, want := range []string{
 		`callbus_api_requests_total{operation="list_calls",status="200"} 2`,
 		"callbus_leader 1",
@@ -30,9 +27,6 @@ func TestMetricsExposition(t *testing.T) {
 		if !strings.Contains(body, want) {
 			t.Errorf("/metrics lacks %q", want)
 		}
-	}
-	if m.Meter() == nil {
-		t.Error("Meter() = nil")
 	}
 }
 
@@ -48,9 +42,7 @@ func TestMetricsAccountLabel(t *testing.T) {
 	m.TargetInterval.Record(t.Context(), 5, res)
 	m.RecordsRejected.Add(t.Context(), 1, metric.WithAttributes(attribute.String("resource", "calls"), attribute.String("reason", "undecodable")))
 	m.Leader.Record(t.Context(), 1)
-	rec := httptest.NewRecorder()
-	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
-	body := rec.Body.String()
+	body := expose(t, m)
 	for _, want := range []string{
 		`callbus_poll_target_interval_seconds{account="acme",resource="calls"} 5`,
 		`callbus_records_rejected_total{account="acme",reason="undecodable",resource="calls"} 1`,

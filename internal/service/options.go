@@ -1,0 +1,52 @@
+package service
+
+import (
+	"github.com/callbus/callbus/internal/poll"
+	"github.com/callbus/callbus/internal/publish"
+	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
+)
+
+// Option adds an optional collaborator to the service (functional options: the
+// one way callbus passes optional collaborators, see ARCHITECTURE.md).
+type Option func(*options)
+
+type options struct {
+	version     string
+	onPublished func(publish.Record)
+	poll        []poll.Option
+	tp          trace.TracerProvider
+}
+
+func newOptions(opts []Option) options {
+	o := options{tp: noop.NewTracerProvider()}
+	for _, f := range opts {
+		f(&o)
+	}
+	return o
+}
+
+// WithVersion names the build in the log and the API client's User-Agent.
+func WithVersion(v string) Option { return func(o *options) { o.version = v } }
+
+// WithPublishObserver sees every event the relay got acknowledged (the demo's
+// feed). f must not block.
+func WithPublishObserver(f func(publish.Record)) Option {
+	return func(o *options) { o.onPublished = f }
+}
+
+// WithPollOptions adds options to the poller, after the service's own (observers
+// add up: tests watch cycles this way).
+func WithPollOptions(opts ...poll.Option) Option {
+	return func(o *options) { o.poll = append(o.poll, opts...) }
+}
+
+// WithTracerProvider traces poll cycles, API requests, Redis commits and
+// publishes (default: no traces; see telemetry.NewTracerProvider).
+func WithTracerProvider(tp trace.TracerProvider) Option {
+	return func(o *options) {
+		if tp != nil {
+			o.tp = tp
+		}
+	}
+}
