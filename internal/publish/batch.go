@@ -140,16 +140,16 @@ func (r *Relay) acked(rec Record, ack *jetstream.PubAck, in *inflight) {
 			r.Stats.Truncated.Add(1)
 			r.log.Warn().Str("event_id", rec.ID).Str("subject", rec.Subject).Int("original_bytes", in.original).
 				Msg("relay: event larger than the server accepts, published reduced (callbustruncated)")
-			if r.OnTruncated != nil {
-				r.OnTruncated(rec, in.original)
+			if r.onTruncated != nil {
+				r.onTruncated(rec, in.original)
 			}
 		}
 	}
 	in.span.SetAttributes(attribute.Int64("messaging.nats.stream.sequence", int64(ack.Sequence)), attribute.Bool("callbus.duplicate", ack.Duplicate))
 	in.span.End()
 	in.span = nil
-	if r.OnPublished != nil {
-		r.OnPublished(rec, ack)
+	if r.onPublished != nil {
+		r.onPublished(rec, ack)
 	}
 }
 
@@ -173,7 +173,7 @@ func (r *Relay) stillStored(ctx context.Context, seq uint64) error {
 // startSpan starts the publish span of rec as a child of the trace context rec
 // carries.
 func (r *Relay) startSpan(ctx context.Context, rec Record) (context.Context, trace.Span) {
-	return r.Tracer.Start(telemetry.Extract(ctx, rec.Headers), "publish "+rec.Subject, trace.WithSpanKind(trace.SpanKindProducer),
+	return r.tracer.Start(telemetry.Extract(ctx, rec.Headers), "publish "+rec.Subject, trace.WithSpanKind(trace.SpanKindProducer),
 		trace.WithAttributes(attribute.String("messaging.system", "nats"), attribute.String("messaging.destination.name", rec.Subject),
 			attribute.String("messaging.message.id", rec.ID)))
 }
@@ -207,8 +207,8 @@ func (r *Relay) shrink(msg *nats.Msg) (int, error) {
 // take; 0 when neither is known.
 func (r *Relay) limit() int64 {
 	var l int64
-	if r.MaxPayload != nil {
-		l = r.MaxPayload()
+	if r.maxPayload != nil {
+		l = r.maxPayload()
 	}
 	if r.maxMsg > 0 && (l <= 0 || r.maxMsg < l) {
 		l = r.maxMsg

@@ -48,10 +48,8 @@ func TestRelayPausedLeaderPublishesNothingStale(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := b.relay()
-	a.Fence = fence(b.store, leaseA)
 	pause := &pausingTracer{Tracer: noop.NewTracerProvider().Tracer(""), at: 5, paused: make(chan struct{}), resume: make(chan struct{})}
-	a.Tracer = pause
+	a := b.relay(WithFence(fence(b.store, leaseA)), WithTracer(pause))
 	run(t, a)
 	<-pause.paused // four events of the first batch sent, twelve to go
 
@@ -60,8 +58,7 @@ func TestRelayPausedLeaderPublishesNothingStale(t *testing.T) {
 		leaseB, err = b.store.Acquire(t.Context(), "b", time.Hour)
 		return err == nil
 	})
-	bRelay := b.relay()
-	bRelay.Fence = fence(b.store, leaseB)
+	bRelay := b.relay(WithFence(fence(b.store, leaseB)))
 	run(t, bRelay)
 	waitFor(t, "b to drain the outbox", func() bool { return b.outboxLen(t) == 0 })
 	drained := time.Now()

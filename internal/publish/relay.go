@@ -44,7 +44,7 @@ type Stats struct {
 }
 
 // Relay moves outbox entries to JetStream. Run it in one goroutine; Wake may be
-// called from any goroutine. Set the optional fields before Run.
+// called from any goroutine. Optional collaborators come as RelayOptions.
 type Relay struct {
 	pub     jetstream.Publisher
 	streams jetstream.StreamManager // to read the stream back when reconciling
@@ -57,28 +57,12 @@ type Relay struct {
 	// withdrawn holds the event ids reconcile withdrew and the stream has not
 	// taken again: each is sent alone (see send).
 	withdrawn map[string]struct{}
-	// OnPublished, when set, is called after each acknowledged record (for the
-	// detection-delay metric and the demo feed). It must not block.
-	OnPublished func(r Record, ack *jetstream.PubAck)
-	// OnTruncated, when set, is called once for each record stored in reduced
-	// form, with the size of its original body in bytes. It must not block.
-	OnTruncated func(r Record, originalSize int)
-	// MaxPayload returns the largest message the server accepts (nats.Conn's
-	// MaxPayload; 0 while unknown). Larger events are published reduced (see fit)
-	// instead of failing forever. Nil: no limit known.
-	MaxPayload func() int64
-	// Fence, when set, confirms that this process still holds the account's lease
-	// and returns how long the confirmation holds (the lease's remaining time to
-	// live); an error when it does not hold it or cannot tell. The relay asks
-	// before each batch and sends nothing once the confirmation is older than
-	// fenceShare of that time, so a leader paused past its lease (SIGSTOP, a
-	// long GC, a frozen VM) cannot publish a stale batch after it wakes.
-	Fence func(ctx context.Context) (time.Duration, error)
-	// Tracer traces each publish as a child of the trace context the record
-	// carries (the poll cycle that found the change), and the published message
-	// carries the publish span's context on (no-op unless set).
-	Tracer trace.Tracer
-	Stats  Stats
+	onPublished func(r Record, ack *jetstream.PubAck)
+	onTruncated func(r Record, originalSize int)
+	maxPayload  func() int64
+	fence       func(ctx context.Context) (time.Duration, error)
+	tracer      trace.Tracer
+	Stats       Stats
 }
 
 // fenceShare is the part of the lease's remaining time the relay publishes in
@@ -89,7 +73,7 @@ const fenceShare = 0.8
 // NewRelay returns a relay from outbox to the stream cfg.Stream: it publishes
 // through pub and, to reconcile, reads the stream it finds through streams (one
 // jetstream.JetStream serves as both).
-func NewRelay(pub jetstream.Publisher, streams jetstream.StreamManager, outbox Outbox, cfg RelayConfig, log zerolog.Logger) *Relay {
+func NewRelay(pub jetstream.Publisher, streams jetstream.StreamManager, outbox Outbox, cfg RelayConfig, log zerolog.Logger, opts ...RelayOption) *Relay {
 	if cfg.Batch <= 0 {
 		cfg.Batch = 256
 	}
@@ -99,7 +83,11 @@ func NewRelay(pub jetstream.Publisher, streams jetstream.StreamManager, outbox O
 	if cfg.Idle <= 0 {
 		cfg.Idle = 250 * time.Millisecond
 	}
-	return &Relay{pub: pub, streams: streams, outbox: outbox, cfg: cfg, log: log, wake: make(chan struct{}, 1), withdrawn: map[string]struct{}{}, Tracer: noop.NewTracerProvider().Tracer("")}
+	r := &Relay{pub: pub, streams: streams, outbox: outbox, cfg: cfg, log: log, wake: make(chan struct{}, 1), withdrawn: map[string]struct{}{}, tracer: noop.NewTracerProvider().Tracer("")}
+	for _, o := range opts {
+		o(r)
+	}
+	return r
 }
 
 // Wake tells the relay that new entries were committed.
@@ -177,7 +165,7 @@ func (r *Relay) Drain(ctx context.Context) error {
 }
 
 // once publishes one batch after last and returns how many entries it handled and
-// the new position. With a Fence, it confirms the lease first.
+// the new position. With a fence, it confirms the lease first.
 func (r *Relay) once(ctx context.Context, last string) (int, string, error) {
 	recs, err := r.outbox.ReadOutbox(ctx, last, r.cfg.Batch)
 	if err != nil {
@@ -187,9 +175,9 @@ func (r *Relay) once(ctx context.Context, last string) (int, string, error) {
 		return 0, last, nil
 	}
 	var until time.Time // zero: no fence
-	if r.Fence != nil {
+	if r.fence != nil {
 		start := time.Now() // before asking: the answer may come late
-		ttl, err := r.Fence(ctx)
+		ttl, err := r.fence(ctx)
 		if err != nil {
 			return 0, last, fmt.Errorf("confirm the lease: %w", err)
 		}

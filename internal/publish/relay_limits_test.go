@@ -19,10 +19,8 @@ func TestRelayPublishesAnEventOverMaxPayloadReduced(t *testing.T) {
 		t.Fatalf("the call is %d bytes, not over the server's max_payload %d", len(big), maxPayload)
 	}
 	b.commitBodies(t, []byte(`{"n":0}`), big, []byte(`{"n":2}`))
-	r := b.relay()
-	r.MaxPayload = b.js.Conn().MaxPayload
 	var original int
-	r.OnTruncated = func(_ Record, size int) { original = size }
+	r := b.relay(WithMaxPayload(b.js.Conn().MaxPayload), WithTruncationObserver(func(_ Record, size int) { original = size }))
 	if err := r.Drain(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -44,8 +42,7 @@ func TestRelayPublishesAnEventOverMaxPayloadReduced(t *testing.T) {
 func TestRelayKeepsOrderWhenTheStreamRejectsOneMidBatch(t *testing.T) {
 	b := newBed(t, false)
 	b.updateStream(t, func(c *jetstream.StreamConfig) { c.Duplicates = 500 * time.Millisecond })
-	r := b.relay()
-	r.MaxPayload = b.js.Conn().MaxPayload
+	r := b.relay(WithMaxPayload(b.js.Conn().MaxPayload))
 	run(t, r) // reconciles: the stream takes any size up to max_payload
 	const limit = 16 << 10
 	b.updateStream(t, func(c *jetstream.StreamConfig) { c.MaxMsgSize = limit })

@@ -17,7 +17,9 @@ func relayCfg() RelayConfig {
 	return RelayConfig{Stream: "CALLCENTER", Filter: "callcenter.acme.>", Batch: 16, AckWait: 2 * time.Second, Idle: 10 * time.Millisecond}
 }
 
-func (b *bed) relay() *Relay { return NewRelay(b.js, b.js, b.outbox(), relayCfg(), zerolog.Nop()) }
+func (b *bed) relay(opts ...RelayOption) *Relay {
+	return NewRelay(b.js, b.js, b.outbox(), relayCfg(), zerolog.Nop(), opts...)
+}
 
 // run runs r until the test ends.
 func run(t *testing.T, r *Relay) {
@@ -42,10 +44,9 @@ func TestRelayPublishesInOrderWithHeaders(t *testing.T) {
 	for range 4 { // several commits: order holds across them
 		b.commit(t, 25)
 	}
-	r := b.relay()
 	var mu sync.Mutex
 	var seen []Record
-	r.OnPublished = func(rec Record, _ *jetstream.PubAck) { mu.Lock(); seen = append(seen, rec); mu.Unlock() }
+	r := b.relay(WithPublishObserver(func(rec Record, _ *jetstream.PubAck) { mu.Lock(); seen = append(seen, rec); mu.Unlock() }))
 	run(t, r)
 	waitFor(t, "outbox trimmed", func() bool { return b.outboxLen(t) == 0 })
 	msgs := streamMsgs(t, b.stream)
@@ -179,9 +180,8 @@ func TestRelayPublishesEntriesOfEarlierReleases(t *testing.T) {
 		Values: []any{"id", env.ID, "subject", "callcenter.acme.call.ended", "data", body, "headers", "{}"}}).Err(); err != nil {
 		t.Fatal(err)
 	}
-	r := b.relay()
 	var seen []Record
-	r.OnPublished = func(rec Record, _ *jetstream.PubAck) { seen = append(seen, rec) }
+	r := b.relay(WithPublishObserver(func(rec Record, _ *jetstream.PubAck) { seen = append(seen, rec) }))
 	if err := r.Drain(t.Context()); err != nil {
 		t.Fatal(err)
 	}

@@ -112,14 +112,14 @@ func newLeaderSession(ctx context.Context, s config.Settings, o options, p parts
 	if err != nil {
 		return leaderSession{}, err
 	}
+	fence := &leaseFence{store: p.store}
 	relay := publish.NewRelay(p.js, p.js, outbox{p.store}, publish.RelayConfig{
 		Stream: s.StreamName,
 		Filter: event.AccountFilter(s.SubjectPrefix, s.Account),
-	}, log.With().Str("component", "relay").Logger())
-	relay.OnPublished = publishObserver(ctx, p.metrics, p.board.published(o.onPublished))
-	relay.OnTruncated = truncationObserver(ctx, p.metrics)
-	relay.MaxPayload = p.maxPayload
-	relay.Tracer = tracer
+	}, log.With().Str("component", "relay").Logger(),
+		publish.WithPublishObserver(publishObserver(ctx, p.metrics, p.board.published(o.onPublished))),
+		publish.WithTruncationObserver(truncationObserver(ctx, p.metrics)),
+		publish.WithMaxPayload(p.maxPayload), publish.WithFence(fence.holds), publish.WithTracer(tracer))
 	if err := p.metrics.ObserveState(stateOf(p.store, lim, relay, s.RateLimitShare)); err != nil {
 		return leaderSession{}, fmt.Errorf("metrics: %w", err)
 	}
@@ -131,7 +131,7 @@ func newLeaderSession(ctx context.Context, s config.Settings, o options, p parts
 		return leaderSession{}, err
 	}
 	return leaderSession{
-		service: ctx, poller: poller, relay: relay, store: p.store, lim: lim, js: p.js, drainTimeout: s.ShutdownTimeout, log: log,
+		service: ctx, poller: poller, relay: relay, fence: fence, lim: lim, js: p.js, drainTimeout: s.ShutdownTimeout, log: log,
 		stream: publish.StreamConfig{
 			Name: s.StreamName, Prefix: s.SubjectPrefix, MaxAge: s.StreamMaxAge,
 			Dupes: s.StreamDuplicates, Replicas: s.StreamReplicas,

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 
 	"github.com/callbus/callbus/internal/callcenter"
@@ -21,7 +22,7 @@ type leaderSession struct {
 	service      context.Context // its end means shutdown
 	poller       *poll.Poller
 	relay        *publish.Relay
-	store        *cursor.Store
+	fence        *leaseFence
 	lim          *callcenter.Limiter
 	js           jetstream.JetStream
 	stream       publish.StreamConfig
@@ -32,10 +33,7 @@ type leaderSession struct {
 // run is the leadership's work (poll.Work): it returns when ctx ends or the
 // lease is lost, with the poller's error.
 func (ls leaderSession) run(ctx context.Context, lease func() cursor.Lease) error {
-	// Set while no relay runs: the previous one ended before work returned. The
-	// relay confirms the lease before each batch (a paused ex-leader publishes
-	// nothing stale).
-	ls.relay.Fence = func(ctx context.Context) (time.Duration, error) { return ls.store.Holds(ctx, lease()) }
+	ls.fence.term.Store(&lease)
 	rctx, stopRelay := context.WithCancel(ctx)
 	relayDone := make(chan struct{})
 	go func() {
@@ -61,6 +59,22 @@ func (ls leaderSession) drain(ctx context.Context) {
 	if err := ls.relay.Drain(ctx); err != nil {
 		ls.log.Warn().Err(err).Msg("shutdown: outbox not drained; the next leader publishes the rest")
 	}
+}
+
+// leaseFence confirms the lease of the current leader term for the relay, which
+// is built once and runs in every term: it asks before each batch, so a paused
+// ex-leader publishes nothing stale.
+type leaseFence struct {
+	store *cursor.Store
+	term  atomic.Pointer[func() cursor.Lease] // the term's lease, set when it starts
+}
+
+func (f *leaseFence) holds(ctx context.Context) (time.Duration, error) {
+	lease := f.term.Load()
+	if lease == nil {
+		return 0, cursor.ErrNotLeader
+	}
+	return f.store.Holds(ctx, (*lease)())
 }
 
 // ensureStream provisions the stream, retrying while NATS is away. A stream that

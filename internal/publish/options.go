@@ -1,0 +1,53 @@
+package publish
+
+import (
+	"context"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// RelayOption adds an optional collaborator to a Relay (functional options: the
+// one way callbus passes optional collaborators, see ARCHITECTURE.md).
+type RelayOption func(*Relay)
+
+// WithPublishObserver calls f after each acknowledged record (the service's
+// metrics and status page, the demo's feed). f must not block.
+func WithPublishObserver(f func(r Record, ack *jetstream.PubAck)) RelayOption {
+	return func(r *Relay) { r.onPublished = f }
+}
+
+// WithTruncationObserver calls f once for each record stored in reduced form,
+// with the size of its original body in bytes. f must not block.
+func WithTruncationObserver(f func(r Record, originalSize int)) RelayOption {
+	return func(r *Relay) { r.onTruncated = f }
+}
+
+// WithMaxPayload gives the largest message the server accepts (nats.Conn's
+// MaxPayload; 0 while unknown). Larger events are published reduced (see fit)
+// instead of failing forever. Without it no limit is known.
+func WithMaxPayload(f func() int64) RelayOption {
+	return func(r *Relay) { r.maxPayload = f }
+}
+
+// WithFence confirms that this process still holds the account's lease and
+// returns how long the confirmation holds (the lease's remaining time to live);
+// an error when it does not hold it or cannot tell. The relay asks before each
+// batch and sends nothing once the confirmation is older than fenceShare of that
+// time, so a leader paused past its lease (SIGSTOP, a long GC, a frozen VM)
+// cannot publish a stale batch after it wakes.
+func WithFence(f func(ctx context.Context) (time.Duration, error)) RelayOption {
+	return func(r *Relay) { r.fence = f }
+}
+
+// WithTracer traces each publish as a child of the trace context the record
+// carries (the poll cycle that found the change); the published message carries
+// the publish span's context on. Default: no traces.
+func WithTracer(t trace.Tracer) RelayOption {
+	return func(r *Relay) {
+		if t != nil {
+			r.tracer = t
+		}
+	}
+}
