@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"go.opentelemetry.io/otel/metric"
@@ -24,68 +25,72 @@ type State struct {
 }
 
 // ObserveState registers the scrape-time gauges: outbox depth and relay lag, the
-// share of the rate budget used, and the relay's publish errors. Call it once.
+// share of the rate budget used, the relay's publish errors, and the budget's
+// share and size. Call it once.
 func (m *Metrics) ObserveState(s State) error {
-	depth, err := m.meter.Int64ObservableGauge("callbus.outbox.depth", metric.WithDescription("Events committed and not yet acknowledged by JetStream."), metric.WithUnit("{event}"))
-	if err != nil {
-		return err
-	}
-	lag, err := m.meter.Float64ObservableGauge("callbus.relay.lag", metric.WithDescription("Age of the oldest event waiting in the outbox (0 when empty)."), metric.WithUnit("s"))
-	if err != nil {
-		return err
-	}
-	used, err := m.meter.Float64ObservableGauge("callbus.rate_budget.used", metric.WithDescription("Share of this service's rate budget used in the current window (0 to 1)."), metric.WithUnit("1"))
-	if err != nil {
-		return err
-	}
-	pubErrs, err := m.meter.Int64ObservableCounter("callbus.publish.errors", metric.WithDescription("Failed publishes or outbox reads of the relay (each retried)."), metric.WithUnit("{error}"))
-	if err != nil {
-		return err
-	}
-	shareG, err := m.meter.Float64ObservableGauge("callbus.rate_budget.share", metric.WithDescription("Configured share of the account's API rate limit callbus may use (0 to 1)."), metric.WithUnit("1"))
-	if err != nil {
-		return err
-	}
-	budget, err := m.meter.Int64ObservableGauge("callbus.rate_budget.requests", metric.WithDescription("Requests per rate window callbus may make: its share of the account's limit."), metric.WithUnit("{request}"))
+	g, err := m.stateGauges()
 	if err != nil {
 		return err
 	}
 	_, err = m.meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
 		ctx, cancel := context.WithTimeout(ctx, time.Second)
 		defer cancel()
-		if s.OutboxDepth != nil {
-			if n, err := s.OutboxDepth(ctx); err == nil {
-				o.ObserveInt64(depth, n)
-			}
-		}
-		if s.OutboxOldest != nil {
-			if oldest, ok, err := s.OutboxOldest(ctx); err == nil {
-				age := 0.0
-				if ok {
-					age = time.Since(oldest).Seconds()
-				}
-				o.ObserveFloat64(lag, age)
-			}
-		}
-		if s.BudgetUsed != nil {
-			if share, ok := s.BudgetUsed(); ok {
-				o.ObserveFloat64(used, share)
-			}
-		}
-		if s.PublishErrors != nil {
-			o.ObserveInt64(pubErrs, s.PublishErrors())
-		}
-		if s.Share > 0 {
-			o.ObserveFloat64(shareG, s.Share)
-		}
-		if s.Budget != nil {
-			if n, ok := s.Budget(); ok {
-				o.ObserveInt64(budget, n)
-			}
-		}
+		g.observe(ctx, o, s)
 		return nil
-	}, depth, lag, used, pubErrs, shareG, budget)
+	}, g.depth, g.lag, g.used, g.pubErrs, g.share, g.budget)
 	return err
+}
+
+// stateGauges are the instruments ObserveState reads into.
+type stateGauges struct {
+	depth, budget, pubErrs metric.Int64Observable
+	lag, used, share       metric.Float64Observable
+}
+
+func (m *Metrics) stateGauges() (g stateGauges, err error) {
+	var errs [6]error
+	g.depth, errs[0] = m.meter.Int64ObservableGauge("callbus.outbox.depth", metric.WithDescription("Events committed and not yet acknowledged by JetStream."), metric.WithUnit("{event}"))
+	g.lag, errs[1] = m.meter.Float64ObservableGauge("callbus.relay.lag", metric.WithDescription("Age of the oldest event waiting in the outbox (0 when empty)."), metric.WithUnit("s"))
+	g.used, errs[2] = m.meter.Float64ObservableGauge("callbus.rate_budget.used", metric.WithDescription("Share of this service's rate budget used in the current window (0 to 1)."), metric.WithUnit("1"))
+	g.pubErrs, errs[3] = m.meter.Int64ObservableCounter("callbus.publish.errors", metric.WithDescription("Failed publishes or outbox reads of the relay (each retried)."), metric.WithUnit("{error}"))
+	g.share, errs[4] = m.meter.Float64ObservableGauge("callbus.rate_budget.share", metric.WithDescription("Configured share of the account's API rate limit callbus may use (0 to 1)."), metric.WithUnit("1"))
+	g.budget, errs[5] = m.meter.Int64ObservableGauge("callbus.rate_budget.requests", metric.WithDescription("Requests per rate window callbus may make: its share of the account's limit."), metric.WithUnit("{request}"))
+	return g, errors.Join(errs[:]...)
+}
+
+// observe reads s into the gauges; a source that fails is left out of this
+// scrape.
+func (g stateGauges) observe(ctx context.Context, o metric.Observer, s State) {
+	if s.OutboxDepth != nil {
+		if n, err := s.OutboxDepth(ctx); err == nil {
+			o.ObserveInt64(g.depth, n)
+		}
+	}
+	if s.OutboxOldest != nil {
+		if oldest, ok, err := s.OutboxOldest(ctx); err == nil {
+			age := 0.0
+			if ok {
+				age = time.Since(oldest).Seconds()
+			}
+			o.ObserveFloat64(g.lag, age)
+		}
+	}
+	if s.BudgetUsed != nil {
+		if share, ok := s.BudgetUsed(); ok {
+			o.ObserveFloat64(g.used, share)
+		}
+	}
+	if s.PublishErrors != nil {
+		o.ObserveInt64(g.pubErrs, s.PublishErrors())
+	}
+	if s.Share > 0 {
+		o.ObserveFloat64(g.share, s.Share)
+	}
+	if s.Budget != nil {
+		if n, ok := s.Budget(); ok {
+			o.ObserveInt64(g.budget, n)
+		}
+	}
 }
 
 // SetLeader records this replica's role in callbus_leader.
