@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/callcenter"
 	"github.com/callbus/callbus/internal/event"
 )
@@ -51,7 +52,7 @@ func (f *feed) printGap(body []byte, gap string) {
 		if gap != "" {
 			gap = fmt.Sprintf("%-9s ", gap)
 		}
-		line = fmt.Sprintf("%s  %s%-26s %-30s %s", at.Format(time.TimeOnly), gap, e.Type, e.Subject, summary(e))
+		line = fmt.Sprintf("%s  %s%-26s %-30s %s", at.Format(time.TimeOnly), gap, e.Type, e.Subject, summary(body))
 	}
 	// The body is whatever the stream holds: a newline in a name would split the
 	// line, an escape sequence would reach the terminal.
@@ -61,79 +62,70 @@ func (f *feed) printGap(body []byte, gap string) {
 	fmt.Fprintln(f.w, line)
 }
 
-// summary is the key change of an event in a few words.
-func summary(e event.Envelope) string {
-	switch e.Type {
-	case event.CallCreated, event.CallEnded:
-		var d event.CallData
-		if json.Unmarshal(e.Data, &d) != nil {
-			break
-		}
-		c := d.Call
-		s := string(c.Direction)
-		if c.AssignedCallQueueName != nil {
-			s += " via " + *c.AssignedCallQueueName
-		}
-		if e.Type == event.CallEnded {
-			s = fmt.Sprintf("%s, %d participants, billed %ds", s, len(c.Participants), c.BillDuration)
-		}
-		return s
-	case event.CallUpdated, event.UserUpdated, event.MetricUpdated:
-		var d struct {
-			Changes []event.Change `json:"changes"`
-		}
-		if json.Unmarshal(e.Data, &d) != nil {
-			break
-		}
-		var parts []string
-		for _, c := range d.Changes {
-			parts = append(parts, fmt.Sprintf("%s: %s → %s", c.Field, clip(c.Previous), clip(c.Current)))
-		}
-		return strings.Join(parts, "; ")
-	case event.ParticipantJoined:
-		var d event.ParticipantData
-		if json.Unmarshal(e.Data, &d) != nil {
-			break
-		}
-		p := d.Participant
+// summary is the key change of an event in a few words ("" when its body is not
+// a valid event of a known type).
+func summary(body []byte) string {
+	ev, err := events.Decode(body)
+	if err != nil {
+		return ""
+	}
+	switch e := ev.(type) {
+	case *events.CallCreatedEvent:
+		return callSummary(e.Data.Call)
+	case *events.CallEndedEvent:
+		c := e.Data.Call
+		return fmt.Sprintf("%s, %d participants, billed %ds", callSummary(c), len(c.Participants), c.BillDuration)
+	case *events.CallUpdatedEvent:
+		return changes(e.Data.Changes)
+	case *events.UserUpdatedEvent:
+		return changes(e.Data.Changes)
+	case *events.MetricUpdatedEvent:
+		return changes(e.Data.Changes)
+	case *events.ParticipantJoinedEvent:
+		p := e.Data.Participant
 		return fmt.Sprintf("%s %d (%s)", strings.ToLower(p.ParticipantType), p.ParticipantID, statusLabel(p.CallStatus))
-	case event.ParticipantStatusChanged:
-		var d event.ParticipantStatusData
-		if json.Unmarshal(e.Data, &d) != nil {
-			break
-		}
-		return fmt.Sprintf("%s %d: %s → %s", strings.ToLower(d.Participant.ParticipantType), d.Participant.ParticipantID, d.Previous.Label, d.Current.Label)
-	case event.UserCreated, event.UserDeleted:
-		var d event.UserData
-		if json.Unmarshal(e.Data, &d) != nil {
-			break
-		}
-		return fmt.Sprintf("%s (%s)", d.User.Name, d.User.Role)
-	case event.UserStatusChanged:
-		var d event.UserStatusData
-		if json.Unmarshal(e.Data, &d) != nil {
-			break
-		}
-		return fmt.Sprintf("%s: %s → %s", d.User.Name, userState(d.Previous), userState(d.Current))
-	case event.TeamCreated, event.TeamUpdated:
-		var d event.TeamData
-		if json.Unmarshal(e.Data, &d) != nil {
-			break
-		}
-		s := fmt.Sprintf("%s, %d members", d.Team.Name, len(d.Team.Users))
-		if len(d.MembersAdded)+len(d.MembersRemoved) > 0 {
-			s += fmt.Sprintf(", added %v, removed %v", d.MembersAdded, d.MembersRemoved)
-		}
-		return s
-	case event.MetricFinalized:
-		var d event.MetricData
-		if json.Unmarshal(e.Data, &d) != nil {
-			break
-		}
-		m := d.Metric
+	case *events.ParticipantStatusChangedEvent:
+		p := e.Data.Participant
+		return fmt.Sprintf("%s %d: %s → %s", strings.ToLower(p.ParticipantType), p.ParticipantID, e.Data.Previous.Label, e.Data.Current.Label)
+	case *events.UserCreatedEvent:
+		return fmt.Sprintf("%s (%s)", e.Data.User.Name, e.Data.User.Role)
+	case *events.UserDeletedEvent:
+		return fmt.Sprintf("%s (%s)", e.Data.User.Name, e.Data.User.Role)
+	case *events.UserStatusChangedEvent:
+		return fmt.Sprintf("%s: %s → %s", e.Data.User.Name, userState(e.Data.Previous), userState(e.Data.Current))
+	case *events.TeamCreatedEvent:
+		return teamSummary(e.Data)
+	case *events.TeamUpdatedEvent:
+		return teamSummary(e.Data)
+	case *events.MetricFinalizedEvent:
+		m := e.Data.Metric
 		return fmt.Sprintf("talk %ds, hold %ds, ivr %ds, %d life-cycle steps", m.TalkTime, m.HoldDuration, m.IVRTime, len(m.LifeCycle))
 	}
 	return ""
+}
+
+func callSummary(c events.Call) string {
+	s := string(c.Direction)
+	if c.AssignedCallQueueName != nil {
+		s += " via " + *c.AssignedCallQueueName
+	}
+	return s
+}
+
+func changes(cs []events.Change) string {
+	parts := make([]string, 0, len(cs))
+	for _, c := range cs {
+		parts = append(parts, fmt.Sprintf("%s: %s → %s", c.Field, clip(c.Previous), clip(c.Current)))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func teamSummary(d events.TeamData) string {
+	s := fmt.Sprintf("%s, %d members", d.Team.Name, len(d.Team.Users))
+	if len(d.MembersAdded)+len(d.MembersRemoved) > 0 {
+		s += fmt.Sprintf(", added %v, removed %v", d.MembersAdded, d.MembersRemoved)
+	}
+	return s
 }
 
 func userState(s event.UserState) string {
