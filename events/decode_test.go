@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -19,15 +17,11 @@ import (
 // event, and its data encodes back to the same JSON (the Go types are the wire
 // shape, byte for byte).
 func TestDecodeExamples(t *testing.T) {
-	files, err := filepath.Glob("../schemas/examples/*.json")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("examples: %v %v", files, err)
+	examples := schemas.Examples()
+	if len(examples) == 0 {
+		t.Fatal("no examples")
 	}
-	for _, f := range files {
-		body, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for f, body := range examples {
 		ev, err := events.Decode(body)
 		if err != nil {
 			t.Errorf("%s: %v", f, err)

@@ -11,6 +11,7 @@ package schemas
 import (
 	"embed"
 	"io/fs"
+	"strings"
 )
 
 //go:embed envelope.json event.json headers.json data/*.json defs/*.json
@@ -20,3 +21,19 @@ var files embed.FS
 // data in one), headers.json, data/<type>.json and defs/<record>.json, with the
 // relative $refs between them.
 func FS() fs.FS { return files }
+
+//go:embed examples/*.json
+var examples embed.FS
+
+// Examples returns the sample event of every type (schemas/examples), by type:
+// real bodies from a run against the simulator, for documentation, test seeds and
+// fuzzing corpora.
+func Examples() map[string][]byte {
+	out := map[string][]byte{}
+	entries, _ := fs.ReadDir(examples, "examples") // embedded: cannot fail
+	for _, e := range entries {
+		b, _ := fs.ReadFile(examples, "examples/"+e.Name())
+		out[strings.TrimSuffix(e.Name(), ".json")] = b
+	}
+	return out
+}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -24,15 +23,7 @@ func FuzzValidate(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	files, err := filepath.Glob("examples/*.json")
-	if err != nil || len(files) == 0 {
-		f.Fatalf("no example events: %v", err)
-	}
-	for _, name := range files {
-		b, err := os.ReadFile(name)
-		if err != nil {
-			f.Fatal(err)
-		}
+	for _, b := range Examples() {
 		f.Add(b)
 	}
 	for _, s := range []string{`{}`, `null`, `[]`, `"x"`, `{"type":"call.created","data":{"call":1}}`} {

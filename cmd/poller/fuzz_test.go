@@ -2,8 +2,7 @@ package main
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
+	"github.com/callbus/callbus/schemas"
 	"strings"
 	"testing"
 	"unicode"
@@ -15,15 +14,7 @@ import (
 // exactly one line of valid UTF-8 without control characters (a newline in a
 // name would split it, an escape sequence would reach the terminal).
 func FuzzFeedPrint(f *testing.F) {
-	files, err := filepath.Glob("../../schemas/examples/*.json")
-	if err != nil || len(files) == 0 {
-		f.Fatalf("no example events: %v", err)
-	}
-	for _, name := range files {
-		b, err := os.ReadFile(name)
-		if err != nil {
-			f.Fatal(err)
-		}
+	for _, b := range schemas.Examples() {
 		f.Add(b)
 	}
 	f.Add([]byte(`not json`))

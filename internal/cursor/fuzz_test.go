@@ -2,8 +2,7 @@ package cursor
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
+	"github.com/callbus/callbus/schemas"
 	"reflect"
 	"testing"
 	"time"
@@ -55,16 +54,8 @@ func FuzzDecodeOutboxEntry(f *testing.F) {
 
 // exampleBodies are the published example events, compacted as a stream holds them.
 func exampleBodies(f *testing.F) []string {
-	files, err := filepath.Glob("../../schemas/examples/*.json")
-	if err != nil || len(files) == 0 {
-		f.Fatalf("no example events: %v", err)
-	}
 	var out []string
-	for _, name := range files {
-		b, err := os.ReadFile(name)
-		if err != nil {
-			f.Fatal(err)
-		}
+	for name, b := range schemas.Examples() {
 		var e event.Envelope
 		if err := json.Unmarshal(b, &e); err != nil {
 			f.Fatalf("%s: %v", name, err)

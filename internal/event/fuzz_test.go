@@ -3,23 +3,14 @@ package event
 import (
 	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
+	"github.com/callbus/callbus/schemas"
 	"testing"
 	"time"
 )
 
 // addExamples seeds f with the published example events (schemas/examples).
 func addExamples(f *testing.F) {
-	files, err := filepath.Glob("../../schemas/examples/*.json")
-	if err != nil || len(files) == 0 {
-		f.Fatalf("no example events: %v", err)
-	}
-	for _, name := range files {
-		b, err := os.ReadFile(name)
-		if err != nil {
-			f.Fatal(err)
-		}
+	for _, b := range schemas.Examples() {
 		f.Add(b)
 	}
 	for _, s := range []string{`{}`, `null`, `[]`, `{"type":1}`, `{"time":""}`, `{"time":"2026-11-24T09:30:00+01:00","data":null}`} {
