@@ -32,11 +32,24 @@ func decodeObject(what string, data []byte, fields ...field) error {
 			continue
 		}
 		if err := f.dec(raw); err != nil {
-			return fmt.Errorf("decode %s field %q: %w", what, key, err)
+			return &fieldError{what: what, key: key, err: err}
 		}
 	}
 	return nil
 }
+
+// fieldError is a field that failed to decode; nested records nest them, so the
+// chain names the path to the bad value (see rejectionOf).
+type fieldError struct {
+	what, key string
+	err       error
+}
+
+func (e *fieldError) Error() string {
+	return fmt.Sprintf("decode %s field %q: %v", e.what, e.key, e.err)
+}
+
+func (e *fieldError) Unwrap() error { return e.err }
 
 // pick returns the value of the first key present with a non-null value, else the
 // first key present.
