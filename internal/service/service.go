@@ -88,6 +88,7 @@ func Run(ctx context.Context, s config.Settings, log zerolog.Logger, x Options) 
 		callcenter.WithLogger(log.With().Str("component", "api").Logger()),
 		callcenter.WithVersion(x.Version),
 		callcenter.WithResponseHook(apiObserver(metrics)),
+		callcenter.WithRejectionHook(rejectObserver(metrics, log.With().Str("component", "api").Logger())),
 		callcenter.WithHTTPClient(apiHTTPClient(s.APITimeout, x.TracerProvider)))
 	if err != nil {
 		return err

@@ -29,6 +29,7 @@ type Metrics struct {
 	DetectionDelay  metric.Float64Histogram // callbus_detection_delay_seconds{type}
 	Leader          metric.Int64Gauge       // callbus_leader: 1 while this replica holds the lease
 	RedisErrors     metric.Int64Counter     // callbus_redis_errors_total
+	RecordsRejected metric.Int64Counter     // callbus_records_rejected_total{resource,reason}: API records left out
 	meter           metric.Meter
 	handler         http.Handler
 	provider        *sdkmetric.MeterProvider
@@ -74,6 +75,8 @@ func NewMetrics() (*Metrics, error) {
 	m.Leader, e = m.meter.Int64Gauge("callbus.leader", metric.WithDescription("1 while this replica holds the account's lease and polls, 0 on standby."))
 	add(e)
 	m.RedisErrors, e = m.meter.Int64Counter("callbus.redis.errors", metric.WithDescription("Failed Redis commands."), metric.WithUnit("{error}"))
+	add(e)
+	m.RecordsRejected, e = m.meter.Int64Counter("callbus.records.rejected", metric.WithDescription("API records left out of a list page (undecodable or failing a sanity rule), per resource and reason; each record once."), metric.WithUnit("{record}"))
 	add(e)
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("metrics: %v", errs)
