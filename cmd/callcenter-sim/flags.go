@@ -70,6 +70,8 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (op
 	fs.Float64Var(&h.FutureRate, "future-rate", 0, "fraction of calls served a year ahead for their first reads")
 	fs.Float64Var(&h.NotFoundRate, "not-found-rate", 0, "fraction of calls whose single read is 404 while open")
 	fs.Float64Var(&h.NoMetaRate, "no-meta-rate", 0, "fraction of /calls responses without meta")
+	fs.Float64Var(&h.VanishRate, "vanish-rate", 0, "fraction of calls whose last participant stops being listed")
+	fs.Float64Var(&h.StaleRate, "stale-rate", 0, "fraction of calls served now and then as the copy before, same updated_time")
 	fs.BoolVar(&h.BigCall, "big-call", false, "give the first inbound call over 3,200 participants (over 1 MB)")
 	fs.StringVar(&c.BaseURL, "base-url", "", "base of absolute URLs handed out (default: from each request's Host)")
 	fs.StringVar(&o.truthPath, "truth", "", "write the ground-truth NDJSON log to this file")
@@ -136,6 +138,10 @@ func overrideHostile(fs *flag.FlagSet, dst *sim.Hostile, set sim.Hostile) {
 			dst.NotFoundRate = set.NotFoundRate
 		case "no-meta-rate":
 			dst.NoMetaRate = set.NoMetaRate
+		case "vanish-rate":
+			dst.VanishRate = set.VanishRate
+		case "stale-rate":
+			dst.StaleRate = set.StaleRate
 		case "big-call":
 			dst.BigCall = set.BigCall
 		}

@@ -38,6 +38,11 @@ func TestHostileUpstream(t *testing.T) {
 		{name: "poison records", hostile: sim.Hostile{PoisonRate: 0.15}, rejected: true},
 		{name: "missing meta", hostile: sim.Hostile{NoMetaRate: 0.5}},
 		{name: "404 on open calls", hostile: sim.Hostile{NotFoundRate: 0.3}},
+		// A participant that vanishes before it ends keeps its call open for good;
+		// what callbus should announce then is the diffs branch's call (the audit
+		// may need to learn it too).
+		{name: "vanishing participants", hostile: sim.Hostile{VanishRate: 0.1}, waitsFor: "diffs"},
+		{name: "stale equal-timestamp copies", hostile: sim.Hostile{StaleRate: 0.2}},
 		// A call first served a year ahead is tracked there and never read again.
 		{name: "future-dated calls", hostile: sim.Hostile{FutureRate: 0.05}, waitsFor: "diffs"},
 		// The relay stalls on the call.created of a call over 1 MB.

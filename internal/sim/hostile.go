@@ -27,6 +27,13 @@ type Hostile struct {
 	NotFoundRate float64
 	// NoMetaRate is the fraction of /calls responses served without meta.
 	NoMetaRate float64
+	// VanishRate is the fraction of calls whose last participant stops being
+	// listed after the call's first PoisonReads reads (for good).
+	VanishRate float64
+	// StaleRate is the fraction of calls served, every third read, with the
+	// participants of the read before under the current updated_time: a stale
+	// copy with an equal timestamp.
+	StaleRate float64
 	// BigCall gives the first inbound call 3,199 monitoring legs besides its
 	// customer, joined completed: over 3,200 participants, over 1 MB as JSON (the
 	// real API's 2,500 participants made 1.3 MB; the simulator's are terser).
@@ -36,7 +43,8 @@ type Hostile struct {
 // HostileFaults is the "hostile" profile: every hazard of Hostile at once, each
 // on a few calls.
 func HostileFaults() Hostile {
-	return Hostile{PoisonRate: 0.08, PoisonReads: 3, FutureRate: 0.02, NotFoundRate: 0.2, NoMetaRate: 0.3, BigCall: true}
+	return Hostile{PoisonRate: 0.08, PoisonReads: 3, FutureRate: 0.02, NotFoundRate: 0.2, NoMetaRate: 0.3,
+		VanishRate: 0.03, StaleRate: 0.05, BigCall: true}
 }
 
 // ParseFaults parses a fault profile name: "none" (or "") or "hostile".
@@ -52,7 +60,8 @@ func ParseFaults(s string) (Hostile, error) {
 
 // any reports whether some hazard is on.
 func (h Hostile) any() bool {
-	return h.PoisonRate > 0 || h.FutureRate > 0 || h.NotFoundRate > 0 || h.NoMetaRate > 0 || h.BigCall
+	return h.PoisonRate > 0 || h.FutureRate > 0 || h.NotFoundRate > 0 || h.NoMetaRate > 0 ||
+		h.VanishRate > 0 || h.StaleRate > 0 || h.BigCall
 }
 
 func (h Hostile) withDefaults() (Hostile, []error) {
@@ -66,7 +75,8 @@ func (h Hostile) withDefaults() (Hostile, []error) {
 	for _, r := range []struct {
 		name string
 		v    float64
-	}{{"poison rate", h.PoisonRate}, {"future rate", h.FutureRate}, {"not-found rate", h.NotFoundRate}, {"no-meta rate", h.NoMetaRate}} {
+	}{{"poison rate", h.PoisonRate}, {"future rate", h.FutureRate}, {"not-found rate", h.NotFoundRate}, {"no-meta rate", h.NoMetaRate},
+		{"vanish rate", h.VanishRate}, {"stale rate", h.StaleRate}} {
 		if r.v < 0 || r.v > 1 {
 			errs = append(errs, fmt.Errorf("hostile %s %v: must be within [0, 1]", r.name, r.v))
 		}
@@ -92,11 +102,12 @@ type hostile struct {
 	cfg   Hostile
 	seed  uint64
 	reads map[int64]int
-	lists uint64 // /calls responses served, for NoMetaRate
+	prev  map[int64][]participant // stale calls: the participants read last
+	lists uint64                  // /calls responses served, for NoMetaRate
 }
 
 func newHostile(cfg Hostile, seed uint64) *hostile {
-	return &hostile{cfg: cfg, seed: seed, reads: map[int64]int{}}
+	return &hostile{cfg: cfg, seed: seed, reads: map[int64]int{}, prev: map[int64][]participant{}}
 }
 
 // pick reports whether the hazard salt hits call id with probability rate.
@@ -115,21 +126,40 @@ func mix(x uint64) uint64 {
 	return x ^ (x >> 31)
 }
 
-// read counts one read of call id and returns how it is served: which poison
-// (poisonNone for none) and whether its times are in the future.
-func (h *hostile) read(id int64) (poison int, future bool) {
+// served is how one read of a call is served.
+type served struct {
+	poison int  // poisonNone, or the kind of poison
+	future bool // times a year ahead
+	// parts are the participants shown: the call's, less a vanished one, or
+	// those of the copy served the read before (a stale copy).
+	parts []participant
+}
+
+// read counts one read of c and returns how it is served.
+func (h *hostile) read(c *call) served {
+	out := served{parts: c.parts}
 	if h == nil {
-		return poisonNone, false
+		return out
 	}
-	n := h.reads[id]
-	h.reads[id] = n + 1
-	if n >= h.cfg.PoisonReads {
-		return poisonNone, false
+	n := h.reads[c.id]
+	h.reads[c.id] = n + 1
+	if n < h.cfg.PoisonReads {
+		if h.pick(c.id, 0x9015, h.cfg.PoisonRate) {
+			out.poison = 1 + int(mix(h.seed^uint64(c.id))%4)
+		}
+		out.future = h.pick(c.id, 0xf07e, h.cfg.FutureRate)
 	}
-	if h.pick(id, 0x9015, h.cfg.PoisonRate) {
-		poison = 1 + int(mix(h.seed^uint64(id))%4)
+	if h.pick(c.id, 0x7a15, h.cfg.VanishRate) && n >= h.cfg.PoisonReads && len(c.parts) > 1 {
+		out.parts = c.parts[:len(c.parts)-1]
 	}
-	return poison, h.pick(id, 0xf07e, h.cfg.FutureRate)
+	if h.pick(c.id, 0x57a1, h.cfg.StaleRate) {
+		if prev, ok := h.prev[c.id]; ok && n%3 == 2 {
+			out.parts = prev
+		} else {
+			h.prev[c.id] = append([]participant(nil), c.parts...)
+		}
+	}
+	return out
 }
 
 // notFound reports whether a single read of c answers 404.

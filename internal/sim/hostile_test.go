@@ -111,3 +111,27 @@ func TestHostileBigCall(t *testing.T) {
 		t.Errorf("truth: %d participants joined the big call, the API shows %d", joined, n)
 	}
 }
+
+// A vanishing participant stops being listed after PoisonReads reads; a stale
+// copy is the read before's participants under the current updated_time.
+func TestHostileVanishAndStale(t *testing.T) {
+	c := &call{id: 7, updated: 100, parts: []participant{{id: 1, status: 8}, {id: 2, status: 8}}}
+	h := newHostile(Hostile{PoisonReads: 1, VanishRate: 1}, 1)
+	if got := len(h.read(c).parts); got != 2 {
+		t.Errorf("first read: %d participants, want 2", got)
+	}
+	if got := len(h.read(c).parts); got != 1 {
+		t.Errorf("second read: %d participants, want 1 (one vanished)", got)
+	}
+	h = newHostile(Hostile{PoisonReads: 1, StaleRate: 1}, 1)
+	h.read(c)
+	c.parts[0].status, c.updated = 1, 200
+	h.read(c) // the second read keeps the new state as the copy before
+	c.parts[1].status, c.updated = 1, 300
+	if got := h.read(c).parts; got[1].status != 8 || got[0].status != 1 {
+		t.Errorf("third read: %+v, want the copy of the second read", got)
+	}
+	if got := h.read(c).parts; got[1].status != 1 {
+		t.Errorf("fourth read: %+v, want the current state", got)
+	}
+}

@@ -17,7 +17,8 @@ var apiCallParts = callParts{participants: true, recording: true, redact: true, 
 func (v *view) call(e *enc, c *call, parts callParts) {
 	sh := v.shape()
 	full := !sh.early
-	poison, future := v.hostile.read(c.id)
+	hz := v.hostile.read(c)
+	poison := hz.poison
 	e.obj()
 	if poison != poisonNoID {
 		e.key("id")
@@ -72,7 +73,7 @@ func (v *view) call(e *enc, c *call, parts callParts) {
 		e.dur("bill_duration", c.bill)
 	}
 	var shift sec
-	if future {
+	if hz.future {
 		shift = futureShift
 	}
 	e.key("created_time")
@@ -107,8 +108,8 @@ func (v *view) call(e *enc, c *call, parts callParts) {
 	e.key("participants")
 	if parts.participants {
 		e.arr()
-		for i := range c.parts {
-			v.participant(e, c, &c.parts[i], sh, poison)
+		for i := range hz.parts {
+			v.participant(e, c, &hz.parts[i], sh, poison)
 			poison = poisonNone // the first participant carries it
 		}
 		e.end(']')
