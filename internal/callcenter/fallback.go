@@ -40,6 +40,10 @@ type unfiltered struct {
 
 	prevN int    // number of the page read last (0: none yet)
 	prev  uint64 // its fingerprint
+	// rejected counts the records left out of the pages of the first pass:
+	// served, so counted in meta.total_count, but never among all.
+	rejected  int
+	rereading bool
 }
 
 // read returns the calls created at or after from, each once (its last copy
@@ -75,6 +79,9 @@ func (r *unfiltered) page(ctx context.Context, n int) (Page[Call], error) {
 		err = errRepeats(n)
 	}
 	r.prevN, r.prev = n, pg.fingerprint
+	if !r.rereading {
+		r.rejected += pg.Rejected
+	}
 	r.all = append(r.all, pg.Items...)
 	return pg, err
 }
@@ -138,7 +145,8 @@ func (r *unfiltered) pagesDown(ctx context.Context, hi, lo int) error {
 // calls: a list in no order that reshuffles between requests can hide records
 // from one pass.
 func (r *unfiltered) reread(ctx context.Context, total int) error {
-	for pass := 0; pass < 2 && distinctCalls(r.all) < total; pass++ {
+	r.rereading = true
+	for pass := 0; pass < 2 && distinctCalls(r.all)+r.rejected < total; pass++ {
 		for n := 1; ; n++ {
 			pg, err := r.page(ctx, n)
 			if err != nil {
