@@ -26,8 +26,10 @@ var errIgnoresByTime = errors.New("the API ignores by_time on /calls")
 // doing so for an hour (byTimeRetry) before it tries the filter again. Calls
 // already handed on before the switch are not handed on again.
 //
-// It stops at the first error: a failed page (errors name the page), or each's
-// own error, returned as is.
+// Records the client rejects (see Rejection) are left out of what each gets,
+// and count as read when the window's completeness is checked. It stops at the
+// first error: a failed page (errors name the page), or each's own error,
+// returned as is.
 func (c *Client) CallsSince(ctx context.Context, o ListCallsOptions, each func([]Call) error) error {
 	if p := sinceProblems(o.ListOptions, o.ByTime); p != nil {
 		return invalid("calls since", p)
