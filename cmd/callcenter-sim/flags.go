@@ -72,6 +72,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (op
 	fs.Float64Var(&h.NoMetaRate, "no-meta-rate", 0, "fraction of /calls responses without meta")
 	fs.Float64Var(&h.VanishRate, "vanish-rate", 0, "fraction of calls whose last participant stops being listed")
 	fs.Float64Var(&h.StaleRate, "stale-rate", 0, "fraction of calls served now and then as the copy before, same updated_time")
+	fs.Float64Var(&h.EndlessRate, "endless-rate", 0, "fraction of inbound calls that never end")
 	fs.BoolVar(&h.BigCall, "big-call", false, "give the first inbound call over 3,200 participants (over 1 MB)")
 	fs.StringVar(&c.BaseURL, "base-url", "", "base of absolute URLs handed out (default: from each request's Host)")
 	fs.StringVar(&o.truthPath, "truth", "", "write the ground-truth NDJSON log to this file")
@@ -142,6 +143,8 @@ func overrideHostile(fs *flag.FlagSet, dst *sim.Hostile, set sim.Hostile) {
 			dst.VanishRate = set.VanishRate
 		case "stale-rate":
 			dst.StaleRate = set.StaleRate
+		case "endless-rate":
+			dst.EndlessRate = set.EndlessRate
 		case "big-call":
 			dst.BigCall = set.BigCall
 		}

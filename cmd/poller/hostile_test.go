@@ -43,6 +43,7 @@ func TestHostileUpstream(t *testing.T) {
 		// may need to learn it too).
 		{name: "vanishing participants", hostile: sim.Hostile{VanishRate: 0.1}, waitsFor: "diffs"},
 		{name: "stale equal-timestamp copies", hostile: sim.Hostile{StaleRate: 0.2}},
+		{name: "never-ending open calls", hostile: sim.Hostile{EndlessRate: 0.1}},
 		// A call first served a year ahead is tracked there and never read again.
 		{name: "future-dated calls", hostile: sim.Hostile{FutureRate: 0.05}, waitsFor: "diffs"},
 		// The relay stalls on the call.created of a call over 1 MB.

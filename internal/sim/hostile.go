@@ -34,6 +34,9 @@ type Hostile struct {
 	// participants of the read before under the current updated_time: a stale
 	// copy with an equal timestamp.
 	StaleRate float64
+	// EndlessRate is the fraction of inbound calls that never end: a monitoring
+	// leg joins in progress and never leaves (the truth has them open for good).
+	EndlessRate float64
 	// BigCall gives the first inbound call 3,199 monitoring legs besides its
 	// customer, joined completed: over 3,200 participants, over 1 MB as JSON (the
 	// real API's 2,500 participants made 1.3 MB; the simulator's are terser).
@@ -44,7 +47,7 @@ type Hostile struct {
 // on a few calls.
 func HostileFaults() Hostile {
 	return Hostile{PoisonRate: 0.08, PoisonReads: 3, FutureRate: 0.02, NotFoundRate: 0.2, NoMetaRate: 0.3,
-		VanishRate: 0.03, StaleRate: 0.05, BigCall: true}
+		VanishRate: 0.03, StaleRate: 0.05, EndlessRate: 0.03, BigCall: true}
 }
 
 // ParseFaults parses a fault profile name: "none" (or "") or "hostile".
@@ -61,7 +64,7 @@ func ParseFaults(s string) (Hostile, error) {
 // any reports whether some hazard is on.
 func (h Hostile) any() bool {
 	return h.PoisonRate > 0 || h.FutureRate > 0 || h.NotFoundRate > 0 || h.NoMetaRate > 0 ||
-		h.VanishRate > 0 || h.StaleRate > 0 || h.BigCall
+		h.VanishRate > 0 || h.StaleRate > 0 || h.EndlessRate > 0 || h.BigCall
 }
 
 func (h Hostile) withDefaults() (Hostile, []error) {
@@ -76,7 +79,7 @@ func (h Hostile) withDefaults() (Hostile, []error) {
 		name string
 		v    float64
 	}{{"poison rate", h.PoisonRate}, {"future rate", h.FutureRate}, {"not-found rate", h.NotFoundRate}, {"no-meta rate", h.NoMetaRate},
-		{"vanish rate", h.VanishRate}, {"stale rate", h.StaleRate}} {
+		{"vanish rate", h.VanishRate}, {"stale rate", h.StaleRate}, {"endless rate", h.EndlessRate}} {
 		if r.v < 0 || r.v > 1 {
 			errs = append(errs, fmt.Errorf("hostile %s %v: must be within [0, 1]", r.name, r.v))
 		}
@@ -112,10 +115,16 @@ func newHostile(cfg Hostile, seed uint64) *hostile {
 
 // pick reports whether the hazard salt hits call id with probability rate.
 func (h *hostile) pick(id int64, salt uint64, rate float64) bool {
+	return hashPick(h.seed, id, salt, rate)
+}
+
+// hashPick reports whether the hazard salt hits id with probability rate, for
+// the world seeded with seed.
+func hashPick(seed uint64, id int64, salt uint64, rate float64) bool {
 	if rate <= 0 {
 		return false
 	}
-	return float64(mix(h.seed^salt^uint64(id))>>11)/(1<<53) < rate
+	return float64(mix(seed^salt^uint64(id))>>11)/(1<<53) < rate
 }
 
 // mix is SplitMix64's finaliser: a well-spread hash of x.
@@ -176,10 +185,17 @@ func (h *hostile) noMeta() bool {
 	return h.pick(int64(h.lists), 0x3e7a, h.cfg.NoMetaRate)
 }
 
-// addBigCall gives c its monitoring legs when it is the world's first inbound
-// call under Hostile.BigCall.
-func (w *world) addBigCall(c *call) {
-	if !w.cfg.Hostile.BigCall || w.bigCall != 0 || len(w.users) == 0 {
+// addHostileLegs gives a new inbound call c the legs of Config.Hostile: the
+// monitoring legs of the big call (the world's first inbound call under BigCall)
+// or the leg that keeps an endless call open.
+func (w *world) addHostileLegs(c *call) {
+	if len(w.users) == 0 {
+		return
+	}
+	if hashPick(w.cfg.Seed, c.id, 0xe4d1, w.cfg.Hostile.EndlessRate) {
+		w.join(c, 0, w.users[0].id, connMonitor, csInProgress)
+	}
+	if !w.cfg.Hostile.BigCall || w.bigCall != 0 {
 		return
 	}
 	w.bigCall = c.id

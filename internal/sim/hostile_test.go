@@ -135,3 +135,30 @@ func TestHostileVanishAndStale(t *testing.T) {
 		t.Errorf("fourth read: %+v, want the current state", got)
 	}
 }
+
+// Endless calls never end, in the API and in the truth.
+func TestHostileEndless(t *testing.T) {
+	var truth bytes.Buffer
+	s := newTestSim(t, Config{CallRate: 20, Truth: &truth, Hostile: Hostile{EndlessRate: 0.5}})
+	s.Advance(time.Hour)
+	endless := map[int64]bool{}
+	for _, c := range s.w.calls {
+		if !c.outbound && hashPick(1, c.id, 0xe4d1, 0.5) {
+			endless[c.id] = true
+			if c.ended {
+				t.Errorf("endless call %d ended", c.id)
+			}
+		}
+	}
+	if len(endless) == 0 || s.Stats().CallsEnded == 0 {
+		t.Fatalf("%d endless calls, %d ended: the test saw too little", len(endless), s.Stats().CallsEnded)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range parseTruth(t, truth.Bytes()) {
+		if l.Entity == "call" && l.Change == "ended" && endless[l.ID] {
+			t.Errorf("truth: endless call %d ended", l.ID)
+		}
+	}
+}
