@@ -28,7 +28,8 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (op
 	fs := flag.NewFlagSet("callcenter-sim", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	c := &o.cfg
-	var start, order, retryAfter, keysFile string
+	var start, order, retryAfter, keysFile, faults string
+	var h sim.Hostile
 	callsByTime := true
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:8080", "listen address")
 	fs.StringVar(&c.APIKey, "api-key", "", "the account admin's API key (required; or CALLCENTER_SIM_API_KEY)")
@@ -63,6 +64,16 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (op
 	fs.Float64Var(&c.Drift, "drift", 0, "probability of each field-note variant per record")
 	fs.Float64Var(&c.OffsetRate, "offset-rate", 0, "fraction of records with non-Z time offsets")
 	fs.Float64Var(&c.JobStallRate, "job-stall-rate", 0, "fraction of export jobs that never complete")
+	fs.StringVar(&faults, "faults", "none", "fault profile: none, or hostile (every hazard below); the flags below override it")
+	fs.Float64Var(&h.PoisonRate, "poison-rate", 0, "fraction of calls served undecodable or insane for their first reads")
+	fs.IntVar(&h.PoisonReads, "poison-reads", 3, "reads a temporary hazard (poison, future times) lasts")
+	fs.Float64Var(&h.FutureRate, "future-rate", 0, "fraction of calls served a year ahead for their first reads")
+	fs.Float64Var(&h.NotFoundRate, "not-found-rate", 0, "fraction of calls whose single read is 404 while open")
+	fs.Float64Var(&h.NoMetaRate, "no-meta-rate", 0, "fraction of /calls responses without meta")
+	fs.Float64Var(&h.VanishRate, "vanish-rate", 0, "fraction of calls whose last participant stops being listed")
+	fs.Float64Var(&h.StaleRate, "stale-rate", 0, "fraction of calls served now and then as the copy before, same updated_time")
+	fs.Float64Var(&h.EndlessRate, "endless-rate", 0, "fraction of inbound calls that never end")
+	fs.BoolVar(&h.BigCall, "big-call", false, "give the first inbound call over 3,200 participants (over 1 MB)")
 	fs.StringVar(&c.BaseURL, "base-url", "", "base of absolute URLs handed out (default: from each request's Host)")
 	fs.StringVar(&o.truthPath, "truth", "", "write the ground-truth NDJSON log to this file")
 	fs.DurationVar(&o.tick, "tick", time.Second, "advance the world this often without requests (0: only on requests)")
@@ -94,6 +105,10 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (op
 		c.Start = t
 	}
 	var err error
+	if c.Hostile, err = sim.ParseFaults(faults); err != nil {
+		errs = append(errs, fmt.Errorf("--faults: %w", err))
+	}
+	overrideHostile(fs, &c.Hostile, h)
 	if c.Order, err = sim.ParseOrder(order); err != nil {
 		errs = append(errs, fmt.Errorf("--order: %w", err))
 	}
@@ -108,6 +123,32 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (op
 		c.Burst429Length = 0
 	}
 	return o, errors.Join(errs...)
+}
+
+// overrideHostile sets in dst the hazards whose flags were given (into set).
+func overrideHostile(fs *flag.FlagSet, dst *sim.Hostile, set sim.Hostile) {
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "poison-rate":
+			dst.PoisonRate = set.PoisonRate
+		case "poison-reads":
+			dst.PoisonReads = set.PoisonReads
+		case "future-rate":
+			dst.FutureRate = set.FutureRate
+		case "not-found-rate":
+			dst.NotFoundRate = set.NotFoundRate
+		case "no-meta-rate":
+			dst.NoMetaRate = set.NoMetaRate
+		case "vanish-rate":
+			dst.VanishRate = set.VanishRate
+		case "stale-rate":
+			dst.StaleRate = set.StaleRate
+		case "endless-rate":
+			dst.EndlessRate = set.EndlessRate
+		case "big-call":
+			dst.BigCall = set.BigCall
+		}
+	})
 }
 
 // readKeys reads a JSON object of key → role, in key order.

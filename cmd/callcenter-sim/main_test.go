@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/callbus/callbus/internal/sim"
 )
 
 func TestRunServesAndFlushesTruth(t *testing.T) {
@@ -101,6 +103,8 @@ func TestRunFlagErrors(t *testing.T) {
 		{[]string{"--api-key", "k", "--plan", "150"}, "--plan"},
 		{[]string{"--api-key", "k", "--start", "today"}, "--start"},
 		{[]string{"--api-key", "k", "--retry-after", "maybe"}, "--retry-after"},
+		{[]string{"--api-key", "k", "--faults", "mean"}, "--faults"},
+		{[]string{"--api-key", "k", "--poison-rate", "2"}, "poison rate"},
 		{[]string{"--api-key", "k", "--addr", "256.0.0.1:99999"}, "listen"},
 	} {
 		err := run(context.Background(), tc.args, func(string) string { return "" }, io.Discard)
@@ -124,5 +128,23 @@ func TestRunKeyFromEnv(t *testing.T) {
 	}
 	if err := run(ctx, []string{"--addr", "127.0.0.1:0"}, env, io.Discard); err != nil {
 		t.Errorf("key from env: %v", err)
+	}
+}
+
+// --faults hostile turns every hazard on; a flag per fault overrides the profile.
+func TestFaultsFlags(t *testing.T) {
+	o, err := parseFlags([]string{"--api-key", "k", "--faults", "hostile", "--poison-rate", "0.5", "--big-call=false"},
+		func(string) string { return "" }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := sim.HostileFaults()
+	want.PoisonRate, want.BigCall = 0.5, false
+	if o.cfg.Hostile != want {
+		t.Errorf("hostile %+v, want %+v", o.cfg.Hostile, want)
+	}
+	o, err = parseFlags([]string{"--api-key", "k", "--not-found-rate", "0.1"}, func(string) string { return "" }, io.Discard)
+	if err != nil || o.cfg.Hostile != (sim.Hostile{NotFoundRate: 0.1}) {
+		t.Errorf("a single fault: %+v %v", o.cfg.Hostile, err)
 	}
 }

@@ -36,10 +36,37 @@ func Object(what string, data []byte, fields ...Field) error {
 			continue
 		}
 		if err := f.dec(raw); err != nil {
-			return fmt.Errorf("decode %s field %q: %w", what, key, err)
+			return &fieldError{what: what, key: key, err: err}
 		}
 	}
 	return nil
+}
+
+// fieldError is a field that failed to decode; nested records nest them, so the
+// chain names the path to the bad value (see rejectionOf).
+type fieldError struct {
+	what, key string
+	err       error
+}
+
+func (e *fieldError) Error() string {
+	return fmt.Sprintf("decode %s field %q: %v", e.what, e.key, e.err)
+}
+
+func (e *fieldError) Unwrap() error { return e.err }
+
+// FieldPath returns the keys of the fields err was found in, outermost first
+// (empty for an error outside any field), and the error of the innermost one.
+func FieldPath(err error) ([]string, error) {
+	var path []string
+	for {
+		var fe *fieldError
+		if !errors.As(err, &fe) {
+			return path, err
+		}
+		path = append(path, fe.key)
+		err = fe.err
+	}
 }
 
 // pick returns the value of the first key present with a non-null value, else the

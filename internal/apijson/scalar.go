@@ -191,7 +191,8 @@ func TimeText(s string) (time.Time, error) {
 		t = t.UTC()
 		// encoding/json cannot write years outside [0, 9999]; an offset can push a
 		// boundary value out of range.
-		if y := t.Year(); y < 0 || y > 9999 {
+		// Year 0 is no real date either ("0000-01-01"): a placeholder for none.
+		if y := t.Year(); y < 1 || y > 9999 {
 			return time.Time{}, fmt.Errorf("date-time year %d out of range", y)
 		}
 		return t, nil

@@ -28,6 +28,8 @@ type Client struct {
 	lim       *Limiter
 	retry     RetryPolicy
 	onResp    func(ResponseInfo)
+	onReject  func(Rejection)
+	maxBody   int64 // bound of a response body (see ErrBodyTooLarge)
 	clock     clock
 
 	mu   sync.Mutex
@@ -64,6 +66,9 @@ func WithRetryPolicy(p RetryPolicy) Option { return func(c *Client) { c.retry = 
 // WithResponseHook sets a function called after every attempt (for metrics). It
 // must be fast and safe for concurrent use.
 func WithResponseHook(f func(ResponseInfo)) Option { return func(c *Client) { c.onResp = f } }
+
+// withMaxBody sets the bound of a response body (tests).
+func withMaxBody(n int64) Option { return func(c *Client) { c.maxBody = n } }
 
 // withClock sets the time source (tests).
 func withClock(k clock) Option { return func(c *Client) { c.clock = k } }
@@ -107,6 +112,7 @@ func New(baseURL string, key secret.Value, opts ...Option) (*Client, error) {
 		log:       zerolog.Nop(),
 		clock:     wallClock{},
 		rate:      noRate(),
+		maxBody:   maxBody,
 	}
 	// The replacer removes echoes of the key from server text kept in errors.
 	c.scrub = strings.NewReplacer(key.Reveal(), secret.Redacted)

@@ -19,6 +19,11 @@ import (
 // maxBody bounds a response body (a page of 1000 calls is a few MB).
 const maxBody = 64 << 20
 
+// ErrBodyTooLarge is wrapped by the error of a response whose body exceeds the
+// client's bound (64 MiB). It is not retried as is; the by_time list readers
+// (CallsSince, CallMetricsSince) read the window in smaller pieces instead.
+var ErrBodyTooLarge = errors.New("response body too large")
+
 // request is one operation to perform.
 type request struct {
 	op     string // names the operation in errors and logs: "list calls page 3"
@@ -131,7 +136,7 @@ func (c *Client) attempt(ctx context.Context, r request, attempt int, idem bool)
 		c.observe(r, attempt, 0, start, noRate(), err)
 		return out, err
 	}
-	data, readErr := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	data, readErr := io.ReadAll(io.LimitReader(resp.Body, c.maxBody+1))
 	_ = resp.Body.Close()
 	now := c.clock.Now()
 	out.status = resp.StatusCode
@@ -164,8 +169,8 @@ func (c *Client) result(r request, resp *http.Response, data []byte, readErr err
 	case readErr != nil:
 		out.retry = idem
 		return fmt.Errorf("read response: %w", readErr)
-	case len(data) > maxBody:
-		return fmt.Errorf("read response: body larger than %d bytes", maxBody)
+	case int64(len(data)) > c.maxBody:
+		return fmt.Errorf("read response: %w: over %d bytes", ErrBodyTooLarge, c.maxBody)
 	case !ok(status):
 		ae := newAPIError(status, data, c.scrub.Replace)
 		ae.Operation, ae.Method, ae.Path = r.op, r.method, resp.Request.URL.Path

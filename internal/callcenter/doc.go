@@ -15,6 +15,13 @@
 // encode back to the canonical shape of the spec with encoding/json, and top-level
 // records keep the raw JSON they were decoded from in their Raw field.
 //
+// Tolerance has a limit: a list item that still does not decode, or breaks a
+// sanity rule (no id, a date such as "0000-00-00 00:00:00", null in a time a record
+// cannot do without), is left out of its page and reported (WithRejectionHook,
+// Rejection) instead of failing the page; the next read of the list tries it
+// again. A body over the client's bound (ErrBodyTooLarge) makes the by_time
+// readers read the window in smaller pieces.
+//
 // The API's list quirks stay here too: CallsSince and CallMetricsSince read a
 // by_time window completely whatever the list order (undocumented, and a list may
 // move or reshuffle between requests), and CallsSince falls back to reading pages

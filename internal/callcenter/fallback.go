@@ -37,6 +37,13 @@ type unfiltered struct {
 	per int
 	ord listOrder
 	all []Call // every copy read, in reading order
+
+	prevN int    // number of the page read last (0: none yet)
+	prev  uint64 // its fingerprint
+	// rejected counts the records left out of the pages of the first pass:
+	// served, so counted in meta.total_count, but never among all.
+	rejected  int
+	rereading bool
 }
 
 // read returns the calls created at or after from, each once (its last copy
@@ -48,8 +55,8 @@ func (r *unfiltered) read(ctx context.Context, from time.Time) ([]Call, error) {
 	}
 	r.ord.see(first.Items)
 	switch {
-	case r.ord.oldestFirst() && lastPage(first) > 1:
-		err = r.backwards(ctx, lastPage(first), from)
+	case r.ord.oldestFirst() && lastPage(first, r.per) > 1:
+		err = r.backwards(ctx, lastPage(first, r.per), from)
 	case !first.IsLast():
 		err = r.forwards(ctx, from)
 	}
@@ -62,9 +69,19 @@ func (r *unfiltered) read(ctx context.Context, from time.Time) ([]Call, error) {
 	return lastCopies(createdSince(r.all, from)), nil
 }
 
-// page reads page n and keeps its calls.
+// page reads page n and keeps its calls. A page identical to the one read just
+// before, when that was its neighbour, is an error: a server ignoring the page parameter would otherwise keep
+// forwards going forever.
 func (r *unfiltered) page(ctx context.Context, n int) (Page[Call], error) {
 	pg, err := r.c.ListCalls(ctx, ListCallsOptions{ListOptions: ListOptions{Page: n, PerPage: r.per}})
+	adjacent := r.prevN == n-1 || r.prevN == n+1
+	if err == nil && r.prevN > 0 && adjacent && pg.fingerprint == r.prev && pg.served() > 0 {
+		err = errRepeats(n)
+	}
+	r.prevN, r.prev = n, pg.fingerprint
+	if !r.rereading {
+		r.rejected += pg.Rejected
+	}
 	r.all = append(r.all, pg.Items...)
 	return pg, err
 }
@@ -128,7 +145,8 @@ func (r *unfiltered) pagesDown(ctx context.Context, hi, lo int) error {
 // calls: a list in no order that reshuffles between requests can hide records
 // from one pass.
 func (r *unfiltered) reread(ctx context.Context, total int) error {
-	for pass := 0; pass < 2 && distinctCalls(r.all) < total; pass++ {
+	r.rereading = true
+	for pass := 0; pass < 2 && distinctCalls(r.all)+r.rejected < total; pass++ {
 		for n := 1; ; n++ {
 			pg, err := r.page(ctx, n)
 			if err != nil {
@@ -176,12 +194,18 @@ func ascendingUpTo(cs []Call, next time.Time) bool {
 	return o.asc && (next.IsZero() || !cs[len(cs)-1].CreatedTime.After(next))
 }
 
-// lastPage is the number of pages meta reported (0 without meta).
-func lastPage(pg Page[Call]) int {
+// lastPage is the number of pages meta reported (0 without meta), no more than
+// its total_count fills at per a page: an absurd total_pages must not send the
+// reader down millions of empty pages.
+func lastPage(pg Page[Call], per int) int {
 	if pg.Meta == nil {
 		return 0
 	}
-	return pg.Meta.TotalPages
+	n := pg.Meta.TotalPages
+	if tc := pg.Meta.TotalCount; tc > 0 && per > 0 {
+		n = min(n, (tc+per-1)/per)
+	}
+	return n
 }
 
 func createdSince(cs []Call, from time.Time) []Call {

@@ -30,6 +30,8 @@ type listAPI struct {
 	// reversed is the request whose page comes in reverse (an order that breaks
 	// midway); 0: none.
 	reversed int
+	// poison holds ids served with an impossible participant enqueued_time.
+	poison map[int64]bool
 
 	mu       sync.Mutex
 	rnd      *rand.Rand
@@ -76,7 +78,11 @@ func (a *listAPI) handle(_ int, w http.ResponseWriter, r *http.Request) {
 		}
 		upd := w0.Add(time.Duration(a.requests) * time.Second)
 		a.served[int64(i+1)] = upd.Sub(w0).Seconds()
-		fmt.Fprintf(&b, `{"id":%d,"call_id":%d,"created_time":%q,"updated_time":%q}`, i+1, i+1, a.at(i).Format(time.RFC3339), upd.Format(time.RFC3339))
+		fmt.Fprintf(&b, `{"id":%d,"call_id":%d,"created_time":%q,"updated_time":%q`, i+1, i+1, a.at(i).Format(time.RFC3339), upd.Format(time.RFC3339))
+		if a.poison[int64(i+1)] {
+			b.WriteString(`,"participants":[{"id":1,"enqueued_time":"0000-00-00 00:00:00"}]`)
+		}
+		b.WriteByte('}')
 	}
 	b.WriteByte(']')
 	if !a.noMeta {

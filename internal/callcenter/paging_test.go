@@ -12,7 +12,7 @@ import (
 func callsJSON(first, n int) string {
 	parts := make([]string, n)
 	for i := range parts {
-		parts[i] = fmt.Sprintf(`{"id":%d,"direction":"incoming"}`, first+i)
+		parts[i] = fmt.Sprintf(`{"id":%d,"direction":"incoming","created_time":"2024-03-05T10:00:00Z","updated_time":"2024-03-05T10:00:00Z"}`, first+i)
 	}
 	return "[" + strings.Join(parts, ",") + "]"
 }

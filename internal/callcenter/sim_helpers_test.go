@@ -49,7 +49,7 @@ type simEnv struct {
 
 // newSimEnv starts a simulator on a manual clock at simStart; APIKey defaults to
 // simAdminKey and Seed to 42.
-func newSimEnv(t *testing.T, cfg sim.Config) *simEnv {
+func newSimEnv(t testing.TB, cfg sim.Config) *simEnv {
 	t.Helper()
 	cfg.Clock = sim.NewManualClock(simStart)
 	if cfg.APIKey == "" {

@@ -26,8 +26,10 @@ var errIgnoresByTime = errors.New("the API ignores by_time on /calls")
 // doing so for an hour (byTimeRetry) before it tries the filter again. Calls
 // already handed on before the switch are not handed on again.
 //
-// It stops at the first error: a failed page (errors name the page), or each's
-// own error, returned as is.
+// Records the client rejects (see Rejection) are left out of what each gets,
+// and count as read when the window's completeness is checked. It stops at the
+// first error: a failed page (errors name the page), or each's own error,
+// returned as is.
 func (c *Client) CallsSince(ctx context.Context, o ListCallsOptions, each func([]Call) error) error {
 	if p := sinceProblems(o.ListOptions, o.ByTime); p != nil {
 		return invalid("calls since", p)
@@ -37,7 +39,7 @@ func (c *Client) CallsSince(ctx context.Context, o ListCallsOptions, each func([
 	if c.callsByTimeIgnored() {
 		return c.callsFallback(ctx, o.ByTime.From, per, each)
 	}
-	err := readWindow(ctx, c.callsInWindow(per), o.ByTime, callID, each)
+	err := readWindow(ctx, c.callsInWindow, o.ByTime, per, callID, each)
 	if !errors.Is(err, errIgnoresByTime) {
 		return err
 	}
@@ -59,32 +61,29 @@ func (c *Client) CallMetricsSince(ctx context.Context, o ListCallMetricsOptions,
 	if p := sinceProblems(o.ListOptions, o.ByTime); p != nil {
 		return invalid("call metrics since", p)
 	}
-	o.PerPage = perPageOr(o.PerPage)
-	fetch := func(ctx context.Context, w TimeWindow, n int) (Page[CallMetric], error) {
-		o.Page, o.ByTime = n, w
+	fetch := func(ctx context.Context, w TimeWindow, n, per int) (Page[CallMetric], error) {
+		o.Page, o.PerPage, o.ByTime = n, per, w
 		return c.ListCallMetrics(ctx, o)
 	}
 	w := TimeWindow{From: o.ByTime.From.Add(-time.Second), To: o.ByTime.To}
-	return readWindow(ctx, fetch, w, metricCallID, onlyOnce(metricCallID, each))
+	return readWindow(ctx, fetch, w, perPageOr(o.PerPage), metricCallID, onlyOnce(metricCallID, each))
 }
 
 // callsInWindow reads a page of /calls within a window and checks that every
 // call lies within it (errIgnoresByTime otherwise).
-func (c *Client) callsInWindow(per int) windowPage[Call] {
-	return func(ctx context.Context, w TimeWindow, n int) (Page[Call], error) {
-		pg, err := c.ListCalls(ctx, ListCallsOptions{ListOptions: ListOptions{Page: n, PerPage: per}, ByTime: w})
-		if err != nil {
-			return pg, err
-		}
-		// by_time goes to the second: From is sent rounded down, To up.
-		from, to := w.From.Truncate(time.Second), w.To.Add(time.Second)
-		for _, call := range pg.Items {
-			if call.CreatedTime.Before(from) || call.CreatedTime.After(to) {
-				return pg, errIgnoresByTime
-			}
-		}
-		return pg, nil
+func (c *Client) callsInWindow(ctx context.Context, w TimeWindow, n, per int) (Page[Call], error) {
+	pg, err := c.ListCalls(ctx, ListCallsOptions{ListOptions: ListOptions{Page: n, PerPage: per}, ByTime: w})
+	if err != nil {
+		return pg, err
 	}
+	// by_time goes to the second: From is sent rounded down, To up.
+	from, to := w.From.Truncate(time.Second), w.To.Add(time.Second)
+	for _, call := range pg.Items {
+		if call.CreatedTime.Before(from) || call.CreatedTime.After(to) {
+			return pg, errIgnoresByTime
+		}
+	}
+	return pg, nil
 }
 
 // callsByTimeIgnored reports whether /calls was seen ignoring by_time less than

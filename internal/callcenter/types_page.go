@@ -46,15 +46,19 @@ type Page[T any] struct {
 	Number, PerPage int
 	// Rate is what the response's X-RateLimit-* headers said.
 	Rate RateState
+	// Rejected is how many records of the page were left out of Items (see
+	// Rejection); the page held len(Items)+Rejected records.
+	Rejected int
 
 	// fingerprint identifies the body, to notice a server that ignores page.
 	fingerprint uint64
 }
 
 // IsLast reports whether no page follows this one: it is empty, it reaches
-// Meta.TotalPages, or (without usable meta) it holds fewer items than PerPage.
+// Meta.TotalPages, or (without usable meta) it holds fewer records than PerPage.
+// Rejected records count: a page is as full as the server made it.
 func (p Page[T]) IsLast() bool {
-	if len(p.Items) == 0 {
+	if p.served() == 0 {
 		return true
 	}
 	if p.Meta != nil && p.Meta.TotalPages > 0 {
@@ -64,36 +68,58 @@ func (p Page[T]) IsLast() bool {
 	if per == 0 {
 		per = DefaultPerPage
 	}
-	return len(p.Items) < per
+	return p.served() < per
 }
+
+// served is how many records the server sent in the page.
+func (p Page[T]) served() int { return len(p.Items) + p.Rejected }
 
 // listEnvelope is a list response: a bare array, or an object holding the items
 // under a key and optionally meta.
 type listEnvelope[T any] struct {
-	items []T
-	meta  *Meta
+	items    []T
+	meta     *Meta
+	rejected []Rejection
 }
 
 // decodeList decodes body as a bare array of T or as {<key>: [T], meta}. Either
 // shape is accepted for every list, since drift moves between them; an object
-// without the key is an error rather than an empty page.
+// without the key, or a key that holds no array, is an error rather than an empty
+// page. Each item is decoded on its own: one that fails to decode or breaks a
+// sanity rule (see sane) is left out and reported in rejected, never failing the
+// page.
 func decodeList[T any](body []byte, listKey string) (listEnvelope[T], error) {
-	var env listEnvelope[T]
+	var (
+		env listEnvelope[T]
+		raw []json.RawMessage
+	)
 	b := bytes.TrimSpace(body)
 	if len(b) > 0 && b[0] == '[' {
-		if err := json.Unmarshal(b, &env.items); err != nil {
+		if err := json.Unmarshal(b, &raw); err != nil {
 			return env, fmt.Errorf("decode %s: %w", listKey, apijson.JSONErr(err))
 		}
-		return env, nil
+	} else {
+		found := false
+		items := apijson.Slice(&raw)
+		err := apijson.Object(listKey+" list", b,
+			apijson.Key(listKey, func(r json.RawMessage) error { found = true; return items(r) }),
+			apijson.Key("meta", apijson.Ptr(&env.meta)),
+		)
+		if err == nil && !found {
+			err = fmt.Errorf("decode %s list: no %q array in the response", listKey, listKey)
+		}
+		if err != nil {
+			return env, err
+		}
 	}
-	found := false
-	items := apijson.Slice(&env.items)
-	err := apijson.Object(listKey+" list", b,
-		apijson.Key(listKey, func(raw json.RawMessage) error { found = true; return items(raw) }),
-		apijson.Key("meta", apijson.Ptr(&env.meta)),
-	)
-	if err == nil && !found {
-		err = fmt.Errorf("decode %s list: no %q array in the response", listKey, listKey)
+	env.items = make([]T, 0, len(raw))
+	for _, r := range raw {
+		var v T
+		if rej := decodeItem(r, listKey, &v); rej != nil {
+			env.rejected = append(env.rejected, *rej)
+			continue
+		}
+		env.items = append(env.items, v)
 	}
-	return env, err
+	return env, nil
 }

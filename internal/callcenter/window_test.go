@@ -22,7 +22,7 @@ type fakeList struct {
 
 var w0 = time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC)
 
-func (f *fakeList) page(_ context.Context, w TimeWindow, n int) (Page[int64], error) {
+func (f *fakeList) page(_ context.Context, w TimeWindow, n, _ int) (Page[int64], error) {
 	f.requests++
 	var in []int64
 	for i := range f.n {
@@ -57,7 +57,7 @@ func TestReadWindowComplete(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := &fakeList{n: 2500, perPage: 100, shuffle: tc.shuffle, meta: tc.meta, rnd: rand.New(rand.NewPCG(1, 2))}
 			var got []int64
-			err := readWindow(t.Context(), f.page, TimeWindow{From: w0, To: w0.Add(24 * time.Hour)}, func(v int64) int64 { return v },
+			err := readWindow(t.Context(), f.page, TimeWindow{From: w0, To: w0.Add(24 * time.Hour)}, f.perPage, func(v int64) int64 { return v },
 				func(page []int64) error { got = append(got, page...); return nil })
 			if err != nil {
 				t.Fatal(err)

@@ -29,6 +29,13 @@ const maxSingleReads = 10
 // calls still open after GiveUpAfter, or lost by the API, are given up (planOpen).
 // The client's CallsSince takes care of the API's quirks: list order, lists that
 // move while read, and a /calls that ignores by_time (field notes 2 and 3).
+//
+// A call the client rejects (undecodable or insane, see callcenter.Rejection) is
+// left out of the cycle and moves no cursor: the high water comes from the calls
+// read. A new call is read again every cycle while its created_time is within
+// CallsOverlap of the newest call seen (30 minutes by default); a known open call
+// for as long as it stays open (window or single reads, until GiveUpAfter). Once
+// the API serves it correctly, its current state is announced.
 func (p *Poller) pollCalls(ctx context.Context) error {
 	cur, err := p.store.Cursors(ctx)
 	if err != nil {

@@ -2,6 +2,7 @@ package poll
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -43,8 +44,8 @@ func (p *Poller) pollMetrics(ctx context.Context) error {
 			continue
 		}
 		m, err := p.api.GetCallMetric(ctx, id)
-		if callcenter.IsNotFound(err) {
-			continue
+		if callcenter.IsNotFound(err) || errors.Is(err, callcenter.ErrMalformedResponse) {
+			continue // gone, or unreadable for now (a bad record must not stall the resource)
 		}
 		if err != nil {
 			return fmt.Errorf("metrics: get metric of call %d: %w", id, err)

@@ -2,6 +2,7 @@ package poll
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -199,6 +200,10 @@ func (p *Poller) readOpen(ctx context.Context, sink *callSink, ids []int64) erro
 			}
 			p.reads.missing[id]++
 			p.log.Warn().Int64("call_id", id).Int("times", p.reads.missing[id]).Msg("open call not found in the API")
+			continue
+		}
+		if errors.Is(err, callcenter.ErrMalformedResponse) { // a bad record must not stall the resource
+			p.log.Warn().Int64("call_id", id).Err(err).Msg("open call unreadable; read again on its next turn")
 			continue
 		}
 		if err != nil {

@@ -108,6 +108,7 @@ func newLeaderSession(ctx context.Context, s config.Settings, o options, p parts
 		callcenter.WithLogger(log.With().Str("component", "api").Logger()),
 		callcenter.WithVersion(o.version),
 		callcenter.WithResponseHook(apiObserver(ctx, p.metrics)),
+		callcenter.WithRejectionHook(rejectObserver(ctx, p.metrics, log.With().Str("component", "api").Logger())),
 		callcenter.WithHTTPClient(apiHTTPClient(s.APITimeout, o.tp)))
 	if err != nil {
 		return leaderSession{}, err

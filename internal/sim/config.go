@@ -154,6 +154,11 @@ type Config struct {
 	// forever (field note 9).
 	JobStallRate float64
 
+	// Hostile serves the upstream hazards of issue 12 (poison records, future
+	// times, 404s on open calls, missing meta, a call over 1 MB); the zero value
+	// serves none. HostileFaults is the "hostile" profile.
+	Hostile Hostile
+
 	// BaseURL, when set, prefixes absolute URLs (recording url, location, report
 	// path, job links); otherwise they are built from each request's Host.
 	BaseURL string
@@ -224,6 +229,9 @@ func (c Config) withDefaults() (Config, error) {
 			errs = append(errs, fmt.Errorf("%s %v: must be within [0, 1]", r.name, r.v))
 		}
 	}
+	var herrs []error
+	c.Hostile, herrs = c.Hostile.withDefaults()
+	errs = append(errs, herrs...)
 	if c.Latency < 0 || c.LatencyJitter < 0 {
 		errs = append(errs, errors.New("latency: must not be negative"))
 	}

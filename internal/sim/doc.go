@@ -130,6 +130,13 @@
 //     connection_type 1.0, life_cycle key "timestamp", the earlier call form, and
 //     per list a missing meta. Config.OffsetRate renders a record's times with an
 //     offset such as +01:00.
+//   - Hostile (Config.Hostile, the "hostile" profile of HostileFaults): calls
+//     served undecodable or insane (an enqueued_time "0000-00-00 00:00:00",
+//     bill_duration as an object, no id, a participant updated_time null) or a
+//     year ahead for their first reads, single reads of open calls answering 404,
+//     /calls without meta, a participant that stops being listed, stale copies
+//     with an equal updated_time, calls that never end, and a call of over 3,200
+//     participants (over 1 MB).
 //   - Export jobs: started, then zip_in_progress after 2 to 10 simulated seconds,
 //     then completed 5 to 30 seconds later with job_data.path (null before); a
 //     Config.JobStallRate fraction stalls in zip_in_progress. Reports are built when

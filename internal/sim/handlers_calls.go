@@ -32,7 +32,7 @@ func (s *Sim) listCalls(rc *reqCtx) {
 		v.call(&e, rc.w.calls[lo+i], apiCallParts)
 	}
 	e.end(']')
-	if !v.shape().noMeta {
+	if noMeta := v.shape().noMeta; !rc.s.hostile.noMeta() && !noMeta {
 		rc.meta(&e, hi-lo, pg)
 	}
 	e.end('}')
@@ -56,6 +56,10 @@ func (rc *reqCtx) meta(e *enc, n int, pg page) {
 func (s *Sim) getCall(rc *reqCtx) {
 	c, ok := rc.pathCall()
 	if !ok {
+		return
+	}
+	if rc.s.hostile.notFound(c) {
+		rc.notFound("Call", c.id)
 		return
 	}
 	var e enc

@@ -40,6 +40,7 @@ func (w *world) startInbound(num *phoneNumber, customer int64) *callRun {
 	c := w.newCall(false, num, 0, 0)
 	r := newRun(c)
 	r.cust = w.join(c, customer, 0, connCustomer, csEstablishing)
+	w.addHostileLegs(c)
 	return r
 }
 

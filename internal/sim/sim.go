@@ -26,6 +26,8 @@ type Sim struct {
 	mu     sync.Mutex // guards w, shapes and jobs' report rendering
 	w      *world
 	shapes *rand.Rand // drift and random list order
+	// hostile serves Config.Hostile (nil when it is zero); guarded by mu.
+	hostile *hostile
 }
 
 // apiKey is a key's owner.
@@ -66,6 +68,9 @@ func New(cfg Config) (*Sim, error) {
 	}
 	s.limiter = newLimiter(cfg, rateClock)
 	s.faults = newFaults(cfg)
+	if cfg.Hostile.any() {
+		s.hostile = newHostile(cfg.Hostile, cfg.Seed)
+	}
 	s.w = newWorld(cfg, toSec(start), s.truth)
 	s.bindKeys()
 	s.handler = s.routes()

@@ -15,6 +15,8 @@ type view struct {
 	drift  float64
 	offset float64
 	rng    *rand.Rand // nil: canonical output (reports)
+	// hostile serves Config.Hostile's hazards; nil: none (reports, or not set).
+	hostile *hostile
 }
 
 // shape is how one record is drawn. Each drift variant is chosen independently with
@@ -52,7 +54,7 @@ func sendList[T any](rc *reqCtx, items []T, write func(*view, *enc, T)) {
 }
 
 func (rc *reqCtx) view() *view {
-	return &view{w: rc.w, base: rc.base, drift: rc.s.cfg.Drift, offset: rc.s.cfg.OffsetRate, rng: rc.s.shapes}
+	return &view{w: rc.w, base: rc.base, drift: rc.s.cfg.Drift, offset: rc.s.cfg.OffsetRate, rng: rc.s.shapes, hostile: rc.s.hostile}
 }
 
 // shape draws the shape of the next record.

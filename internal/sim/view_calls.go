@@ -17,9 +17,13 @@ var apiCallParts = callParts{participants: true, recording: true, redact: true, 
 func (v *view) call(e *enc, c *call, parts callParts) {
 	sh := v.shape()
 	full := !sh.early
+	hz := v.hostile.read(c)
+	poison := hz.poison
 	e.obj()
-	e.key("id")
-	e.id(c.id, sh)
+	if poison != poisonNoID {
+		e.key("id")
+		e.id(c.id, sh)
+	}
 	e.key("direction")
 	e.str(direction(c.outbound, sh.title))
 	e.key("parent_call_id")
@@ -62,11 +66,20 @@ func (v *view) call(e *enc, c *call, parts callParts) {
 	}
 	e.key("call_notes")
 	e.strOrNull(c.notes)
-	e.dur("bill_duration", c.bill)
+	if poison == poisonWrongType {
+		e.key("bill_duration")
+		e.raw(`{"value":` + strconv.FormatInt(c.bill, 10) + `}`)
+	} else {
+		e.dur("bill_duration", c.bill)
+	}
+	var shift sec
+	if hz.future {
+		shift = futureShift
+	}
 	e.key("created_time")
-	e.time(c.created, sh.loc)
+	e.time(c.created+shift, sh.loc)
 	e.key("updated_time")
-	e.time(c.updated, sh.loc)
+	e.time(c.updated+shift, sh.loc)
 	e.key("recording")
 	if parts.recording && c.rec != nil {
 		v.recording(e, c, c.rec, sh, full)
@@ -95,8 +108,9 @@ func (v *view) call(e *enc, c *call, parts callParts) {
 	e.key("participants")
 	if parts.participants {
 		e.arr()
-		for i := range c.parts {
-			v.participant(e, c, &c.parts[i], sh)
+		for i := range hz.parts {
+			v.participant(e, c, &hz.parts[i], sh, poison)
+			poison = poisonNone // the first participant carries it
 		}
 		e.end(']')
 	} else {
@@ -148,8 +162,9 @@ func (v *view) recording(e *enc, c *call, r *recording, sh shape, summary bool) 
 	e.end('}')
 }
 
-// participant writes a call participant.
-func (v *view) participant(e *enc, c *call, p *participant, sh shape) {
+// participant writes a call participant, with a poisonBadDate or poisonNullTime
+// hazard when poison says so.
+func (v *view) participant(e *enc, c *call, p *participant, sh shape, poison int) {
 	e.obj()
 	e.key("id")
 	e.id(p.id, sh)
@@ -196,7 +211,11 @@ func (v *view) participant(e *enc, c *call, p *participant, sh shape) {
 	e.int(int64(p.status))
 	e.dur("duration", p.duration)
 	e.key("enqueued_time")
-	e.time(p.enqueued, sh.loc)
+	if poison == poisonBadDate {
+		e.str(poisonDate)
+	} else {
+		e.time(p.enqueued, sh.loc)
+	}
 	e.key("cost")
 	if p.hasCost {
 		e.float(p.cost)
@@ -208,7 +227,11 @@ func (v *view) participant(e *enc, c *call, p *participant, sh shape) {
 	e.key("created_time")
 	e.time(p.created, sh.loc)
 	e.key("updated_time")
-	e.time(p.updated, sh.loc)
+	if poison == poisonNullTime {
+		e.null()
+	} else {
+		e.time(p.updated, sh.loc)
+	}
 	e.end('}')
 }
 

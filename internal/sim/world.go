@@ -39,6 +39,7 @@ type world struct {
 
 	nextPart, nextRec int64
 	arrivalAt         float64 // seconds after start of the last arrival
+	bigCall           int64   // the call given Hostile.BigCall's legs; 0: none yet
 	ended, finalized  int
 }
 

@@ -33,7 +33,7 @@ type Metrics struct {
 	TruncatedSize   metric.Int64Histogram   // callbus_events_truncated_size_bytes{type}: original size of events published reduced
 	Leader          metric.Int64Gauge       // callbus_leader: 1 while this replica holds the lease
 	RedisErrors     metric.Int64Counter     // callbus_redis_errors_total
-	RecordsRejected metric.Int64Counter     // callbus_records_rejected_total{resource,reason}
+	RecordsRejected metric.Int64Counter     // callbus_records_rejected_total{resource,reason}: API records left out
 	meter           metric.Meter
 	handler         http.Handler
 	provider        *sdkmetric.MeterProvider
@@ -90,7 +90,7 @@ func NewMetrics(opts ...Option) (*Metrics, error) {
 	add(e)
 	m.RedisErrors, e = m.meter.Int64Counter("callbus.redis.errors", metric.WithDescription("Failed Redis commands."), metric.WithUnit("{error}"))
 	add(e)
-	m.RecordsRejected, e = m.meter.Int64Counter("callbus.records.rejected", metric.WithDescription("API records rejected (not diffed), per resource and reason."), metric.WithUnit("{record}"))
+	m.RecordsRejected, e = m.meter.Int64Counter("callbus.records.rejected", metric.WithDescription("API records left out of a list page (undecodable or failing a sanity rule), per resource and reason; each record once."), metric.WithUnit("{record}"))
 	add(e)
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("metrics: %v", errs)

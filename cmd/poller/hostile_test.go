@@ -1,0 +1,115 @@
+package main
+
+import (
+	"io"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/callbus/callbus/internal/cursor"
+	"github.com/callbus/callbus/internal/natstest"
+	"github.com/callbus/callbus/internal/redistest"
+	"github.com/callbus/callbus/internal/sim"
+	"github.com/callbus/callbus/internal/simtest"
+)
+
+// TestHostileUpstream runs the poller binary (real redis-server and nats-server)
+// against the simulator's hostile faults (issue 12), one hazard per subtest and
+// then all at once, and audits the stream against the simulator's truth: no
+// resource stalls (the poller catches up with the frozen world), every call
+// complete and in its final state, nothing lost, no id repeated, chains
+// consistent; and poison records are counted in callbus_records_rejected_total.
+func TestHostileUpstream(t *testing.T) {
+	if testing.Short() {
+		t.Skip("process test in -short mode")
+	}
+	for _, tc := range []struct {
+		name    string
+		hostile sim.Hostile
+		// waitsFor names the branch whose fix the case needs while it still
+		// fails; the lead removes the gate after merging it.
+		waitsFor string
+		rejected bool // poison: rejections must be counted
+	}{
+		{name: "poison records", hostile: sim.Hostile{PoisonRate: 0.15}, rejected: true},
+		{name: "missing meta", hostile: sim.Hostile{NoMetaRate: 0.5}},
+		{name: "404 on open calls", hostile: sim.Hostile{NotFoundRate: 0.3}},
+		// A participant that vanishes before it ends keeps its call open for good;
+		// what callbus should announce then is the diffs branch's call (the audit
+		// may need to learn it too).
+		{name: "vanishing participants", hostile: sim.Hostile{VanishRate: 0.1}, waitsFor: "diffs"},
+		{name: "stale equal-timestamp copies", hostile: sim.Hostile{StaleRate: 0.2}},
+		{name: "never-ending open calls", hostile: sim.Hostile{EndlessRate: 0.1}},
+		// A call first served a year ahead is tracked there and never read again.
+		{name: "future-dated calls", hostile: sim.Hostile{FutureRate: 0.05}, waitsFor: "diffs"},
+		// The relay stalls on the call.created of a call over 1 MB.
+		{name: "call over 1 MB", hostile: sim.Hostile{BigCall: true}, waitsFor: "relay"},
+		{name: "all at once", hostile: sim.HostileFaults(), rejected: true, waitsFor: "diffs and relay"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.waitsFor != "" {
+				t.Skipf("fails until branch %s is merged", tc.waitsFor)
+			}
+			runHostile(t, tc.hostile, tc.rejected)
+		})
+	}
+}
+
+// runHostile runs one world with hazards h for about twenty simulated minutes,
+// then audits the stream once the poller has caught up with the frozen world.
+func runHostile(t *testing.T, h sim.Hostile, wantRejected bool) {
+	rs := redistest.Start(t)
+	ns := natstest.Start(t)
+	w := startWorldWith(t, 40, sim.Config{Seed: 12, Agents: 12, CallRate: 4, Hostile: h})
+	start := w.Sim.Now()
+	store, err := cursor.New(rs.Client(t), "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := simtest.FreeAddr(t)
+	p := startPoller(t, pollerEnv(w, ns.URL(), rs.URL, "hostile-test", addr))
+	simtest.WaitFor(t, 90*time.Second, "twenty simulated minutes", func() bool {
+		return w.Sim.Now().Sub(start) >= 20*time.Minute
+	})
+	w.Freeze()
+	r := auditUntilSettled(t, ns, w, store)
+	rejected := rejectedCount(t, addr)
+	p.signal(syscall.SIGTERM)
+	if err := <-p.wait(30 * time.Second); err != nil {
+		t.Errorf("poller after SIGTERM: %v\n%s", err, p.stderr.String())
+	}
+	report(t, r)
+	if wantRejected && rejected == 0 {
+		t.Errorf("no rejected record counted in callbus_records_rejected_total")
+	}
+	t.Logf("%d records rejected", rejected)
+	if strings.Contains(p.stderr.String(), "panic") {
+		t.Errorf("the poller panicked:\n%s", p.stderr.String())
+	}
+}
+
+var rejectedLine = regexp.MustCompile(`(?m)^callbus_records_rejected_total\{[^}]*\} (\d+)`)
+
+// rejectedCount sums callbus_records_rejected_total on the poller's /metrics.
+func rejectedCount(t *testing.T, addr string) int {
+	t.Helper()
+	resp, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		t.Fatalf("metrics: %v", err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("metrics: %v", err)
+	}
+	n := 0
+	for _, m := range rejectedLine.FindAllStringSubmatch(string(b), -1) {
+		v, _ := strconv.Atoi(m[1])
+		n += v
+	}
+	return n
+}
