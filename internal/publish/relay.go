@@ -56,7 +56,7 @@ type Relay struct {
 	maxMsg  int64            // the stream's max_msg_size as of the last reconcile (<= 0: none)
 	// withdrawn holds the event ids reconcile withdrew and the stream has not
 	// taken again: each is sent alone (see send).
-	withdrawn map[string]struct{}
+	withdrawn   map[string]struct{}
 	onPublished func(r Record, ack *jetstream.PubAck)
 	onTruncated func(r Record, originalSize int)
 	maxPayload  func() int64
