@@ -119,7 +119,7 @@ func Run(ctx context.Context, s config.Settings, log zerolog.Logger, x Options) 
 		metrics.Leader.Record(context.WithoutCancel(ctx), v)
 	}
 	lead.OnChange(false)
-	stopHTTP, err := serveHTTP(s.HTTPAddr, healthHandler(rdb, lead, metrics.Handler()), log)
+	stopHTTP, err := serveHTTP(s.HTTPAddr, withPprof(s.DebugPprof, healthHandler(rdb, lead, metrics.Handler())), log)
 	if err != nil {
 		return err
 	}
