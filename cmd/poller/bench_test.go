@@ -54,7 +54,8 @@ func subjectCount(b testing.TB, js jetstream.JetStream, subject string) uint64 {
 // calls, no rate limit; the poller starts with no state and runs until every call,
 // its end and its final metric are in the stream. Reports events per second end to
 // end, the poller's CPU seconds and peak memory (RSS) per 10,000 events, Redis
-// bytes per tracked call, and the bus's own limit right before and after the run
+// bytes per tracked call and Redis CPU seconds per 10,000 events (the commit and
+// outbox scripts run there), and the bus's own limit right before and after the run
 // (rawPublishRate) with the ratio end-to-end ÷ raw.
 //
 // CALLBUS_BENCH_CPUPROFILE=<file> turns the poller's /debug/pprof on and saves a
@@ -77,7 +78,8 @@ func backlogOnce(b *testing.B, n int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	store, err := cursor.New(rs.Client(b), "acme")
+	rdb := rs.Client(b)
+	store, err := cursor.New(rdb, "acme")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -90,6 +92,7 @@ func backlogOnce(b *testing.B, n int) {
 	if profile != "" {
 		env = append(env, "CALLBUS_DEBUG_PPROF=true")
 	}
+	redisBefore := redisCPU(b, rdb)
 	start := time.Now()
 	c := startPoller(b, env)
 	profiled := saveCPUProfile(b, addr, profile, envDuration("CALLBUS_BENCH_PROFILE", 30*time.Second))
@@ -107,13 +110,23 @@ func backlogOnce(b *testing.B, n int) {
 	if err := <-c.wait(60 * time.Second); err != nil {
 		b.Fatalf("poller: %v", err)
 	}
+	redisSpent := redisCPU(b, rdb) - redisBefore
 	raw.sizeAfter = medianBodySize(b, js, "CALLCENTER")
 	raw.after = rawPublishRate(b, nc, raw.sizeAfter)
-	reportBacklog(b, c, js, store, n, elapsed, raw)
+	reportBacklog(b, c, js, store, backlogRun{n: n, elapsed: elapsed, redisCPU: redisSpent, raw: raw})
 }
 
-// reportBacklog measures what the run left behind and reports it.
-func reportBacklog(b *testing.B, c *child, js jetstream.JetStream, store *cursor.Store, n int, elapsed time.Duration, raw rawRates) {
+// backlogRun is what BenchmarkBacklog measured during its run.
+type backlogRun struct {
+	n        int           // calls of backlog
+	elapsed  time.Duration // from the poller's start to the last final metric in the stream
+	redisCPU float64       // CPU seconds Redis spent meanwhile
+	raw      rawRates
+}
+
+// reportBacklog measures what the run left behind and reports it with run.
+func reportBacklog(b *testing.B, c *child, js jetstream.JetStream, store *cursor.Store, run backlogRun) {
+	n, elapsed := run.n, run.elapsed
 	ru := c.cmd.ProcessState.SysUsage().(*syscall.Rusage)
 	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	peakMB := float64(ru.Maxrss) / 1024 // KiB on Linux
@@ -140,9 +153,10 @@ func reportBacklog(b *testing.B, c *child, js jetstream.JetStream, store *cursor
 	b.ReportMetric(peakMB, "peak-RSS-MB")
 	b.ReportMetric(peakMB/events*1e4, "peak-RSS-MB/10k-events")
 	b.ReportMetric(perCall, "redis-B/tracked-call")
-	b.Logf("%d calls, %.0f events in %s; poller CPU %s, peak RSS %.1f MB; %d calls tracked in Redis at the end, %.0f B each",
-		n, events, elapsed.Round(time.Millisecond), cpu.Round(time.Millisecond), peakMB, calls, perCall)
-	b.Log(raw.report(b, events/elapsed.Seconds()))
+	b.ReportMetric(run.redisCPU/events*1e4, "redis-cpu-s/10k-events")
+	b.Logf("%d calls, %.0f events in %s; poller CPU %s, Redis CPU %.1fs, peak RSS %.1f MB; %d calls tracked in Redis at the end, %.0f B each",
+		n, events, elapsed.Round(time.Millisecond), cpu.Round(time.Millisecond), run.redisCPU, peakMB, calls, perCall)
+	b.Log(run.raw.report(b, events/elapsed.Seconds()))
 }
 
 // BenchmarkLiveDelay: live traffic at plan 100 (100 requests a minute for the
