@@ -3,9 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"net/http"
-	"os"
 	"slices"
 	"strconv"
 	"testing"
@@ -143,49 +140,4 @@ func (r rawRates) report(b *testing.B, e2e float64) string {
 	b.ReportMetric(ratio, "e2e/raw")
 	return fmt.Sprintf("ratio end-to-end ÷ raw JetStream = %.0f ÷ %.0f = %.2f (raw: %.0f msg/s of %d B before the run, %.0f msg/s of %d B after it)",
 		e2e, r.mean(), ratio, r.before, r.sizeBefore, r.after, r.sizeAfter)
-}
-
-// saveCPUProfile fetches a CPU profile of the next d from the poller's
-// /debug/pprof (which CALLBUS_DEBUG_PPROF=true turns on) at addr and writes it to
-// path, in the background; the channel yields the outcome. An empty path does
-// nothing.
-func saveCPUProfile(b testing.TB, addr, path string, d time.Duration) <-chan error {
-	out := make(chan error, 1)
-	if path == "" {
-		out <- nil
-		return out
-	}
-	go func() {
-		out <- fetchProfile(b.Context(), fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, int(d.Seconds())), path)
-	}()
-	return out
-}
-
-// fetchProfile GETs url, retrying while the poller is not listening yet, and
-// writes the body to path.
-func fetchProfile(ctx context.Context, url, path string) error {
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-		if err != nil {
-			return err
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			if time.Now().After(deadline) {
-				return err
-			}
-			time.Sleep(100 * time.Millisecond) // the poller is starting; poll until it listens
-			continue
-		}
-		defer resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("GET %s: %s", url, resp.Status)
-		}
-		body, err := io.ReadAll(resp.Body)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(path, body, 0o644)
-	}
 }

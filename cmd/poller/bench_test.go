@@ -58,8 +58,8 @@ func subjectCount(b testing.TB, js jetstream.JetStream, subject string) uint64 {
 // outbox scripts run there), and the bus's own limit right before and after the run
 // (rawPublishRate) with the ratio end-to-end ÷ raw.
 //
-// CALLBUS_BENCH_CPUPROFILE=<file> turns the poller's /debug/pprof on and saves a
-// CPU profile of its first CALLBUS_BENCH_PROFILE (a Go duration, 30s) there.
+// CALLBUS_BENCH_CPUPROFILE and CALLBUS_BENCH_TRACE save profiles of the poller
+// (see saveProfiles).
 func BenchmarkBacklog(b *testing.B) {
 	n := envInt("CALLBUS_BENCH_BACKLOG", 100000)
 	for range b.N {
@@ -88,14 +88,11 @@ func backlogOnce(b *testing.B, n int) {
 	raw.before = rawPublishRate(b, nc, raw.sizeBefore)
 	addr := simtest.FreeAddr(b)
 	env := append(pollerEnv(w, ns.URL(), rs.URL, "bench", addr), "CALLBUS_CALLS_BACKFILL_HOURS=72", "CALLBUS_LOG_LEVEL=warn")
-	profile := os.Getenv("CALLBUS_BENCH_CPUPROFILE")
-	if profile != "" {
-		env = append(env, "CALLBUS_DEBUG_PPROF=true")
-	}
+	env = append(env, profileEnv()...)
 	redisBefore := redisCPU(b, rdb)
 	start := time.Now()
 	c := startPoller(b, env)
-	profiled := saveCPUProfile(b, addr, profile, envDuration("CALLBUS_BENCH_PROFILE", 30*time.Second))
+	profiled := saveProfiles(b, addr)
 	for subjectCount(b, js, "callcenter.acme.metric.finalized") < want {
 		if time.Since(start) > 20*time.Minute {
 			b.Fatalf("not caught up after 20 minutes: %d of %d metrics finalized\n%s", subjectCount(b, js, "callcenter.acme.metric.finalized"), want, c.stderr.String())
@@ -103,9 +100,7 @@ func backlogOnce(b *testing.B, n int) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	elapsed := time.Since(start)
-	if err := <-profiled; err != nil {
-		b.Errorf("cpu profile: %v", err)
-	}
+	profiled()
 	c.signal(syscall.SIGTERM)
 	if err := <-c.wait(60 * time.Second); err != nil {
 		b.Fatalf("poller: %v", err)
