@@ -99,8 +99,10 @@ rules:
 	$(PROMTOOL) test rules deploy/prometheus/callbus.rules_test.yaml
 
 # End-to-end benchmarks of the poller binary (one run each; see the README for
-# the figures): CALLBUS_BENCH_BACKLOG calls of backlog, CALLBUS_BENCH_LIVE of live
-# traffic at plan 100.
+# the figures): CALLBUS_BENCH_BACKLOG calls of backlog, with JetStream's own rate
+# right before and after and the ratio end-to-end ÷ raw, and CALLBUS_BENCH_LIVE of
+# live traffic at plan 100. CALLBUS_BENCH_CPUPROFILE / CALLBUS_BENCH_TRACE save
+# profiles of the poller.
 bench:
 	$(GO) test -run '^$$' -bench '$(BENCH)' -benchtime 1x -timeout 60m ./cmd/poller/
 

@@ -55,6 +55,7 @@ func fromValues(v *iparams.Values, name func(key string) string) (Settings, ipar
 		LogLevel:             r.text("log_level"),
 		LogFormat:            r.text("log_format"),
 		HTTPAddr:             r.text("http_addr"),
+		DebugPprof:           r.flag("debug_pprof"),
 		LeaseTTL:             r.duration("lease_ttl_seconds", time.Second),
 		InstanceID:           r.text("instance_id"),
 		ShutdownTimeout:      r.duration("shutdown_timeout_seconds", time.Second),
@@ -175,6 +176,7 @@ func (r *reader) get(key string) any {
 
 func (r *reader) text(key string) string  { s, _ := r.get(key).(string); return s }
 func (r *reader) number(key string) int64 { n, _ := r.get(key).(int64); return n }
+func (r *reader) flag(key string) bool    { f, _ := r.get(key).(bool); return f }
 func (r *reader) list(key string) []string {
 	l, _ := r.get(key).([]string)
 	return l

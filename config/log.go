@@ -46,6 +46,7 @@ var logged = []struct {
 	{"log_level", func(s Settings) any { return s.LogLevel }},
 	{"log_format", func(s Settings) any { return s.LogFormat }},
 	{"http_addr", func(s Settings) any { return s.HTTPAddr }},
+	{"debug_pprof", func(s Settings) any { return s.DebugPprof }},
 	{"lease_ttl_seconds", func(s Settings) any { return in(s.LeaseTTL, time.Second) }},
 	{"instance_id", func(s Settings) any { return s.InstanceID }},
 	{"shutdown_timeout_seconds", func(s Settings) any { return in(s.ShutdownTimeout, time.Second) }},

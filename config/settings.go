@@ -51,6 +51,7 @@ type Settings struct {
 	LogLevel        string // debug, info, warn or error
 	LogFormat       string // json or console
 	HTTPAddr        string // host:port of /healthz, /readyz, /metrics
+	DebugPprof      bool   // serve /debug/pprof/ on HTTPAddr too
 	LeaseTTL        time.Duration
 	InstanceID      string // the host name unless set
 	ShutdownTimeout time.Duration

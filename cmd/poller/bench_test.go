@@ -53,67 +53,105 @@ func subjectCount(b testing.TB, js jetstream.JetStream, subject string) uint64 {
 // BenchmarkBacklog: a simulator holding CALLBUS_BENCH_BACKLOG (100,000) ended
 // calls, no rate limit; the poller starts with no state and runs until every call,
 // its end and its final metric are in the stream. Reports events per second end to
-// end, the poller's CPU seconds and peak memory (RSS) per 10,000 events, and Redis
-// bytes per tracked call.
+// end, the poller's CPU seconds and peak memory (RSS) per 10,000 events, Redis
+// bytes per tracked call and Redis CPU seconds per 10,000 events (the commit and
+// outbox scripts run there), and the bus's own limit right before and after the run
+// (rawPublishRate) with the ratio end-to-end ÷ raw.
+//
+// CALLBUS_BENCH_CPUPROFILE and CALLBUS_BENCH_TRACE save profiles of the poller
+// (see saveProfiles).
 func BenchmarkBacklog(b *testing.B) {
 	n := envInt("CALLBUS_BENCH_BACKLOG", 100000)
 	for range b.N {
-		rs := redistest.Start(b)
-		ns := natstest.Start(b)
-		// One call a second: 100,000 calls span about 28 hours before the start.
-		w := startWorldWith(b, 0, sim.Config{Seed: 3, Agents: 40, CallRate: 60, Backlog: n})
-		want := uint64(w.Sim.Stats().MetricsFinalized)
-		js, err := jetstream.New(ns.Conn(b))
-		if err != nil {
-			b.Fatal(err)
-		}
-		store, err := cursor.New(rs.Client(b), "acme")
-		if err != nil {
-			b.Fatal(err)
-		}
-		env := append(pollerEnv(w, ns.URL(), rs.URL, "bench", simtest.FreeAddr(b)), "CALLBUS_CALLS_BACKFILL_HOURS=72", "CALLBUS_LOG_LEVEL=warn")
-		start := time.Now()
-		c := startPoller(b, env)
-		for subjectCount(b, js, "callcenter.acme.metric.finalized") < want {
-			if time.Since(start) > 20*time.Minute {
-				b.Fatalf("not caught up after 20 minutes: %d of %d metrics finalized\n%s", subjectCount(b, js, "callcenter.acme.metric.finalized"), want, c.stderr.String())
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-		elapsed := time.Since(start)
-		c.signal(syscall.SIGTERM)
-		if err := <-c.wait(60 * time.Second); err != nil {
-			b.Fatalf("poller: %v", err)
-		}
-		ru := c.cmd.ProcessState.SysUsage().(*syscall.Rusage)
-		cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-		peakMB := float64(ru.Maxrss) / 1024 // KiB on Linux
-		s, err := js.Stream(b.Context(), "CALLCENTER")
-		if err != nil {
-			b.Fatal(err)
-		}
-		info, err := s.Info(b.Context())
-		if err != nil {
-			b.Fatal(err)
-		}
-		events := float64(info.State.Msgs)
-		_, keys, err := store.MemoryUsage(b.Context())
-		if err != nil {
-			b.Fatal(err)
-		}
-		calls, err := store.SnapshotCount(b.Context(), "call")
-		if err != nil || calls == 0 {
-			b.Fatalf("no call snapshots left to measure (%v)", err)
-		}
-		perCall := float64(keys["snap:call"]+keys["snap:metric"]+keys["open"]+keys["terminal"]) / float64(calls)
-		b.ReportMetric(events/elapsed.Seconds(), "events/s")
-		b.ReportMetric(cpu.Seconds()/events*1e4, "cpu-s/10k-events")
-		b.ReportMetric(peakMB, "peak-RSS-MB")
-		b.ReportMetric(peakMB/events*1e4, "peak-RSS-MB/10k-events")
-		b.ReportMetric(perCall, "redis-B/tracked-call")
-		b.Logf("%d calls, %.0f events in %s; poller CPU %s, peak RSS %.1f MB; %d calls tracked in Redis at the end, %.0f B each",
-			n, events, elapsed.Round(time.Millisecond), cpu.Round(time.Millisecond), peakMB, calls, perCall)
+		backlogOnce(b, n)
 	}
+}
+
+func backlogOnce(b *testing.B, n int) {
+	rs := redistest.Start(b)
+	ns := natstest.Start(b)
+	// One call a second: 100,000 calls span about 28 hours before the start.
+	w := startWorldWith(b, 0, sim.Config{Seed: 3, Agents: 40, CallRate: 60, Backlog: n})
+	want := uint64(w.Sim.Stats().MetricsFinalized)
+	nc := ns.Conn(b)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rdb := rs.Client(b)
+	store, err := cursor.New(rdb, "acme")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var raw rawRates
+	raw.sizeBefore = envInt("CALLBUS_BENCH_EVENT_SIZE", defaultEventSize)
+	raw.before = rawPublishRate(b, nc, raw.sizeBefore)
+	addr := simtest.FreeAddr(b)
+	env := append(pollerEnv(w, ns.URL(), rs.URL, "bench", addr), "CALLBUS_CALLS_BACKFILL_HOURS=72", "CALLBUS_LOG_LEVEL=warn")
+	env = append(env, profileEnv()...)
+	redisBefore := redisCPU(b, rdb)
+	start := time.Now()
+	c := startPoller(b, env)
+	profiled := saveProfiles(b, addr)
+	for subjectCount(b, js, "callcenter.acme.metric.finalized") < want {
+		if time.Since(start) > 20*time.Minute {
+			b.Fatalf("not caught up after 20 minutes: %d of %d metrics finalized\n%s", subjectCount(b, js, "callcenter.acme.metric.finalized"), want, c.stderr.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	elapsed := time.Since(start)
+	profiled()
+	c.signal(syscall.SIGTERM)
+	if err := <-c.wait(60 * time.Second); err != nil {
+		b.Fatalf("poller: %v", err)
+	}
+	redisSpent := redisCPU(b, rdb) - redisBefore
+	raw.sizeAfter = medianBodySize(b, js, "CALLCENTER")
+	raw.after = rawPublishRate(b, nc, raw.sizeAfter)
+	reportBacklog(b, c, js, store, backlogRun{n: n, elapsed: elapsed, redisCPU: redisSpent, raw: raw})
+}
+
+// backlogRun is what BenchmarkBacklog measured during its run.
+type backlogRun struct {
+	n        int           // calls of backlog
+	elapsed  time.Duration // from the poller's start to the last final metric in the stream
+	redisCPU float64       // CPU seconds Redis spent meanwhile
+	raw      rawRates
+}
+
+// reportBacklog measures what the run left behind and reports it with run.
+func reportBacklog(b *testing.B, c *child, js jetstream.JetStream, store *cursor.Store, run backlogRun) {
+	n, elapsed := run.n, run.elapsed
+	ru := c.cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	peakMB := float64(ru.Maxrss) / 1024 // KiB on Linux
+	s, err := js.Stream(b.Context(), "CALLCENTER")
+	if err != nil {
+		b.Fatal(err)
+	}
+	info, err := s.Info(b.Context())
+	if err != nil {
+		b.Fatal(err)
+	}
+	events := float64(info.State.Msgs)
+	_, keys, err := store.MemoryUsage(b.Context())
+	if err != nil {
+		b.Fatal(err)
+	}
+	calls, err := store.SnapshotCount(b.Context(), "call")
+	if err != nil || calls == 0 {
+		b.Fatalf("no call snapshots left to measure (%v)", err)
+	}
+	perCall := float64(keys["snap:call"]+keys["snap:metric"]+keys["open"]+keys["terminal"]) / float64(calls)
+	b.ReportMetric(events/elapsed.Seconds(), "events/s")
+	b.ReportMetric(cpu.Seconds()/events*1e4, "cpu-s/10k-events")
+	b.ReportMetric(peakMB, "peak-RSS-MB")
+	b.ReportMetric(peakMB/events*1e4, "peak-RSS-MB/10k-events")
+	b.ReportMetric(perCall, "redis-B/tracked-call")
+	b.ReportMetric(run.redisCPU/events*1e4, "redis-cpu-s/10k-events")
+	b.Logf("%d calls, %.0f events in %s; poller CPU %s, Redis CPU %.1fs, peak RSS %.1f MB; %d calls tracked in Redis at the end, %.0f B each",
+		n, events, elapsed.Round(time.Millisecond), cpu.Round(time.Millisecond), run.redisCPU, peakMB, calls, perCall)
+	b.Log(run.raw.report(b, events/elapsed.Seconds()))
 }
 
 // BenchmarkLiveDelay: live traffic at plan 100 (100 requests a minute for the

@@ -31,7 +31,7 @@ type bed struct {
 }
 
 // newBed starts both servers; durable Redis keeps its outbox across a restart.
-func newBed(t *testing.T, durable bool) *bed {
+func newBed(t testing.TB, durable bool) *bed {
 	t.Helper()
 	b := &bed{nats: natstest.Start(t)}
 	if durable {
@@ -74,7 +74,7 @@ func (b *bed) commit(t *testing.T, n int) {
 
 // commitBodies appends an event (evt-<i>, numbered on from the last) with each
 // body to the outbox in one commit.
-func (b *bed) commitBodies(t *testing.T, bodies ...[]byte) {
+func (b *bed) commitBodies(t testing.TB, bodies ...[]byte) {
 	t.Helper()
 	var batch cursor.Batch
 	for k, body := range bodies {

@@ -72,7 +72,7 @@ func Run(ctx context.Context, s config.Settings, log zerolog.Logger, opts ...Opt
 	lead := poll.NewLeadership(store, s.InstanceID+"/"+randomSuffix(), s.LeaseTTL, log,
 		poll.WithRoleObserver(metrics.SetLeader))
 	board.attach(lead, store, session.lim)
-	stopHTTP, err := serveHTTP(s.HTTPAddr, board.routes(healthHandler(rdb, lead, metrics.Handler())), log)
+	stopHTTP, err := serveHTTP(s.HTTPAddr, withPprof(s.DebugPprof, board.routes(healthHandler(rdb, lead, metrics.Handler()))), log)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,65 @@
+package callcenter
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"testing"
+)
+
+// Micro-benchmarks of list decoding, the poller's largest share of CPU in the
+// backlog benchmark. Run with `make bench-micro BENCH=Decode PKGS=./internal/callcenter/`.
+
+// benchPage is a list page of 100 copies of testdata/<item>.json under listKey.
+func benchPage(b *testing.B, item, listKey string) []byte {
+	b.Helper()
+	one, err := os.ReadFile("testdata/" + item + ".json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, one); err != nil {
+		b.Fatal(err)
+	}
+	items := bytes.Repeat(append(compact.Bytes(), ','), 100)
+	return []byte(`{"` + listKey + `":[` + string(items[:len(items)-1]) + `],"meta":{"total_count":100,"total_pages":1,"current":1}}`)
+}
+
+// BenchmarkDecodeCallsPage decodes a page of 100 calls as ListCalls does;
+// BenchmarkDecodeScan is one validating pass over the same bytes (json.Valid),
+// the floor a single-pass decoder would approach: the ratio of the two is how
+// many times the decoder reads each byte.
+func BenchmarkDecodeCallsPage(b *testing.B) {
+	page := benchPage(b, "call", "calls")
+	b.SetBytes(int64(len(page)))
+	b.ReportAllocs()
+	for b.Loop() {
+		env, err := decodeList[Call](page, "calls")
+		if err != nil || len(env.items) != 100 {
+			b.Fatalf("decode: %d items, %v", len(env.items), err)
+		}
+	}
+}
+
+func BenchmarkDecodeMetricsPage(b *testing.B) {
+	page := benchPage(b, "call_metric", "call_metrics")
+	b.SetBytes(int64(len(page)))
+	b.ReportAllocs()
+	for b.Loop() {
+		env, err := decodeList[CallMetric](page, "call_metrics")
+		if err != nil || len(env.items) != 100 {
+			b.Fatalf("decode: %d items, %v", len(env.items), err)
+		}
+	}
+}
+
+func BenchmarkDecodeScan(b *testing.B) {
+	page := benchPage(b, "call", "calls")
+	b.SetBytes(int64(len(page)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if !json.Valid(page) {
+			b.Fatal("invalid")
+		}
+	}
+}
