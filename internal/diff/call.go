@@ -67,7 +67,8 @@ func Call(scope Scope, prev []byte, c callcenter.Call, seen time.Time) (CallResu
 			return CallResult{}, fmt.Errorf("diff call %d: decode snapshot: %w", c.ID, err)
 		}
 	}
-	creating, upd := prev == nil, ms(c.UpdatedTime)
+	s.forgetAhead(seen)
+	creating, upd := prev == nil, apiTime(c.UpdatedTime, seen)
 	if !creating && upd != 0 && upd < s.Upd {
 		return CallResult{Snap: prev, State: s.state(c)}, nil // stale observation
 	}
@@ -79,8 +80,8 @@ func Call(scope Scope, prev []byte, c callcenter.Call, seen time.Time) (CallResu
 	}
 	newer := creating || upd > s.Upd
 	entity := "calls/" + strconv.FormatInt(c.ID, 10)
-	em := &emitter{scope: scope, seq: &s.Seq, fallback: orTime(c.UpdatedTime, seen)}
-	parts := s.participants(entity, c, newer, em.fallback)
+	em := &emitter{scope: scope, seq: &s.Seq, fallback: orTime(c.UpdatedTime, seen), latest: seen}
+	parts := s.participants(entity, c, newer, em.fallback, seen)
 	end, ending := s.ended(c, seen)
 	if creating {
 		em.emit(event.CallCreated, entity, c.CreatedTime, event.CallData{Call: c})
@@ -104,6 +105,22 @@ func Call(scope Scope, prev []byte, c callcenter.Call, seen time.Time) (CallResu
 		return CallResult{}, fmt.Errorf("diff call %d: encode snapshot: %w", c.ID, err)
 	}
 	return CallResult{Events: em.events, Snap: next, Changed: string(next) != string(prev), State: s.state(c)}, nil
+}
+
+// forgetAhead drops the times of the snapshot that lie more than maxAhead after
+// the read: taken from a record dated ahead before (an earlier release kept
+// them), they would make every real copy look stale.
+func (s *callSnap) forgetAhead(read time.Time) {
+	limit := ms(read.Add(maxAhead))
+	if s.Upd > limit {
+		s.Upd = 0
+	}
+	for k, p := range s.P {
+		if p.U > limit {
+			p.U = 0
+			s.P[k] = p
+		}
+	}
 }
 
 func (s *callSnap) state(c callcenter.Call) CallState {

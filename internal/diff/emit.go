@@ -26,8 +26,11 @@ type emitter struct {
 	// fallback dates an event whose API time is null (zero): an event always has a
 	// time, and never the year 1.
 	fallback time.Time
-	events   []event.Envelope
-	err      error
+	// latest, when set, is the time of the read: an API time more than maxAhead
+	// after it is broken data and dates no event.
+	latest time.Time
+	events []event.Envelope
+	err    error
 }
 
 func (e *emitter) emit(t event.Type, entity string, at time.Time, data any) {
@@ -35,6 +38,9 @@ func (e *emitter) emit(t event.Type, entity string, at time.Time, data any) {
 		return
 	}
 	at = orTime(at, e.fallback)
+	if !e.latest.IsZero() && at.After(e.latest.Add(maxAhead)) {
+		at = e.latest // dated ahead: broken data, taken as of the read
+	}
 	*e.seq++
 	key := strconv.FormatInt(*e.seq, 10)
 	if e.scope.Epoch != "" {
@@ -55,6 +61,21 @@ func raw(v any) string {
 		return "null"
 	}
 	return string(b)
+}
+
+// maxAhead is how far after the time of the read an API time may lie and still
+// be believed. The API's clock may run a little ahead of the poller's (a
+// simulator at speed, clock skew); a record dated days ahead is broken data: its
+// time is taken as absent (see apiTime), so that it neither dates an event nor
+// makes the real copies that follow look stale.
+const maxAhead = time.Hour
+
+// apiTime is ms(t), or 0 (no time) when t lies more than maxAhead after read.
+func apiTime(t, read time.Time) int64 {
+	if t.After(read.Add(maxAhead)) {
+		return 0
+	}
+	return ms(t)
 }
 
 func ms(t time.Time) int64 {

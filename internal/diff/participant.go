@@ -21,14 +21,15 @@ type pending struct {
 // participants applies the participants c lists to the snapshot and returns their
 // events. When c is a newer copy of the call (newer updated_time), a participant it
 // no longer lists is marked gone; one listed again is back. undated is the time of
-// a status change whose participant has no updated_time.
-func (s *callSnap) participants(callEntity string, c callcenter.Call, newer bool, undated time.Time) []pending {
+// a status change whose participant has no updated_time; read is the time of the
+// read, beyond which an updated_time is not believed (see upTo).
+func (s *callSnap) participants(callEntity string, c callcenter.Call, newer bool, undated, read time.Time) []pending {
 	listed := make(map[string]bool, len(c.Participants))
 	var out []pending
 	for _, p := range c.Participants {
 		key := strconv.FormatInt(p.ID, 10)
 		listed[key] = true
-		if ev, ok := s.participant(callEntity+"/participants/"+key, key, c.ID, p, undated); ok {
+		if ev, ok := s.participant(callEntity+"/participants/"+key, key, c.ID, p, undated, read); ok {
 			out = append(out, ev)
 		}
 	}
@@ -47,8 +48,8 @@ func (s *callSnap) participants(callEntity string, c callcenter.Call, newer bool
 // is ignored; one with the same updated_time, or none, changes the status only
 // forward (see forward): the equal-time rule that keeps a stale copy from turning a
 // change back. A change without updated_time is taken as of undated.
-func (s *callSnap) participant(entity, key string, callID int64, p callcenter.Participant, undated time.Time) (pending, bool) {
-	upd := ms(p.UpdatedTime)
+func (s *callSnap) participant(entity, key string, callID int64, p callcenter.Participant, undated, read time.Time) (pending, bool) {
+	upd := apiTime(p.UpdatedTime, read)
 	old, seen := s.P[key]
 	switch {
 	case !seen:
