@@ -26,6 +26,7 @@ type Envelope struct {
 	Time            time.Time       `json:"time"`
 	DataContentType string          `json:"datacontenttype"`
 	Data            json.RawMessage `json:"data"`
+	Origin                          // extension attributes: history.go
 }
 
 // Source is the CloudEvents source of every event of an account.

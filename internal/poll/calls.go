@@ -45,6 +45,9 @@ func (p *Poller) pollCalls(ctx context.Context) error {
 		from = highWater.Add(-p.cfg.CallsOverlap)
 	}
 	bt := p.newBatcher(ctx)
+	if cur[cursorAnnounced] == "" { // the first read: history before it is not announced (history.go)
+		bt.cursor(cursorAnnounced, from.Format(time.RFC3339Nano))
+	}
 	from, old, err := p.planOpen(ctx, bt, open, from, now)
 	if err != nil {
 		return err
@@ -71,6 +74,9 @@ func (p *Poller) pollCalls(ctx context.Context) error {
 	}
 	if err := bt.flush(); err != nil {
 		return fmt.Errorf("calls: %w", err)
+	}
+	if cur[CursorBackfill] != "" {
+		return nil // a backfill is under way: it must find its calls again (history.go)
 	}
 	return p.prune(ctx, highWater, pruned)
 }

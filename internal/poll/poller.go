@@ -108,8 +108,9 @@ type Poller struct {
 	hooks Hooks
 	wake  func() // tells the relay that events were committed
 
-	lease func() cursor.Lease
-	scope diff.Scope // account and state epoch, set by Run
+	lease   func() cursor.Lease
+	scope   diff.Scope // account and state epoch, set by Run
+	history bool       // events get the history attribute (history.go)
 
 	names     diff.StatusNames
 	hasNames  bool
@@ -156,6 +157,7 @@ func (p *Poller) Effective() map[string]time.Duration {
 // with the trace context of the cycle that found it (the relay's publish span
 // continues it).
 func (p *Poller) outboxEntry(ctx context.Context, e event.Envelope) (cursor.OutboxEntry, error) {
+	e.History = p.history
 	m, err := e.Message(p.cfg.Prefix, p.cfg.Account)
 	if err != nil {
 		return cursor.OutboxEntry{}, err
