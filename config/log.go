@@ -34,6 +34,7 @@ func (s Settings) LogFields() map[string]any {
 		"metrics_interval":        s.MetricsInterval.String(),
 		"metrics_lookback":        s.MetricsLookback.String(),
 		"calls_backfill":          s.CallsBackfill.String(),
+		"export_backfill_above":   s.ExportBackfillAbove.String(),
 		"users_interval":          s.UsersInterval.String(),
 		"teams_interval":          s.TeamsInterval.String(),
 		"user_statuses_interval":  s.UserStatusesInterval.String(),

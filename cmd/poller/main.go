@@ -8,6 +8,7 @@
 //	poller setup --addr 127.0.0.1:10001
 //	poller replay [--since D|T] [--from-seq N] [--until D|T] [--subject F] [--type T] [--pretty] [--to PREFIX] [--follow]
 //	poller tail [--subject F] [--type T]
+//	poller backfill --since D|T [--until D|T] [--resources calls,call_metrics,users,teams]
 package main
 
 import (
@@ -71,6 +72,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runReplay(ctx, args, getenv, stdout, stderr)
 	case "tail":
 		return runTail(ctx, args, getenv, stdout, stderr)
+	case "backfill":
+		return runBackfill(ctx, args, getenv, stderr)
 	case "version":
 		_, err := fmt.Fprintln(stdout, "callbus poller", version)
 		return err
@@ -92,5 +95,6 @@ commands:
   setup --addr ADDR    serve the setup page at /custom_configs
   replay [flags]       print stored events as NDJSON (--since, --from-seq, --until, --subject, --type, --pretty, --to, --follow)
   tail [flags]         print new events as readable lines until interrupted (--subject, --type)
+  backfill [flags]     announce history through the account export (--since, --until, --resources, --progress)
   version              print the version
 `

@@ -38,6 +38,8 @@ type Options struct {
 	// TracerProvider traces poll cycles, API requests, Redis commits and
 	// publishes (nil: no traces; see telemetry.NewTracerProvider).
 	TracerProvider trace.TracerProvider
+	// Backfill, when set, makes Run backfill instead of polling (backfill.go).
+	Backfill *BackfillOptions
 }
 
 // Run runs the service until ctx ends, then shuts down in order: stop polling
@@ -108,9 +110,20 @@ func Run(ctx context.Context, s config.Settings, log zerolog.Logger, x Options) 
 	if err != nil {
 		return err
 	}
+	work, err := newLeaderWork(s, x, store, api, poller, relay.Wake, log, metrics)
+	if err != nil {
+		return err
+	}
 	// The holder is unique per process, even when two share an instance id (a
 	// host name, a pod restarted in place): only one of them may pass the fence.
 	lead := poll.NewLeadership(store, s.InstanceID+"/"+randomSuffix(), s.LeaseTTL, log)
+	if x.Backfill != nil {
+		if err := work.claim(ctx, lead.Holder()); err != nil {
+			return err
+		}
+		ctx, work.finish = context.WithCancel(ctx)
+		defer work.finish()
+	}
 	lead.OnChange = func(leader bool) {
 		v := int64(0)
 		if leader {
@@ -140,7 +153,7 @@ func Run(ctx context.Context, s config.Settings, log zerolog.Logger, x Options) 
 				_ = relay.Run(rctx)
 			}
 		}()
-		err := poller.Run(ctx, lease)
+		err := work.run(ctx, lease)
 		stopRelay()
 		<-relayDone
 		if shutdown.Err() != nil { // shutting down (not a lost lease): publish what is committed
@@ -152,6 +165,9 @@ func Run(ctx context.Context, s config.Settings, log zerolog.Logger, x Options) 
 		}
 		return err
 	})
+	if x.Backfill != nil && work.result != nil {
+		return work.result
+	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		log.Info().Msg("stopped")
 		return nil
