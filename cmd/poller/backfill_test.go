@@ -86,25 +86,7 @@ func TestBackfillCrash(t *testing.T) {
 	// in both the export and the live poller's first read (the seam).
 	args := []string{"backfill", "--since", w.Sim.Start().AddDate(0, -6, 0).Format(time.RFC3339),
 		"--until", w.Sim.Now().Add(10 * time.Minute).Format(time.RFC3339), "--dir", t.TempDir(), "--progress", "log"}
-	rnd := newRand(2)
-	kills := []func(p progress, ok bool) bool{
-		func(p progress, ok bool) bool { return ok && p.JobID != 0 },                 // the job runs
-		func(p progress, ok bool) bool { return ok && p.Path != "" },                 // the report is known: downloading
-		func(p progress, ok bool) bool { return ok && p.Size > 0 },                   // publishing
-		func(p progress, ok bool) bool { return ok && p.Rec > 0 },                    // publishing, part committed
-		func(p progress, ok bool) bool { return ok && (p.Pass > 0 || p.Rec > 4000) }, // later
-	}
-	for i, cond := range kills {
-		c := startCommand(t, env, args...)
-		simtest.WaitFor(t, 60*time.Second, "the backfill's progress", func() bool { return cond(readProgress(t, store)) })
-		if i >= 2 {
-			time.Sleep(time.Duration(rnd.IntN(800)) * time.Millisecond) // a random moment, not a condition
-		}
-		p, _ := readProgress(t, store)
-		c.kill(t)
-		t.Logf("kill %d: job %d, report %v, %d bytes downloaded, pass %d, record %d", i+1, p.JobID, p.Path != "", p.Size, p.Pass, p.Rec)
-		leaseFree(t, store)
-	}
+	killBackfill(t, env, args, store)
 	final := startCommand(t, env, args...)
 	simtest.WaitFor(t, 20*time.Second, "the backfill to lead", func() bool { h, _, _, _ := store.Leader(t.Context()); return h != "" })
 	second := startCommand(t, env, args...)
@@ -196,5 +178,31 @@ func TestLeaderBackfill(t *testing.T) {
 	report(t, r)
 	if hist, _ := historyCounts(t, ns); hist == 0 {
 		t.Error("no history event")
+	}
+}
+
+// killBackfill starts the backfill and kills it with SIGKILL, again and again:
+// while the job runs, once the report is known (downloading), and at random
+// moments while it publishes; each time it waits for the killed one's lease to
+// run out.
+func killBackfill(t *testing.T, env, args []string, store *cursor.Store) {
+	rnd := newRand(2)
+	kills := []func(p progress, ok bool) bool{
+		func(p progress, ok bool) bool { return ok && p.JobID != 0 },                 // the job runs
+		func(p progress, ok bool) bool { return ok && p.Path != "" },                 // the report is known: downloading
+		func(p progress, ok bool) bool { return ok && p.Size > 0 },                   // publishing
+		func(p progress, ok bool) bool { return ok && p.Rec > 0 },                    // publishing, part committed
+		func(p progress, ok bool) bool { return ok && (p.Pass > 0 || p.Rec > 4000) }, // later
+	}
+	for i, cond := range kills {
+		c := startCommand(t, env, args...)
+		simtest.WaitFor(t, 60*time.Second, "the backfill's progress", func() bool { return cond(readProgress(t, store)) })
+		if i >= 2 {
+			time.Sleep(time.Duration(rnd.IntN(800)) * time.Millisecond) // a random moment, not a condition
+		}
+		p, _ := readProgress(t, store)
+		c.kill(t)
+		t.Logf("kill %d: job %d, report %v, %d bytes downloaded, pass %d, record %d", i+1, p.JobID, p.Path != "", p.Size, p.Pass, p.Rec)
+		leaseFree(t, store)
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/callbus/callbus/internal/audit"
-	"github.com/callbus/callbus/internal/cursor"
 	"github.com/callbus/callbus/internal/event"
 	"github.com/callbus/callbus/internal/natstest"
 	"github.com/callbus/callbus/internal/redistest"
@@ -63,14 +62,7 @@ func BenchmarkBacklog(b *testing.B) {
 		// One call a second: 100,000 calls span about 28 hours before the start.
 		w := startWorldWith(b, 0, sim.Config{Seed: 3, Agents: 40, CallRate: 60, Backlog: n})
 		want := uint64(w.Sim.Stats().MetricsFinalized)
-		js, err := jetstream.New(ns.Conn(b))
-		if err != nil {
-			b.Fatal(err)
-		}
-		store, err := cursor.New(rs.Client(b), "acme")
-		if err != nil {
-			b.Fatal(err)
-		}
+		js, store := streamAndStore(b, ns, rs)
 		env := append(pollerEnv(w, ns.URL(), rs.URL, "bench", simtest.FreeAddr(b)), "CALLBUS_CALLS_BACKFILL_HOURS=72", "CALLBUS_LOG_LEVEL=warn")
 		start := time.Now()
 		c := startPoller(b, env)
@@ -88,15 +80,7 @@ func BenchmarkBacklog(b *testing.B) {
 		ru := c.cmd.ProcessState.SysUsage().(*syscall.Rusage)
 		cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 		peakMB := float64(ru.Maxrss) / 1024 // KiB on Linux
-		s, err := js.Stream(b.Context(), "CALLCENTER")
-		if err != nil {
-			b.Fatal(err)
-		}
-		info, err := s.Info(b.Context())
-		if err != nil {
-			b.Fatal(err)
-		}
-		events := float64(info.State.Msgs)
+		events := float64(streamMsgs(b, js))
 		_, keys, err := store.MemoryUsage(b.Context())
 		if err != nil {
 			b.Fatal(err)

@@ -126,3 +126,5 @@ func TestBackfillRefusesAnother(t *testing.T) {
 		t.Fatalf("got %v, want a refusal", err)
 	}
 }
+
+func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }
