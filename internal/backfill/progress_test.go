@@ -15,7 +15,9 @@ import (
 func TestProgressLine(t *testing.T) {
 	var out bytes.Buffer
 	p := NewProgress(&out, zerolog.Nop(), time.Second)
-	p.Update(func(s *State) { s.Phase, s.Span, s.Spans, s.Bytes, s.Total, s.Records, s.Events, s.Requests = PhasePublishing, 1, 2, 0, 100, 10, 50, 4 })
+	p.Update(func(s *State) {
+		s.Phase, s.Span, s.Spans, s.Bytes, s.Total, s.Records, s.Events, s.Requests = PhasePublishing, 1, 2, 0, 100, 10, 50, 4
+	})
 	p.mu.Lock()
 	p.s.PhaseStarted = p.s.PhaseStarted.Add(-10 * time.Second) // ten seconds into the phase
 	p.mu.Unlock()
@@ -33,7 +35,9 @@ func TestProgressLine(t *testing.T) {
 func TestProgressLog(t *testing.T) {
 	var out bytes.Buffer
 	p := NewProgress(nil, zerolog.New(&out), time.Second)
-	p.Update(func(s *State) { s.Phase, s.JobID, s.Records, s.Events, s.Bytes, s.Total = PhaseDownloading, 7, 3, 9, 50, 200 })
+	p.Update(func(s *State) {
+		s.Phase, s.JobID, s.Records, s.Events, s.Bytes, s.Total = PhaseDownloading, 7, 3, 9, 50, 200
+	})
 	p.show()
 	var line map[string]any
 	if err := json.Unmarshal(out.Bytes(), &line); err != nil {
