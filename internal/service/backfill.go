@@ -88,10 +88,15 @@ func (w *leaderWork) run(ctx context.Context, lease func() cursor.Lease) error {
 		return err
 	}
 	if err := w.first(ctx, lease); err != nil {
-		if errors.Is(err, poll.ErrLostLease) || ctx.Err() != nil {
+		// An export this key may not make (or the API refuses) will not work
+		// later either: the paged reads do the job. Anything else (a stalled
+		// job, an unreachable API) is retried by leadership after a pause, from
+		// the committed progress: the history read so far would otherwise stop
+		// the paged reads short of it (the high water moved).
+		if !callcenter.IsForbidden(err) && !callcenter.IsValidation(err) {
 			return err
 		}
-		w.log.Warn().Err(err).Msg("backfill through the export failed; the paged reads of calls_backfill_hours follow")
+		w.log.Warn().Err(err).Msg("backfill through the export refused; the paged reads of calls_backfill_hours follow")
 	}
 	return w.poller.Run(ctx, lease)
 }
