@@ -105,7 +105,7 @@ type Config struct {
 	Backlog int
 
 	// History is the number of older ended calls (with final metrics) generated
-	// lazily before the backlog, up to MaxHistory: only export reports serve them
+	// lazily before the backlog, up to MaxHistory: only JSON export reports serve them
 	// (lists, single reads and the truth log do not), rebuilt from their index
 	// whenever a report is read, so a million cost no memory. Sim.HistoryCallIDs
 	// lists them.
