@@ -48,6 +48,7 @@ func fromValues(v *iparams.Values, name func(key string) string) (Settings, ipar
 		MetricsInterval:      r.duration("metrics_interval_seconds", time.Second),
 		MetricsLookback:      r.duration("metrics_lookback_minutes", time.Minute),
 		CallsBackfill:        r.duration("calls_backfill_hours", time.Hour),
+		ExportBackfillAbove:  r.duration("export_backfill_above_hours", time.Hour),
 		UsersInterval:        r.duration("users_interval_seconds", time.Second),
 		TeamsInterval:        r.duration("teams_interval_seconds", time.Second),
 		UserStatusesInterval: r.duration("user_statuses_interval_seconds", time.Second),

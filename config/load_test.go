@@ -63,7 +63,7 @@ func TestLoadDefaults(t *testing.T) {
 		StreamMaxAge: 168 * time.Hour, StreamDuplicates: 10 * time.Minute, StreamReplicas: 1,
 		RateLimitShare: 0.8,
 		CallsInterval:  5 * time.Second, OpenCallsInterval: 10 * time.Second, MetricsInterval: 30 * time.Second,
-		MetricsLookback: 2 * time.Hour, CallsBackfill: 24 * time.Hour, UsersInterval: 30 * time.Second, TeamsInterval: 5 * time.Minute,
+		MetricsLookback: 2 * time.Hour, CallsBackfill: 24 * time.Hour, ExportBackfillAbove: 168 * time.Hour, UsersInterval: 30 * time.Second, TeamsInterval: 5 * time.Minute,
 		UserStatusesInterval: 10 * time.Minute,
 		Resources:            []string{"calls", "call_metrics", "users", "user_statuses", "teams"},
 		LogLevel:             "info", LogFormat: "json", HTTPAddr: ":8081", LeaseTTL: 15 * time.Second,

@@ -39,6 +39,7 @@ var logged = []struct {
 	{"metrics_interval_seconds", func(s Settings) any { return in(s.MetricsInterval, time.Second) }},
 	{"metrics_lookback_minutes", func(s Settings) any { return in(s.MetricsLookback, time.Minute) }},
 	{"calls_backfill_hours", func(s Settings) any { return in(s.CallsBackfill, time.Hour) }},
+	{"export_backfill_above_hours", func(s Settings) any { return in(s.ExportBackfillAbove, time.Hour) }},
 	{"users_interval_seconds", func(s Settings) any { return in(s.UsersInterval, time.Second) }},
 	{"teams_interval_seconds", func(s Settings) any { return in(s.TeamsInterval, time.Second) }},
 	{"user_statuses_interval_seconds", func(s Settings) any { return in(s.UserStatusesInterval, time.Second) }},

@@ -39,6 +39,7 @@ type Settings struct {
 	MetricsInterval      time.Duration
 	MetricsLookback      time.Duration // > MetricsInterval
 	CallsBackfill        time.Duration // how far back the first calls read reaches
+	ExportBackfillAbove  time.Duration // a larger CallsBackfill is read through the export; 0: never
 	UsersInterval        time.Duration
 	TeamsInterval        time.Duration
 	UserStatusesInterval time.Duration

@@ -21,6 +21,7 @@ type Meta struct {
 	Type    Type      // may be outside the Catalog (see UnknownEvent)
 	Subject string    // the entity, e.g. "calls/812/participants/4431"
 	Time    time.Time // when the change was observed, UTC
+	History bool      // derived from the account export by a backfill, not a live poll
 }
 
 // Metadata returns m; it makes every typed event an Event.
@@ -56,7 +57,7 @@ func Decode(body []byte) (Event, error) {
 		return nil, fmt.Errorf("%w: event %q: source %q is not %s<account>", ErrInvalid, e.ID, e.Source, sourcePrefix)
 	}
 	ev := newEvent(e.Type)
-	*ev.meta() = Meta{ID: e.ID, Source: e.Source, Type: e.Type, Subject: e.Subject, Time: e.Time}
+	*ev.meta() = Meta{ID: e.ID, Source: e.Source, Type: e.Type, Subject: e.Subject, Time: e.Time, History: e.History}
 	if err := json.Unmarshal(e.Data, ev.data()); err != nil {
 		return nil, fmt.Errorf("%w: event %q: data of %s: %w", ErrInvalid, e.ID, e.Type, err)
 	}

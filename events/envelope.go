@@ -35,6 +35,11 @@ type Envelope struct {
 	Time            time.Time       `json:"time"`
 	DataContentType string          `json:"datacontenttype"`
 	Data            json.RawMessage `json:"data"`
+	// History is true on events a backfill derived from the account export
+	// rather than a live poll (extension attribute callbushistory; absent on
+	// live events). Such an event has the id, type, subject, time and data the
+	// live event would have had.
+	History bool `json:"callbushistory,omitempty"`
 }
 
 // Source is the CloudEvents source of every event of an account.

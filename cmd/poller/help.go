@@ -96,6 +96,8 @@ commands:
   replay               print stored events as NDJSON or readable lines: a time range,
                        a subject or type, or one entity's history (--entity calls/812)
   tail                 print new events as readable lines until interrupted
+  backfill             announce history through the account export (--since, --until,
+                       --resources, --progress)
   status               print a running poller's status page (--addr, default CALLBUS_HTTP_ADDR)
   version              print the version
   help                 print this text

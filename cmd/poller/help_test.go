@@ -11,7 +11,7 @@ import (
 
 // Every command answers -h and --help with exit status 0 and its usage on stdout.
 func TestHelp(t *testing.T) {
-	commands := []string{"run", "demo", "config validate", "config docs", "config schema", "setup", "replay", "tail", "status", "version", "help"}
+	commands := []string{"run", "demo", "config validate", "config docs", "config schema", "setup", "replay", "tail", "backfill", "status", "version", "help"}
 	tests := []struct {
 		args []string
 		want []string // in stdout

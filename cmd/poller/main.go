@@ -10,6 +10,7 @@
 //	poller tail [--subject F] [--type T] [--entity E]
 //	poller help, poller COMMAND --help
 //	poller status [--addr HOST:PORT]
+//	poller backfill --since D|T [--until D|T] [--resources calls,call_metrics,users,teams]
 package main
 
 import (
@@ -77,6 +78,8 @@ func dispatch(ctx context.Context, cmd string, args []string, getenv func(string
 		return runTail(ctx, args, getenv, stdout, stderr)
 	case "status":
 		return runStatus(ctx, args, getenv, stdout, stderr)
+	case "backfill":
+		return runBackfill(ctx, args, getenv, stdout, stderr)
 	case "version":
 		_, err := fmt.Fprintln(stdout, "callbus poller", version)
 		return err

@@ -146,6 +146,13 @@ func (c *child) kill(t testing.TB) {
 // returns the last report, with schema problems added.
 func auditUntilSettled(t *testing.T, ns *natstest.Server, w *simtest.World, store *cursor.Store) *audit.Report {
 	t.Helper()
+	return auditSettled(t, ns, w, store, 0)
+}
+
+// auditSettled is auditUntilSettled for a world whose history (sim.Config.History,
+// extra calls, in neither the truth nor the counts) was backfilled too.
+func auditSettled(t *testing.T, ns *natstest.Server, w *simtest.World, store *cursor.Store, extra int) *audit.Report {
+	t.Helper()
 	js, err := jetstream.New(ns.Conn(t))
 	if err != nil {
 		t.Fatal(err)
@@ -161,7 +168,7 @@ func auditUntilSettled(t *testing.T, ns *natstest.Server, w *simtest.World, stor
 		before := len(r.Problems)
 		r.CompareTruth(truth)
 		st := w.Sim.Stats() // the backlog is not in the truth: count it
-		r.CompareCounts(st.Calls, st.CallsEnded, st.MetricsFinalized)
+		r.CompareCounts(st.Calls+extra, st.CallsEnded+extra, st.MetricsFinalized+extra)
 		n, _ := store.OutboxLen(t.Context())
 		if (len(r.Problems) == before && n == 0) || time.Now().After(deadline) {
 			v, err := schemas.New()

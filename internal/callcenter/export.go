@@ -45,7 +45,6 @@ var ErrJobStalled = errors.New("export job did not complete in time")
 // when a completed job has no path, when MaxWait passes (ErrJobStalled) or when
 // ctx is done. Paged reads remain the fallback for a failed export.
 func (c *Client) ExportAndWait(ctx context.Context, req ExportRequest, w ExportWait) (string, error) {
-	w = w.withDefaults()
 	started, err := c.Export(ctx, req)
 	if err != nil {
 		return "", err
@@ -53,7 +52,15 @@ func (c *Client) ExportAndWait(ctx context.Context, req ExportRequest, w ExportW
 	if started.ID <= 0 {
 		return "", errors.New("export: the response holds no job id")
 	}
-	op := fmt.Sprintf("export job %d", started.ID)
+	return c.WaitJob(ctx, started.ID, started.Status, w)
+}
+
+// WaitJob polls export job id (last seen in status) until it is completed and
+// returns its report URL, with the errors of ExportAndWait; MaxWait counts from
+// the call. A process that restarts resumes waiting for the job it started.
+func (c *Client) WaitJob(ctx context.Context, id int64, status string, w ExportWait) (string, error) {
+	w = w.withDefaults()
+	op := fmt.Sprintf("export job %d", id)
 	deadline := c.clock.Now().Add(w.MaxWait)
 	bo := backoff.NewExponentialBackOff(
 		backoff.WithInitialInterval(w.PollInterval),
@@ -61,7 +68,6 @@ func (c *Client) ExportAndWait(ctx context.Context, req ExportRequest, w ExportW
 		backoff.WithMaxElapsedTime(0),
 		backoff.WithClockProvider(c.clock),
 	)
-	status := started.Status
 	for {
 		left := deadline.Sub(c.clock.Now())
 		if left <= 0 {
@@ -71,7 +77,7 @@ func (c *Client) ExportAndWait(ctx context.Context, req ExportRequest, w ExportW
 		if err := sleep(ctx, c.clock, min(bo.NextBackOff(), left)); err != nil {
 			return "", fmt.Errorf("%s: %w", op, err)
 		}
-		job, err := c.GetJob(ctx, started.ID)
+		job, err := c.GetJob(ctx, id)
 		if err != nil {
 			return "", fmt.Errorf("%s: %w", op, err)
 		}

@@ -56,6 +56,9 @@ func (p *Poller) pollCalls(ctx context.Context) error {
 		from = highWater.Add(-p.cfg.CallsOverlap)
 	}
 	bt := p.newBatcher(ctx)
+	if cur[cursorAnnounced] == "" { // the first read: history before it is not announced (history.go)
+		bt.cursor(cursorAnnounced, from.Format(time.RFC3339Nano))
+	}
 	from, old, err := p.planOpen(ctx, bt, open, from, now)
 	if err != nil {
 		return err
@@ -74,6 +77,9 @@ func (p *Poller) pollCalls(ctx context.Context) error {
 		return fmt.Errorf("calls: %w", err)
 	}
 	p.reads.lastCalls = now
+	if cur[CursorBackfill] != "" {
+		return nil // a backfill is under way: it must find its calls again (history.go)
+	}
 	return p.prune(ctx, highWater, pruned)
 }
 

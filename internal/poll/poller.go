@@ -101,8 +101,9 @@ type Poller struct {
 	cycleObservers    []CycleObserver
 	intervalObservers []func(context.Context, map[string]time.Duration)
 
-	lease func() cursor.Lease
-	scope diff.Scope // account and state epoch, set by Run
+	lease   func() cursor.Lease
+	scope   diff.Scope // account and state epoch, set by Run
+	history bool       // events get the history attribute (history.go)
 
 	names     diff.StatusNames
 	hasNames  bool
@@ -150,6 +151,7 @@ func (p *Poller) Effective() map[string]time.Duration {
 // with the trace context of the cycle that found it (the relay's publish span
 // continues it).
 func (p *Poller) outboxEntry(ctx context.Context, e event.Envelope) (cursor.OutboxEntry, error) {
+	e.History = p.history
 	m, err := event.Encode(e, p.cfg.Prefix, p.cfg.Account)
 	if err != nil {
 		return cursor.OutboxEntry{}, err

@@ -16,6 +16,7 @@ type options struct {
 	onPublished func(publish.Record)
 	poll        []poll.Option
 	tp          trace.TracerProvider
+	backfill    *BackfillOptions
 }
 
 func newOptions(opts []Option) options {
@@ -49,4 +50,11 @@ func WithTracerProvider(tp trace.TracerProvider) Option {
 			o.tp = tp
 		}
 	}
+}
+
+// WithBackfill makes Run backfill (poller backfill) instead of polling: it takes
+// the lease (refusing when another process holds it), backfills, waits until the
+// relay published every event, and returns.
+func WithBackfill(b BackfillOptions) Option {
+	return func(o *options) { o.backfill = &b }
 }

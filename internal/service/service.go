@@ -71,6 +71,13 @@ func Run(ctx context.Context, s config.Settings, log zerolog.Logger, opts ...Opt
 	// host name, a pod restarted in place): only one of them may pass the fence.
 	lead := poll.NewLeadership(store, s.InstanceID+"/"+randomSuffix(), s.LeaseTTL, log,
 		poll.WithRoleObserver(metrics.SetLeader))
+	if o.backfill != nil { // poller backfill: this process must lead, and ends when done
+		if err := session.work.claim(ctx, lead.Holder()); err != nil {
+			return err
+		}
+		ctx, session.work.finish = context.WithCancel(ctx)
+		defer session.work.finish()
+	}
 	board.attach(lead, store, session.lim)
 	stopHTTP, err := serveHTTP(s.HTTPAddr, withPprof(s.DebugPprof, board.routes(healthHandler(rdb, lead, metrics.Handler()))), log)
 	if err != nil {
@@ -78,6 +85,9 @@ func Run(ctx context.Context, s config.Settings, log zerolog.Logger, opts ...Opt
 	}
 	defer stopHTTP()
 	err = lead.Run(ctx, session.run)
+	if o.backfill != nil && session.work.result != nil {
+		return session.work.result
+	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		log.Info().Msg("stopped")
 		return nil
@@ -131,8 +141,12 @@ func newLeaderSession(ctx context.Context, s config.Settings, o options, p parts
 	if err != nil {
 		return leaderSession{}, err
 	}
+	work, err := newLeaderWork(s, o, p.store, api, poller, relay.Wake, log, p.metrics)
+	if err != nil {
+		return leaderSession{}, err
+	}
 	return leaderSession{
-		service: ctx, poller: poller, relay: relay, fence: fence, lim: lim, js: p.js, drainTimeout: s.ShutdownTimeout, log: log,
+		service: ctx, work: work, relay: relay, fence: fence, lim: lim, js: p.js, drainTimeout: s.ShutdownTimeout, log: log,
 		stream: publish.StreamConfig{
 			Name: s.StreamName, Prefix: s.SubjectPrefix, MaxAge: s.StreamMaxAge,
 			Dupes: s.StreamDuplicates, Replicas: s.StreamReplicas,

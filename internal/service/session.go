@@ -7,7 +7,6 @@ import (
 
 	"github.com/callbus/callbus/internal/callcenter"
 	"github.com/callbus/callbus/internal/cursor"
-	"github.com/callbus/callbus/internal/poll"
 	"github.com/callbus/callbus/internal/publish"
 	"github.com/cenkalti/backoff/v4"
 	"github.com/nats-io/nats.go/jetstream"
@@ -20,7 +19,7 @@ import (
 // outbox to JetStream within the shutdown timeout.
 type leaderSession struct {
 	service      context.Context // its end means shutdown
-	poller       *poll.Poller
+	work         *leaderWork // polling, or a backfill first or alone
 	relay        *publish.Relay
 	fence        *leaseFence
 	lim          *callcenter.Limiter
@@ -42,7 +41,7 @@ func (ls leaderSession) run(ctx context.Context, lease func() cursor.Lease) erro
 			_ = ls.relay.Run(rctx)
 		}
 	}()
-	err := ls.poller.Run(ctx, lease)
+	err := ls.work.run(ctx, lease)
 	stopRelay()
 	<-relayDone
 	if ls.service.Err() != nil {

@@ -16,13 +16,24 @@ func (w *world) genBacklog(n int) {
 	w.calls = make([]*call, 0, n+1024)
 	for range n {
 		t += sec(w.between(0, 2*gap-1))
-		w.backlogCall(t)
+		idx := int64(len(w.calls))
+		c := w.backlogCall(callBase+idx, metricBase+idx, t)
+		for _, r := range []*recording{c.rec, c.redact} {
+			if r != nil {
+				w.recs[r.id] = c
+			}
+		}
+		w.calls = append(w.calls, c)
+		w.ended++
+		w.finalized++
 	}
 }
 
-// backlogCall builds one ended call created at t.
-func (w *world) backlogCall(t sec) {
-	idx := int64(len(w.calls))
+// backlogCall builds one ended call created at t, with the given call and metric
+// ids, drawing from w.rng and numbering participants and recordings from
+// w.nextPart and w.nextRec. It registers nothing: the caller keeps the call (and
+// its recordings) or, for lazily generated history, throws it away.
+func (w *world) backlogCall(id, metricID int64, t sec) *call {
 	num := w.numbers[w.pick(len(w.numbers))]
 	out := w.chance(0.25)
 	var agent *user
@@ -33,11 +44,11 @@ func (w *world) backlogCall(t sec) {
 	if !out {
 		agent = w.anyAgent(num.queue.team.members)
 	}
-	c := &call{id: callBase + idx, outbound: out, number: num, created: t}
+	c := &call{id: id, outbound: out, number: num, created: t}
 	if !out {
 		c.queue, c.ivr = num.queue, num.ivr
 	}
-	c.m = metric{id: metricBase + idx, created: t, ringNull: true, answerNull: true, billNull: true}
+	c.m = metric{id: metricID, created: t, ringNull: true, answerNull: true, billNull: true}
 	m := &c.m
 	cust := custBase + int64(w.pick(customers))
 	now := t
@@ -119,11 +130,9 @@ func (w *world) backlogCall(t sec) {
 		if num.record {
 			m.recDur = m.talk + m.hold
 			c.rec = &recording{id: w.nextRec, duration: m.recDur, transcript: w.chance(0.5)}
-			w.recs[w.nextRec] = c
 			w.nextRec++
 			if w.chance(0.2) {
 				c.redact = &recording{id: w.nextRec, duration: m.recDur}
-				w.recs[w.nextRec] = c
 				w.nextRec++
 			}
 		}
@@ -147,9 +156,7 @@ func (w *world) backlogCall(t sec) {
 	c.ended, m.finalized = true, true
 	c.updated = now + sec(m.work) + 30
 	m.updated = c.updated + sec(w.between(5, 60))
-	w.calls = append(w.calls, c)
-	w.ended++
-	w.finalized++
+	return c
 }
 
 // backlogLeg makes a participant created at t.

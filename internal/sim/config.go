@@ -104,6 +104,19 @@ type Config struct {
 	// before Start. They write no truth lines.
 	Backlog int
 
+	// History is the number of older ended calls (with final metrics) generated
+	// lazily before the backlog, up to MaxHistory: only JSON export reports serve them
+	// (lists, single reads and the truth log do not), rebuilt from their index
+	// whenever a report is read, so a million cost no memory. Sim.HistoryCallIDs
+	// lists them.
+	History int
+	// HistorySpan is how far back History reaches (0: at CallRate).
+	HistorySpan time.Duration
+	// ZipReports serves JSON export reports zipped ({token}.zip holding
+	// report.json), as the API does for jobs that went through zip_in_progress;
+	// otherwise they are plain JSON. Either way reports are streamed.
+	ZipReports bool
+
 	// APIKey belongs to the account admin (user 1).
 	APIKey string
 	// Keys are further keys; each is bound to a generated user of its role (a user is
@@ -194,6 +207,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Backlog < 0 {
 		errs = append(errs, fmt.Errorf("backlog %d: must not be negative", c.Backlog))
+	}
+	if c.History < 0 || c.History > MaxHistory || c.HistorySpan < 0 {
+		errs = append(errs, fmt.Errorf("history %d over %v: want 0 to %d calls over a positive span", c.History, c.HistorySpan, MaxHistory))
 	}
 	if c.APIKey == "" && len(c.Keys) == 0 {
 		errs = append(errs, errors.New("api key: required"))

@@ -14,6 +14,7 @@ type job struct {
 	status           string
 	token            string
 	csv              bool
+	zipped           bool // a JSON report served zipped (Config.ZipReports)
 	resources        []exportResource
 	from, to         sec // date range, inclusive; set when hasRange
 	hasRange         bool
@@ -68,6 +69,7 @@ func (s *Sim) export(rc *reqCtx) {
 	w := rc.w
 	j.id = int64(len(w.jobs) + 1)
 	j.created, j.updated, j.status, j.base = w.now, w.now, jobStarted, rc.base
+	j.zipped = !j.csv && s.cfg.ZipReports
 	j.token = fmt.Sprintf("%d-%016x", j.id, rc.s.shapes.Uint64())
 	w.jobs = append(w.jobs, j)
 	w.truth.write(w.now, entJob, j.id, 0, chCreated, "", none, none)
@@ -218,11 +220,15 @@ func (w *world) setJobStatus(j *job, st string) {
 
 // reportPath is the URL of a completed job's report.
 func (j *job) reportPath() string {
-	ext := "json"
-	if j.csv {
-		ext = "zip"
+	return fmt.Sprintf("%s/reports/%s.%s", j.base, j.token, j.reportExt())
+}
+
+// reportExt is the extension of the job's report: zip for CSV and zipped JSON.
+func (j *job) reportExt() string {
+	if j.csv || j.zipped {
+		return "zip"
 	}
-	return fmt.Sprintf("%s/reports/%s.%s", j.base, j.token, ext)
+	return "json"
 }
 
 // getJob: GET /jobs/{job_id} → 200 {bulk_job}, 404.

@@ -2,26 +2,32 @@ package sim
 
 import (
 	"archive/zip"
+	"bufio"
 	"bytes"
 	"encoding/csv"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
 )
 
 // serveReport serves a completed job's report at /reports/{token}.json (one JSON
-// object with an array per requested resource, keyed by resource name) or
-// /reports/{token}.zip (a zip holding {resource}.csv per resource). No
-// authentication: the URL is the credential, valid for seven simulated days after
-// completion; otherwise 404. Calls and call metrics are those created within the
-// job's date range, both ends inclusive, in ascending id order. For calls,
-// participants, recording, recording_to_redact and integrated_resources are null
-// unless included, and life_cycle (the call's metric events) appears only when
-// included; for call metrics, life_cycle only when included.
+// object with an array per requested resource, keyed by resource name), at
+// /reports/{token}.zip for a JSON report when Config.ZipReports is set (a zip
+// holding report.json), or at /reports/{token}.zip for CSV (a zip holding
+// {resource}.csv per resource). No authentication: the URL is the credential,
+// valid for seven simulated days after completion; otherwise 404. Calls and call
+// metrics are those created within the job's date range, both ends inclusive:
+// history first (Config.History), then the rest, each in ascending created time.
+// For calls, participants, recording, recording_to_redact and
+// integrated_resources are null unless included, and life_cycle (the call's
+// metric events) appears only when included; for call metrics, life_cycle only
+// when included. JSON reports are streamed a chunk of records at a time, so their
+// size is bounded by nothing but the history, and the API keeps answering while
+// one is downloaded.
 func (s *Sim) serveReport(rw http.ResponseWriter, r *http.Request) {
 	token, ext, _ := strings.Cut(r.PathValue("file"), ".")
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	w := s.syncLocked()
 	var j *job
 	for _, x := range w.jobs {
@@ -29,12 +35,14 @@ func (s *Sim) serveReport(rw http.ResponseWriter, r *http.Request) {
 			j = x
 		}
 	}
-	if j == nil || j.status != jobCompleted || w.now > j.completedAt+reportTTL || ext != map[bool]string{false: "json", true: "zip"}[j.csv] {
+	if j == nil || j.status != jobCompleted || w.now > j.completedAt+reportTTL || ext != j.reportExt() {
+		s.mu.Unlock()
 		http.NotFound(rw, r)
 		return
 	}
 	if j.csv {
 		body, err := w.csvReport(j)
+		s.mu.Unlock()
 		if err != nil {
 			http.Error(rw, err.Error(), http.StatusInternalServerError)
 			return
@@ -43,8 +51,21 @@ func (s *Sim) serveReport(rw http.ResponseWriter, r *http.Request) {
 		_, _ = rw.Write(body)
 		return
 	}
-	rw.Header().Set("Content-Type", "application/json; charset=utf-8")
-	_, _ = rw.Write(w.jsonReport(j))
+	s.mu.Unlock()
+	if !j.zipped {
+		rw.Header().Set("Content-Type", "application/json; charset=utf-8")
+		_ = s.streamReport(rw, j)
+		return
+	}
+	rw.Header().Set("Content-Type", "application/zip")
+	z := zip.NewWriter(rw)
+	f, err := z.Create("report.json")
+	if err == nil {
+		err = s.streamReport(f, j)
+	}
+	if err == nil {
+		_ = z.Close()
+	}
 }
 
 // jobCalls returns the calls within the job's date range.
@@ -56,39 +77,82 @@ func (w *world) jobCalls(j *job) []*call {
 	return w.calls[lo:hi]
 }
 
-// jsonReport renders the JSON report.
-func (w *world) jsonReport(j *job) []byte {
+// reportChunk is how many records are rendered per hold of the Sim's lock.
+const reportChunk = 1000
+
+// streamReport writes the JSON report of j to out. It stops at the first write
+// error (the client went away).
+func (s *Sim) streamReport(out io.Writer, j *job) error {
+	bw := bufio.NewWriterSize(out, 64<<10)
+	_ = bw.WriteByte('{')
+	for k, res := range j.resources {
+		if k > 0 {
+			_ = bw.WriteByte(',')
+		}
+		_, _ = bw.Write(appendJSONString(nil, res.name))
+		_, _ = bw.WriteString(":[")
+		if err := s.streamResource(bw, j, res); err != nil {
+			return err
+		}
+		_ = bw.WriteByte(']')
+	}
+	_ = bw.WriteByte('}')
+	return bw.Flush()
+}
+
+// streamResource writes the records of one resource of j, without the brackets.
+func (s *Sim) streamResource(out *bufio.Writer, j *job, res exportResource) error {
+	parts := callParts{participants: res.includes("participants"), recording: res.includes("recording"),
+		redact: res.includes("recording_to_redact"), integrated: res.includes("integrated_resources"),
+		life: res.includes("life_cycle")}
+	s.mu.Lock()
+	w := s.syncLocked()
 	v := &view{w: w, base: j.base}
-	var e enc
-	e.obj()
-	for _, res := range j.resources {
-		e.key(res.name)
-		e.arr()
-		switch res.name {
-		case "calls":
-			parts := callParts{participants: res.includes("participants"), recording: res.includes("recording"),
-				redact: res.includes("recording_to_redact"), integrated: res.includes("integrated_resources"),
-				life: res.includes("life_cycle")}
-			for _, c := range w.jobCalls(j) {
-				v.call(&e, c, parts)
-			}
-		case "call_metrics":
-			for _, c := range w.jobCalls(j) {
-				v.metric(&e, c, res.includes("life_cycle"))
-			}
-		case "users":
+	var render func(e *enc, c *call)
+	switch res.name {
+	case "users", "teams":
+		var e enc
+		e.first = []bool{true}
+		if res.name == "users" {
 			for _, u := range w.users {
 				v.user(&e, u)
 			}
-		case "teams":
+		} else {
 			for _, t := range w.teams {
 				v.team(&e, t)
 			}
 		}
-		e.end(']')
+		s.mu.Unlock()
+		_, err := out.Write(e.b)
+		return err
+	case "calls":
+		render = func(e *enc, c *call) { v.call(e, c, parts) }
+	default:
+		render = func(e *enc, c *call) { v.metric(e, c, res.includes("life_cycle")) }
 	}
-	e.end('}')
-	return e.bytes()
+	lo, hi := int64(0), w.hist.n
+	if j.hasRange {
+		lo, hi = w.histRange(j.from, j.to)
+	}
+	live := w.jobCalls(j)
+	s.mu.Unlock()
+	n := hi - lo + int64(len(live))
+	for at := int64(0); at < n; at += reportChunk {
+		s.mu.Lock()
+		e := enc{first: []bool{at == 0}}
+		for k := at; k < min(at+reportChunk, n); k++ {
+			if k < hi-lo {
+				render(&e, w.histCall(lo+k))
+			} else {
+				render(&e, live[k-(hi-lo)])
+			}
+		}
+		s.mu.Unlock()
+		if _, err := out.Write(e.b); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // csvReport renders the CSV report: a zip with one file per resource.

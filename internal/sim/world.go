@@ -35,6 +35,7 @@ type world struct {
 	numbers  []*phoneNumber
 	calls    []*call // id = callBase+index; sorted by created time
 	jobs     []*job  // id = index+1
+	hist     history // lazily generated calls before the backlog (Config.History)
 	recs     map[int64]*call
 
 	nextPart, nextRec int64
@@ -62,6 +63,12 @@ func newWorld(cfg Config, start sec, truth *truthLog) *world {
 	if cfg.Backlog > 0 {
 		w.genBacklog(cfg.Backlog)
 	}
+	// History ends where the backlog begins (an hour before the start without one).
+	end := start - 3600
+	if len(w.calls) > 0 {
+		end = w.calls[0].created - 1
+	}
+	w.hist = newHistory(cfg.History, int64(cfg.HistorySpan.Seconds()), cfg.CallRate, end)
 	for _, u := range w.users {
 		w.scheduleFlip(u)
 		w.scheduleMobileFlip(u)

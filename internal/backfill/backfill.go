@@ -1,0 +1,239 @@
+package backfill
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/callbus/callbus/internal/callcenter"
+	"github.com/callbus/callbus/internal/cursor"
+	"github.com/callbus/callbus/internal/poll"
+	"github.com/rs/zerolog"
+)
+
+// ErrOtherBackfill is returned by Run when the store holds the progress of a
+// different backfill: it must be finished first.
+var ErrOtherBackfill = errors.New("backfill: another backfill is under way for this account")
+
+// Store is what a backfill reads of the account's state (cursor.Store); it writes
+// only through poll.History.
+type Store interface {
+	Cursors(ctx context.Context) (map[string]string, error)
+	OutboxLen(ctx context.Context) (int64, error)
+}
+
+// Backfill runs backfills for one account. Its fields are set by the caller; the
+// zero values of the optional ones take the defaults shown.
+type Backfill struct {
+	API     *callcenter.Client
+	Store   Store
+	Poller  *poll.Poller // a poller of its own: it must not Run
+	Account string
+	// HTTP downloads reports [a client without timeout: reports are large].
+	HTTP *http.Client
+	// Dir keeps the report while it is read [os.TempDir()].
+	Dir string
+	// Wait bounds waiting for an export job (see callcenter.ExportWait).
+	Wait callcenter.ExportWait
+	// DownloadRetry bounds the retries of one report download [15m].
+	DownloadRetry time.Duration
+	// MaxOutbox pauses publishing while the outbox holds more events than this,
+	// so Redis holds a bounded backlog while the relay catches up [100000].
+	MaxOutbox int64
+	Progress  *Progress
+	Log       zerolog.Logger
+}
+
+func (b *Backfill) defaults() {
+	if b.HTTP == nil {
+		b.HTTP = &http.Client{}
+	}
+	if b.Dir == "" {
+		b.Dir = os.TempDir()
+	}
+	if b.DownloadRetry <= 0 {
+		b.DownloadRetry = 15 * time.Minute
+	}
+	if b.MaxOutbox <= 0 {
+		b.MaxOutbox = 100_000
+	}
+	if b.Progress == nil {
+		b.Progress = NewProgress(nil, b.Log, 5*time.Second)
+	}
+}
+
+// Run backfills req while lease is held, resuming the stored progress of the
+// same request, and returns when every span is committed. It fails with
+// ErrOtherBackfill when a different request is under way, poll.ErrLostLease when
+// the lease passed to another process, and with the error of a step that could
+// not be completed (an export refused, a job that stalled); progress committed
+// so far stays, and running the same request again resumes it.
+func (b *Backfill) Run(ctx context.Context, req Request, lease func() cursor.Lease) error {
+	b.defaults()
+	if err := req.Check(); err != nil {
+		return fmt.Errorf("backfill: %w", err)
+	}
+	cur, err := b.Store.Cursors(ctx)
+	if err != nil {
+		return fmt.Errorf("backfill: read progress: %w", err)
+	}
+	cp, ok, err := readCheckpoint(cur)
+	if err != nil {
+		return err
+	}
+	switch {
+	case !ok:
+		cp = newCheckpoint(req, time.Now().UTC())
+	case !cp.same(req):
+		return fmt.Errorf("%w: %s to %s (%v); run it again to finish it first", ErrOtherBackfill,
+			cp.Since.Format(time.RFC3339), cp.Until.Format(time.RFC3339), cp.Resources)
+	default:
+		b.Log.Info().Int("span", cp.Span+1).Int64("job_id", cp.JobID).Int("pass", cp.Pass).Int64("record", cp.Record).
+			Msg("backfill: resuming")
+	}
+	h, err := b.Poller.History(ctx, lease)
+	if err != nil {
+		return fmt.Errorf("backfill: %w", err)
+	}
+	r := &run{b: b, h: h, req: req, cp: cp, spans: req.spans(), start: int64(b.API.Usage().Requests), base: cp.Requests, eventsBase: cp.Events}
+	return r.all(ctx)
+}
+
+// run is one execution of a backfill.
+type run struct {
+	b     *Backfill
+	h     *poll.History
+	req   Request
+	cp    Checkpoint
+	spans []span
+	start int64 // API requests of this process before the run
+	base  int64 // API requests of earlier runs of this backfill
+	// eventsBase is the events committed by earlier runs.
+	eventsBase int64
+}
+
+// requests is how many API requests the backfill used, over all its runs.
+func (r *run) requests() int64 { return r.base + int64(r.b.API.Usage().Requests) - r.start }
+
+func (r *run) all(ctx context.Context) error {
+	r.update(func(s *State) { s.Records, s.Events, s.Spans = r.cp.Records, r.cp.Events, len(r.spans) })
+	for r.cp.Span < len(r.spans) {
+		if err := r.span(ctx); err != nil {
+			return err
+		}
+		_ = os.Remove(reportFile(r.b.Dir, r.b.Account, r.cp.JobID))
+		r.cp.Span++
+		r.cp.newJob()
+		if err := r.commit(); err != nil {
+			return err
+		}
+	}
+	r.cp.Requests = r.requests()
+	done, _ := json.Marshal(r.cp)
+	if err := r.h.Done(r.req.Since, map[string]string{poll.CursorBackfill: "", poll.CursorBackfillDone: string(done)}); err != nil {
+		return err
+	}
+	r.update(func(s *State) { s.Phase = PhaseDone })
+	r.b.Log.Info().Int64("records", r.cp.Records).Int64("events", r.cp.Events).Int("jobs", r.cp.Jobs).
+		Int64("requests", r.cp.Requests).Msg("backfill: done")
+	return nil
+}
+
+// span backfills the current span: its job, its report, its records. A report
+// URL that expired starts a new job.
+func (r *run) span(ctx context.Context) error {
+	for {
+		if err := r.job(ctx); err != nil {
+			return err
+		}
+		path := reportFile(r.b.Dir, r.b.Account, r.cp.JobID)
+		if !haveReport(path, r.cp.Size) {
+			err := r.download(ctx, path)
+			if errors.Is(err, errExpired) {
+				r.b.Log.Warn().Int64("job_id", r.cp.JobID).Msg("backfill: the report URL expired; starting a new export job")
+				r.cp.newJob()
+				if err := r.commit(); err != nil {
+					return err
+				}
+				continue
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return r.publish(ctx, path)
+	}
+}
+
+// job makes sure the span's export job exists and completed, committing its id
+// as soon as it is known (a restart waits for the same job) and its report URL.
+func (r *run) job(ctx context.Context) error {
+	if r.cp.Path != "" {
+		return nil
+	}
+	s := r.spans[r.cp.Span]
+	status := callcenter.JobStarted
+	if r.cp.JobID == 0 {
+		j, err := r.b.API.Export(ctx, r.req.exportRequest(s, r.cp.Span == len(r.spans)-1))
+		if err != nil {
+			return fmt.Errorf("backfill: export %s to %s: %w", s.from.Format(time.RFC3339), s.to.Format(time.RFC3339), err)
+		}
+		r.cp.JobID, r.cp.Jobs, status = j.ID, r.cp.Jobs+1, j.Status
+		if err := r.commit(); err != nil {
+			return err
+		}
+	}
+	r.update(func(st *State) {
+		st.Phase, st.Span, st.JobID, st.Bytes, st.Total = PhaseJobStarted, r.cp.Span+1, r.cp.JobID, 0, -1
+	})
+	w := r.b.Wait
+	w.OnPoll = func(j callcenter.Job) {
+		if j.Status == callcenter.JobZipInProgress {
+			r.update(func(st *State) { st.Phase = PhaseZipping })
+		} else {
+			r.update(func(*State) {})
+		}
+	}
+	path, err := r.b.API.WaitJob(ctx, r.cp.JobID, status, w)
+	if err != nil {
+		if errors.Is(err, callcenter.ErrJobStalled) {
+			r.cp.newJob() // the next run starts a new job
+			_ = r.commit()
+		}
+		return fmt.Errorf("backfill: %w", err)
+	}
+	r.cp.Path, r.cp.Completed = path, time.Now().UTC()
+	return r.commit()
+}
+
+// download fetches the report, unless its URL is known to have expired.
+func (r *run) download(ctx context.Context, path string) error {
+	if time.Since(r.cp.Completed) > reportTTL-reportMargin {
+		return errExpired
+	}
+	r.cp.Downloads++
+	r.update(func(s *State) { s.Phase, s.Bytes, s.Total = PhaseDownloading, 0, -1 })
+	size, err := download(ctx, r.b.HTTP, r.cp.Path, path, r.b.DownloadRetry, func(done, total int64) {
+		r.update(func(s *State) { s.Bytes, s.Total = done, total })
+	})
+	if err != nil {
+		return fmt.Errorf("backfill: job %d: %w", r.cp.JobID, err)
+	}
+	r.cp.Size, r.cp.Pass, r.cp.Record = size, 0, 0
+	return r.commit()
+}
+
+// commit commits the checkpoint (with whatever is queued).
+func (r *run) commit() error {
+	r.cp.Requests = r.requests()
+	return r.h.Commit(r.cp.cursors())
+}
+
+func (r *run) update(fn func(*State)) {
+	req := r.requests()
+	r.b.Progress.Update(func(s *State) { fn(s); s.Requests = req })
+}

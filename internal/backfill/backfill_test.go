@@ -1,0 +1,130 @@
+package backfill
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/callbus/callbus/internal/callcenter"
+	"github.com/callbus/callbus/internal/cursor"
+	"github.com/callbus/callbus/internal/event"
+	"github.com/callbus/callbus/internal/poll"
+	"github.com/callbus/callbus/internal/redistest"
+	"github.com/callbus/callbus/internal/secret"
+	"github.com/callbus/callbus/internal/sim"
+	"github.com/callbus/callbus/internal/simtest"
+	"github.com/rs/zerolog"
+)
+
+// env is a simulator with history, a store and a backfill over both.
+type env struct {
+	w     *simtest.World
+	store *cursor.Store
+	b     *Backfill
+	lease cursor.Lease
+}
+
+func newEnv(t *testing.T, cfg sim.Config) *env {
+	t.Helper()
+	cfg.APIKey = "k"
+	w := simtest.NewWorld(t, cfg)
+	w.Run(t, 200) // export jobs take simulated seconds
+	api, err := callcenter.New(w.URL, secret.New("k"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := cursor.New(redistest.Start(t).Client(t), "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := poll.New(poll.Config{Account: "acme", Prefix: "callcenter",
+		Intervals: map[string]time.Duration{poll.ResCalls: time.Second, poll.ResMetrics: time.Second},
+		Backfill:  24 * time.Hour, MetricsLookback: 2 * time.Hour}, api, store, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	lease, err := store.Acquire(t.Context(), "test", time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &Backfill{API: api, Store: store, Poller: p, Account: "acme", Dir: t.TempDir(), Log: zerolog.Nop(),
+		Wait: callcenter.ExportWait{PollInterval: 20 * time.Millisecond, MaxPollInterval: 50 * time.Millisecond}}
+	return &env{w: w, store: store, b: b, lease: lease}
+}
+
+func (e *env) run(t *testing.T, req Request) error {
+	t.Helper()
+	return e.b.Run(t.Context(), req, func() cursor.Lease { return e.lease })
+}
+
+// outbox returns the events committed so far, by type.
+func (e *env) outbox(t *testing.T) []event.Envelope {
+	t.Helper()
+	recs, err := e.store.ReadOutbox(t.Context(), "0-0", 1_000_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]event.Envelope, len(recs))
+	for i, r := range recs {
+		if err := json.Unmarshal(r.Data, &out[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+// TestBackfillHistory: every history call in the range is announced with its
+// participants, end and final metric, marked as history, once: a second run of
+// the same range (a new request) announces nothing again.
+func TestBackfillHistory(t *testing.T) {
+	for _, zipped := range []bool{false, true} {
+		e := newEnv(t, sim.Config{Seed: 5, History: 800, HistorySpan: 30 * 24 * time.Hour, Backlog: 20, ZipReports: zipped})
+		now := e.w.Sim.Start()
+		req := Request{Since: now.AddDate(0, -2, 0), Until: now, Resources: []string{"calls", "call_metrics", "users", "teams"}}
+		if err := e.run(t, req); err != nil {
+			t.Fatal(err)
+		}
+		evs := e.outbox(t)
+		count := map[event.Type]int{}
+		for _, ev := range evs {
+			count[ev.Type]++
+			if !ev.History {
+				t.Fatalf("%s %s without the history attribute", ev.Type, ev.Subject)
+			}
+		}
+		if count[event.CallCreated] != 820 || count[event.CallEnded] != 820 || count[event.MetricFinalized] != 820 ||
+			count[event.UserCreated] == 0 || count[event.TeamCreated] == 0 {
+			t.Fatalf("zip %v: events %v", zipped, count)
+		}
+		// Users change meanwhile: read calls and metrics only.
+		req.Until, req.Resources = req.Until.Add(time.Second), []string{"calls", "call_metrics"}
+		if err := e.run(t, req); err != nil {
+			t.Fatal(err)
+		}
+		if n := len(e.outbox(t)); n != len(evs) {
+			t.Errorf("a second backfill of the same history added %d events", n-len(evs))
+		}
+	}
+}
+
+// TestBackfillRefusesAnother: the progress of another request must be finished
+// first.
+func TestBackfillRefusesAnother(t *testing.T) {
+	e := newEnv(t, sim.Config{Seed: 5, History: 10})
+	now := e.w.Sim.Start()
+	cp := newCheckpoint(Request{Since: now.AddDate(0, -1, 0), Until: now, Resources: []string{"calls"}}, now)
+	h, err := e.b.Poller.History(t.Context(), func() cursor.Lease { return e.lease })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Commit(cp.cursors()); err != nil {
+		t.Fatal(err)
+	}
+	err = e.run(t, Request{Since: now.AddDate(0, -2, 0), Until: now, Resources: []string{"calls"}})
+	if err == nil || !strings.Contains(err.Error(), "another backfill") {
+		t.Fatalf("got %v, want a refusal", err)
+	}
+}
+
+func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }

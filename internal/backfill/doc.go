@@ -1,0 +1,13 @@
+// Package backfill announces an account's history through the asynchronous
+// account export (POST /account/export, the job, the report at job_data.path)
+// instead of paged list reads: a handful of requests for years of calls. The
+// report's records take the poller's own path (poll.History: diff → outbox →
+// relay), so history and live share event ids and chains, and each change is
+// announced once whichever saw it first.
+//
+// A backfill is resumable: its progress (span, job id, report URL, pass and
+// record position) is committed in the account's cursors with the batches it
+// belongs to, fenced by the lease; a process killed at any point and started
+// again with the same request continues where the last commit left it, and
+// records read twice diff to nothing against the snapshots they produced.
+package backfill

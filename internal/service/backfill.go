@@ -1,0 +1,146 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/callbus/callbus/config"
+	"github.com/callbus/callbus/internal/backfill"
+	"github.com/callbus/callbus/internal/callcenter"
+	"github.com/callbus/callbus/internal/cursor"
+	"github.com/callbus/callbus/internal/poll"
+	"github.com/callbus/callbus/internal/telemetry"
+	"github.com/rs/zerolog"
+)
+
+// BackfillOptions make Run backfill (poller backfill) instead of polling: it
+// takes the lease (refusing when another process holds it), backfills Request,
+// waits until the relay published every event, and returns.
+type BackfillOptions struct {
+	Request backfill.Request
+	// Progress shows progress (nil: JSON log lines every 5 s).
+	Progress *backfill.Progress
+	// Dir keeps reports while they are read (default: the temporary directory).
+	Dir string
+}
+
+// leaderWork is what the leader runs while it holds the lease: polling, after
+// the first backfill of a fresh state when the settings ask for one; or, for
+// poller backfill, the backfill alone.
+type leaderWork struct {
+	s      config.Settings
+	o      options
+	store  *cursor.Store
+	poller *poll.Poller
+	hist   *backfill.Backfill
+	log    zerolog.Logger
+	finish context.CancelFunc // ends Run (poller backfill)
+	result error              // of poller backfill
+}
+
+// newLeaderWork builds the leader's work; the backfill gets a poller of its own
+// (its events carry the history attribute).
+func newLeaderWork(s config.Settings, o options, store *cursor.Store, api *callcenter.Client, poller *poll.Poller,
+	wake func(), log zerolog.Logger, m *telemetry.Metrics) (*leaderWork, error) {
+	hp, err := poll.New(pollConfig(s), api, store, log.With().Str("component", "backfill").Logger(), poll.WithWake(wake))
+	if err != nil {
+		return nil, err
+	}
+	blog := log.With().Str("component", "backfill").Logger()
+	prog := backfill.NewProgress(nil, blog, 5*time.Second)
+	b := &backfill.Backfill{API: api, Store: store, Poller: hp, Account: s.Account, HTTP: &http.Client{}, Log: blog, Progress: prog}
+	if o.backfill != nil {
+		b.Dir = o.backfill.Dir
+		if o.backfill.Progress != nil {
+			b.Progress = o.backfill.Progress
+		}
+	}
+	if err := m.ObserveBackfill(func() telemetry.BackfillState {
+		st := b.Progress.State()
+		return telemetry.BackfillState{Records: st.Records, Events: st.Events, Requests: st.Requests, Fraction: st.Fraction()}
+	}); err != nil {
+		return nil, err
+	}
+	return &leaderWork{s: s, o: o, store: store, poller: poller, hist: b, log: blog}, nil
+}
+
+// claim takes the lease for holder before a backfill, or says who holds it.
+func (w *leaderWork) claim(ctx context.Context, holder string) error {
+	_, err := w.store.Acquire(ctx, holder, w.s.LeaseTTL)
+	var nl *cursor.NotLeaderError
+	if errors.As(err, &nl) {
+		return fmt.Errorf("account %s is led by %s (its lease ends in %v unless renewed): only the leader backfills; "+
+			"stop that process first, or let the leader backfill a fresh state (export_backfill_above_hours)", w.s.Account, nl.Holder, nl.TTL)
+	}
+	return err
+}
+
+// run is the leader's work.
+func (w *leaderWork) run(ctx context.Context, lease func() cursor.Lease) error {
+	if w.o.backfill != nil {
+		err := w.hist.Run(ctx, w.o.backfill.Request, lease)
+		if err == nil {
+			err = w.drained(ctx)
+		}
+		w.result = err
+		w.finish()
+		return err
+	}
+	if err := w.first(ctx, lease); err != nil {
+		// An export this key may not make (or the API refuses) will not work
+		// later either: the paged reads do the job. Anything else (a stalled
+		// job, an unreachable API) is retried by leadership after a pause, from
+		// the committed progress: the history read so far would otherwise stop
+		// the paged reads short of it (the high water moved).
+		if !callcenter.IsForbidden(err) && !callcenter.IsValidation(err) {
+			return err
+		}
+		w.log.Warn().Err(err).Msg("backfill through the export refused; the paged reads of calls_backfill_hours follow")
+	}
+	return w.poller.Run(ctx, lease)
+}
+
+// first runs the backfill of a fresh state (or resumes one under way) when
+// calls_backfill_hours exceeds export_backfill_above_hours.
+func (w *leaderWork) first(ctx context.Context, lease func() cursor.Lease) error {
+	cur, err := w.store.Cursors(ctx)
+	if err != nil {
+		return err
+	}
+	req, pending, err := backfill.Pending(cur)
+	if err != nil {
+		return err
+	}
+	if !pending {
+		if w.s.ExportBackfillAbove <= 0 || w.s.CallsBackfill <= w.s.ExportBackfillAbove || !backfill.Fresh(cur) {
+			return nil
+		}
+		now := time.Now().UTC()
+		req = backfill.Request{Since: now.Add(-w.s.CallsBackfill), Until: now, Resources: []string{callcenter.ExportCalls}}
+		if w.s.Polls(poll.ResMetrics) {
+			req.Resources = append(req.Resources, callcenter.ExportCallMetrics)
+		}
+	}
+	w.log.Info().Time("since", req.Since).Time("until", req.Until).Strs("resources", req.Resources).Msg("backfill through the export")
+	return w.hist.Run(ctx, req, lease)
+}
+
+// drained waits until the relay published every committed event.
+func (w *leaderWork) drained(ctx context.Context) error {
+	for {
+		n, err := w.store.OutboxLen(ctx)
+		if err != nil || n == 0 {
+			return err
+		}
+		t := time.NewTimer(100 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
