@@ -79,6 +79,9 @@ func Run(ctx context.Context, s config.Settings, log zerolog.Logger, x Options) 
 	if err != nil {
 		return err
 	}
+	if err := checkRedis(ctx, store, log); err != nil {
+		return err
+	}
 	lim, err := callcenter.NewLimiter(callcenter.LimiterConfig{Share: s.RateLimitShare})
 	if err != nil {
 		return err
