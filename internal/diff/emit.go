@@ -2,6 +2,7 @@ package diff
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"time"
 
@@ -19,7 +20,8 @@ type Scope struct {
 }
 
 // emitter collects the events of one entity, numbering them from its snapshot's
-// sequence.
+// sequence. An event's id binds the epoch, the sequence and the transition's
+// digest (transitionDigest).
 type emitter struct {
 	scope Scope
 	seq   *int64
@@ -36,11 +38,19 @@ func (e *emitter) emit(t event.Type, entity string, at time.Time, data any) {
 	}
 	at = orTime(at, e.fallback)
 	*e.seq++
+	b, err := json.Marshal(data)
+	if err != nil {
+		e.err = fmt.Errorf("event %s %s: marshal data: %w", t, entity, err)
+		return
+	}
 	key := strconv.FormatInt(*e.seq, 10)
 	if e.scope.Epoch != "" {
 		key = e.scope.Epoch + "/" + key
 	}
-	env, err := event.New(e.scope.Account, t, entity, key, at, data)
+	if d := transitionDigest(b); d != "" {
+		key += "/" + d
+	}
+	env, err := event.New(e.scope.Account, t, entity, key, at, json.RawMessage(b))
 	if err != nil {
 		e.err = err
 		return
