@@ -113,8 +113,9 @@ type Poller struct {
 
 	names     diff.StatusNames
 	hasNames  bool
-	clock     apiClock  // the API's present when it runs ahead of ours (a simulator)
-	reads     openReads // the schedule of the open calls' single reads
+	clock     apiClock                   // the API's present when it runs ahead of ours (a simulator)
+	reads     openReads                  // the schedule of the open calls' single reads
+	missing   map[string]map[string]bool // kind → ids missing from the last list read (sweepGone)
 	mu        sync.Mutex
 	effective map[string]time.Duration
 }
