@@ -47,6 +47,7 @@ var logged = []struct {
 	{"log_format", func(s Settings) any { return s.LogFormat }},
 	{"http_addr", func(s Settings) any { return s.HTTPAddr }},
 	{"lease_ttl_seconds", func(s Settings) any { return in(s.LeaseTTL, time.Second) }},
+	{"outbox_max_events", func(s Settings) any { return s.OutboxMaxEvents }},
 	{"instance_id", func(s Settings) any { return s.InstanceID }},
 	{"shutdown_timeout_seconds", func(s Settings) any { return in(s.ShutdownTimeout, time.Second) }},
 }

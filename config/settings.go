@@ -52,6 +52,7 @@ type Settings struct {
 	LogFormat       string // json or console
 	HTTPAddr        string // host:port of /healthz, /readyz, /metrics
 	LeaseTTL        time.Duration
+	OutboxMaxEvents int64  // polling pauses while the outbox holds this many events
 	InstanceID      string // the host name unless set
 	ShutdownTimeout time.Duration
 }

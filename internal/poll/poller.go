@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/callbus/callbus/internal/callcenter"
@@ -65,6 +66,9 @@ type Config struct {
 	// PerPage is the page size of list reads [1000, the maximum: a page costs one
 	// request whatever its size].
 	PerPage int
+	// OutboxMax pauses polling while the outbox holds this many events (a long
+	// NATS outage): Redis memory stays bounded and nothing is dropped. 0: no limit.
+	OutboxMax int64
 }
 
 // defaults fills the tuning fields that have no setting; the fields that come from
@@ -116,6 +120,7 @@ type Poller struct {
 	clock     apiClock                   // the API's present when it runs ahead of ours (a simulator)
 	reads     openReads                  // the schedule of the open calls' single reads
 	missing   map[string]map[string]bool // kind → ids missing from the last list read (sweepGone)
+	paused    atomic.Pointer[string]     // why polling is paused (holdForOutbox); nil while it runs
 	mu        sync.Mutex
 	effective map[string]time.Duration
 }

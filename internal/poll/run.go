@@ -43,6 +43,9 @@ func (p *Poller) Run(ctx context.Context, lease func() cursor.Lease) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		if err := p.holdForOutbox(ctx); err != nil {
+			return err
+		}
 		res, wait := p.due(order, next)
 		if res == "" {
 			t := time.NewTimer(wait)

@@ -17,6 +17,7 @@ type Store interface {
 	Cursors(ctx context.Context) (map[string]string, error)
 	Commit(ctx context.Context, l cursor.Lease, b cursor.Batch) (cursor.CommitResult, error)
 	Prune(ctx context.Context, l cursor.Lease, horizon time.Time, limit int) (int, error)
+	OutboxLen(ctx context.Context) (int64, error)
 }
 
 // Snapshot kinds and cursor names in the store.

@@ -122,7 +122,10 @@ func Run(ctx context.Context, s config.Settings, log zerolog.Logger, x Options) 
 		metrics.Leader.Record(context.WithoutCancel(ctx), v)
 	}
 	lead.OnChange(false)
-	stopHTTP, err := serveHTTP(s.HTTPAddr, healthHandler(rdb, lead, metrics.Handler()), log)
+	if err := observePaused(metrics, poller); err != nil {
+		return fmt.Errorf("metrics: %w", err)
+	}
+	stopHTTP, err := serveHTTP(s.HTTPAddr, healthHandler(rdb, lead, poller.Paused, metrics.Handler()), log)
 	if err != nil {
 		return err
 	}
@@ -209,7 +212,7 @@ func pollConfig(s config.Settings) poll.Config {
 	add(poll.ResTeams, s.TeamsInterval)
 	return poll.Config{
 		Account: s.Account, Prefix: s.SubjectPrefix, Intervals: iv,
-		MetricsLookback: s.MetricsLookback, Backfill: s.CallsBackfill,
+		MetricsLookback: s.MetricsLookback, Backfill: s.CallsBackfill, OutboxMax: s.OutboxMaxEvents,
 	}
 }
 
