@@ -18,6 +18,7 @@ type Store interface {
 	Commit(ctx context.Context, l cursor.Lease, b cursor.Batch) (cursor.CommitResult, error)
 	Prune(ctx context.Context, l cursor.Lease, horizon time.Time, limit int) (int, error)
 	OutboxLen(ctx context.Context) (int64, error)
+	OutboxLastID(ctx context.Context) (string, error)
 }
 
 // Snapshot kinds and cursor names in the store.

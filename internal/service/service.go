@@ -122,7 +122,8 @@ func Run(ctx context.Context, s config.Settings, log zerolog.Logger, x Options) 
 		metrics.Leader.Record(context.WithoutCancel(ctx), v)
 	}
 	lead.OnChange(false)
-	if err := observePaused(metrics, poller); err != nil {
+	poller.SetAnnounced(publish.NewHistory(js, s.StreamName, event.AccountFilter(s.SubjectPrefix, s.Account)))
+	if err := observePoller(metrics, poller); err != nil {
 		return fmt.Errorf("metrics: %w", err)
 	}
 	stopHTTP, err := serveHTTP(s.HTTPAddr, healthHandler(rdb, lead, poller.Paused, metrics.Handler()), log)
