@@ -103,4 +103,3 @@ func saveRDB(t *testing.T, rs *redistest.Server) []byte {
 	}
 	return b
 }
-
