@@ -11,7 +11,8 @@ import (
 
 // Scope is whose events a diff produces: the account, and the epoch of the state
 // the snapshots belong to. The poller draws a new epoch whenever the store has no
-// state (first start, or a Redis that lost its data); it goes into every event id,
+// state (first start, or a Redis that lost its data) and when it rebuilt the state
+// from the stream after Redis went back in time; it goes into every event id,
 // so events re-derived from scratch after such a loss get new ids instead of
 // colliding with, and being dropped as duplicates of, different earlier events.
 type Scope struct {
