@@ -13,7 +13,7 @@ const outboxRecheck = time.Second
 // Config.OutboxMax (a long NATS outage). It is safe for concurrent use (/readyz,
 // metrics).
 func (p *Poller) Paused() string {
-	if r := p.paused.Load(); r != nil {
+	if r := p.guard.paused.Load(); r != nil {
 		return *r
 	}
 	return ""
@@ -29,7 +29,7 @@ func (p *Poller) holdForOutbox(ctx context.Context) error {
 		return nil
 	}
 	logged := false
-	defer p.paused.Store(nil)
+	defer p.guard.paused.Store(nil)
 	for {
 		n, err := p.store.OutboxLen(ctx)
 		if err != nil || n < p.cfg.OutboxMax {
@@ -39,7 +39,7 @@ func (p *Poller) holdForOutbox(ctx context.Context) error {
 			return nil
 		}
 		reason := fmt.Sprintf("outbox full: %d events waiting for JetStream (limit %d); polling paused, nothing dropped", n, p.cfg.OutboxMax)
-		p.paused.Store(&reason)
+		p.guard.paused.Store(&reason)
 		if !logged {
 			p.log.Error().Int64("outbox", n).Int64("limit", p.cfg.OutboxMax).Msg("outbox full: polling paused until the relay publishes (is NATS reachable?)")
 			logged = true

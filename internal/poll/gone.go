@@ -21,10 +21,10 @@ type goneFunc func(scope diff.Scope, prev []byte, id int64, seen time.Time) (dif
 // first miss is remembered in memory only: after a restart an entity takes two
 // more reads to go.
 func (p *Poller) sweepGone(ctx context.Context, kind string, listed map[string]bool, gone goneFunc) error {
-	if p.missing == nil {
-		p.missing = map[string]map[string]bool{}
+	if p.guard.missing == nil {
+		p.guard.missing = map[string]map[string]bool{}
 	}
-	before, now := p.missing[kind], map[string]bool{}
+	before, now := p.guard.missing[kind], map[string]bool{}
 	seen := p.now()
 	bt := p.newBatcher(ctx)
 	for s, err := range p.store.AllSnapshots(ctx, kind) {
@@ -56,6 +56,6 @@ func (p *Poller) sweepGone(ctx context.Context, kind string, listed map[string]b
 	if err := bt.flush(); err != nil {
 		return fmt.Errorf("%s gone: %w", kind, err)
 	}
-	p.missing[kind] = now
+	p.guard.missing[kind] = now
 	return nil
 }

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/callbus/callbus/internal/callcenter"
@@ -115,17 +114,14 @@ type Poller struct {
 	lease func() cursor.Lease
 	scope diff.Scope // account and state epoch, set by Run
 
-	names        diff.StatusNames
-	hasNames     bool
-	clock        apiClock                   // the API's present when it runs ahead of ours (a simulator)
-	reads        openReads                  // the schedule of the open calls' single reads
-	missing      map[string]map[string]bool // kind → ids missing from the last list read (sweepGone)
-	paused       atomic.Pointer[string]     // why polling is paused (holdForOutbox); nil while it runs
-	announced    Announced                  // the stream, to reconcile with at each term (SetAnnounced)
-	rollbacks    atomic.Int64               // terms that found Redis behind the stream
-	lastOutboxID string                     // newest outbox id this leader committed (guardCommit)
-	mu           sync.Mutex
-	effective    map[string]time.Duration
+	names     diff.StatusNames
+	hasNames  bool
+	clock     apiClock  // the API's present when it runs ahead of ours (a simulator)
+	reads     openReads // the schedule of the open calls' single reads
+	mu        sync.Mutex
+	effective map[string]time.Duration
+
+	guard stateGuard // Redis state checks: rollbacks, outbox limit, entities gone (reconcile.go)
 }
 
 // New returns a poller. wake is called after each commit that queued events. It

@@ -52,7 +52,7 @@ func (p *Poller) rebuild(ctx context.Context, after, newest string) (int, error)
 		rb.horizon = p.now().Add(-p.cfg.Backfill)
 	}
 	n := 0
-	err = p.announced.Read(ctx, since, func(oid string, body []byte) error {
+	err = p.guard.announced.Read(ctx, since, func(oid string, body []byte) error {
 		if c, err := cursor.CompareStreamIDs(oid, after); err != nil || c <= 0 {
 			return nil // Redis has it (or not one of ours)
 		}

@@ -3,6 +3,7 @@ package poll
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/callbus/callbus/internal/cursor"
@@ -19,6 +20,15 @@ type Announced interface {
 	Read(ctx context.Context, since time.Time, fn func(outboxID string, body []byte) error) error
 }
 
+// stateGuard is the poller's state for keeping Redis honest and bounded.
+type stateGuard struct {
+	missing      map[string]map[string]bool // kind → ids missing from the last list read (sweepGone)
+	paused       atomic.Pointer[string]     // why polling is paused (holdForOutbox); nil while it runs
+	announced    Announced                  // the stream, to reconcile with at each term (SetAnnounced)
+	rollbacks    atomic.Int64               // terms that found Redis behind the stream
+	lastOutboxID string                     // newest outbox id this leader committed (guardCommit)
+}
+
 // cursorReconciled is the newest outbox id of the stream the state was last
 // rebuilt from: after a rebuild the outbox's own last id stays behind the stream
 // until the next commit, and must not be taken for another rollback.
@@ -31,11 +41,11 @@ const readMargin = 10 * time.Minute
 // SetAnnounced lets the poller check, at the start of each leader term, that
 // Redis has not gone back in time behind the stream (see reconcileState). Without
 // it there is no check. Call it before Run.
-func (p *Poller) SetAnnounced(a Announced) { p.announced = a }
+func (p *Poller) SetAnnounced(a Announced) { p.guard.announced = a }
 
 // Rollbacks counts the leader terms that found Redis behind the stream (rolled
 // back or emptied) and rebuilt the state from it. Safe for concurrent use.
-func (p *Poller) Rollbacks() int64 { return p.rollbacks.Load() }
+func (p *Poller) Rollbacks() int64 { return p.guard.rollbacks.Load() }
 
 // reconcileState runs before the first commit of a leader term. When the stream
 // holds messages whose outbox ids Redis has never generated (a restored RDB, an
@@ -46,10 +56,10 @@ func (p *Poller) Rollbacks() int64 { return p.rollbacks.Load() }
 // announced again and every chain goes on from where consumers saw it. A stream
 // that cannot be read (NATS away) skips the check for this term, with a warning.
 func (p *Poller) reconcileState(ctx context.Context) error {
-	if p.announced == nil {
+	if p.guard.announced == nil {
 		return nil
 	}
-	newest, err := p.announced.NewestOutboxID(ctx)
+	newest, err := p.guard.announced.NewestOutboxID(ctx)
 	if err != nil {
 		p.log.Warn().Err(err).Msg("cannot read the stream's newest event: a Redis rollback would go unnoticed in this term")
 		return nil
@@ -74,7 +84,7 @@ func (p *Poller) reconcileState(ctx context.Context) error {
 	if ahead <= 0 {
 		return nil
 	}
-	p.rollbacks.Add(1)
+	p.guard.rollbacks.Add(1)
 	p.log.Error().Str("stream_newest", newest).Str("redis_outbox_last", last).Str("reconciled_to", cur[cursorReconciled]).
 		Msg("Redis went back in time: the stream holds events Redis never generated (restored snapshot, lost fsync, lagging replica or lost data); rebuilding the state from the stream")
 	n, err := p.rebuild(ctx, known, newest)

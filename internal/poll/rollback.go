@@ -18,15 +18,15 @@ var errRolledBack = errors.New("redis went back in time behind this leader's com
 // outbox lost entries this leader committed, so that no event is derived from
 // rolled-back snapshots (which the stream has moved past).
 func (p *Poller) guardCommit(ctx context.Context) error {
-	if p.lastOutboxID == "" {
+	if p.guard.lastOutboxID == "" {
 		return nil
 	}
 	cur, err := p.store.OutboxLastID(ctx)
 	if err != nil {
 		return fmt.Errorf("read the outbox's last id: %w", err)
 	}
-	if c, err := cursor.CompareStreamIDs(cur, p.lastOutboxID); err == nil && c < 0 {
-		return fmt.Errorf("%w: outbox last id %s, committed up to %s", errRolledBack, cur, p.lastOutboxID)
+	if c, err := cursor.CompareStreamIDs(cur, p.guard.lastOutboxID); err == nil && c < 0 {
+		return fmt.Errorf("%w: outbox last id %s, committed up to %s", errRolledBack, cur, p.guard.lastOutboxID)
 	}
 	return nil
 }
@@ -34,7 +34,7 @@ func (p *Poller) guardCommit(ctx context.Context) error {
 // noteCommitted remembers the newest outbox id this leader committed.
 func (p *Poller) noteCommitted(r cursor.CommitResult) {
 	if n := len(r.StreamIDs); n > 0 {
-		p.lastOutboxID = r.StreamIDs[n-1]
+		p.guard.lastOutboxID = r.StreamIDs[n-1]
 	}
 }
 
@@ -48,6 +48,6 @@ func (p *Poller) beforeCycle(ctx context.Context) error {
 	if err := p.guardCommit(ctx); !errors.Is(err, errRolledBack) {
 		return nil // fine, or Redis away: the cycle meets it and retries
 	}
-	p.lastOutboxID = ""
+	p.guard.lastOutboxID = ""
 	return p.reconcileState(ctx)
 }

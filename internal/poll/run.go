@@ -25,7 +25,7 @@ var ErrLostLease = errors.New("poller: lost the account's lease")
 // the request budget, not concurrency, is the limit, and sequential cycles need no
 // locking between the calls and metrics diffs.
 func (p *Poller) Run(ctx context.Context, lease func() cursor.Lease) error {
-	p.lease, p.lastOutboxID = lease, ""
+	p.lease, p.guard.lastOutboxID = lease, ""
 	err := p.loadEpoch(ctx)
 	if err == nil {
 		err = p.reconcileState(ctx) // before the term's first commit of events
