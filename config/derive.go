@@ -58,6 +58,7 @@ func fromValues(v *iparams.Values, name func(key string) string) (Settings, ipar
 		HTTPAddr:             r.text("http_addr"),
 		DebugPprof:           r.flag("debug_pprof"),
 		LeaseTTL:             r.duration("lease_ttl_seconds", time.Second),
+		OutboxMaxEvents:      r.number("outbox_max_events"),
 		InstanceID:           r.text("instance_id"),
 		ShutdownTimeout:      r.duration("shutdown_timeout_seconds", time.Second),
 	}

@@ -54,6 +54,7 @@ type Settings struct {
 	HTTPAddr        string // host:port of /healthz, /readyz, /metrics
 	DebugPprof      bool   // serve /debug/pprof/ on HTTPAddr too
 	LeaseTTL        time.Duration
+	OutboxMaxEvents int64  // polling pauses while the outbox holds this many events
 	InstanceID      string // the host name unless set
 	ShutdownTimeout time.Duration
 }

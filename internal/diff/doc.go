@@ -5,7 +5,9 @@
 //
 // Snapshots are compact JSON (short keys, only what the next diff needs). Each one
 // carries a per-entity event sequence that goes into event ids, so an entity that
-// returns to an earlier state later yields a new event, never a repeated id.
+// returns to an earlier state later yields a new event, never a repeated id; ids
+// also bind the transition (transitionDigest), so a sequence number used again
+// after Redis rolled back cannot name a different change.
 //
 // Rules shared by every diff:
 //   - no change, no event; an unchanged snapshot is reported as such so the caller

@@ -2,6 +2,7 @@ package diff
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"time"
 
@@ -10,7 +11,8 @@ import (
 
 // Scope is whose events a diff produces: the account, and the epoch of the state
 // the snapshots belong to. The poller draws a new epoch whenever the store has no
-// state (first start, or a Redis that lost its data); it goes into every event id,
+// state (first start, or a Redis that lost its data) and when it rebuilt the state
+// from the stream after Redis went back in time; it goes into every event id,
 // so events re-derived from scratch after such a loss get new ids instead of
 // colliding with, and being dropped as duplicates of, different earlier events.
 type Scope struct {
@@ -19,7 +21,8 @@ type Scope struct {
 }
 
 // emitter collects the events of one entity, numbering them from its snapshot's
-// sequence.
+// sequence. An event's id binds the epoch, the sequence and the transition's
+// digest (transitionDigest).
 type emitter struct {
 	scope Scope
 	seq   *int64
@@ -42,11 +45,19 @@ func (e *emitter) emit(t event.Type, entity string, at time.Time, data any) {
 		at = e.latest // dated ahead: broken data, taken as of the read
 	}
 	*e.seq++
+	b, err := json.Marshal(data)
+	if err != nil {
+		e.err = fmt.Errorf("event %s %s: marshal data: %w", t, entity, err)
+		return
+	}
 	key := strconv.FormatInt(*e.seq, 10)
 	if e.scope.Epoch != "" {
 		key = e.scope.Epoch + "/" + key
 	}
-	env, err := event.New(e.scope.Account, t, entity, key, at, data)
+	if d := transitionDigest(b); d != "" {
+		key += "/" + d
+	}
+	env, err := event.New(e.scope.Account, t, entity, key, at, json.RawMessage(b))
 	if err != nil {
 		e.err = err
 		return

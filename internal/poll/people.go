@@ -38,10 +38,14 @@ func (p *Poller) pollUsers(ctx context.Context) error {
 		users = append(users, u)
 	}
 	seen := p.now()
-	return p.diffAll(ctx, "users", kindUser, len(users), func(i int) int64 { return users[i].ID },
+	err := p.diffAll(ctx, "users", kindUser, len(users), func(i int) int64 { return users[i].ID },
 		func(i int, prev []byte) (diff.Result, error) {
 			return diff.User(p.scope, prev, users[i], p.names, seen)
 		})
+	if err != nil {
+		return err
+	}
+	return p.sweepGone(ctx, kindUser, listedIDs(len(users), func(i int) int64 { return users[i].ID }), diff.UserGone)
 }
 
 // pollTeams reads every team and diffs each against its snapshot.
@@ -54,10 +58,23 @@ func (p *Poller) pollTeams(ctx context.Context) error {
 		teams = append(teams, t)
 	}
 	seen := p.now()
-	return p.diffAll(ctx, "teams", kindTeam, len(teams), func(i int) int64 { return teams[i].ID },
+	err := p.diffAll(ctx, "teams", kindTeam, len(teams), func(i int) int64 { return teams[i].ID },
 		func(i int, prev []byte) (diff.Result, error) {
 			return diff.Team(p.scope, prev, teams[i], seen)
 		})
+	if err != nil {
+		return err
+	}
+	return p.sweepGone(ctx, kindTeam, listedIDs(len(teams), func(i int) int64 { return teams[i].ID }), diff.TeamGone)
+}
+
+// listedIDs is the set of the n ids a list read returned.
+func listedIDs(n int, id func(int) int64) map[string]bool {
+	out := make(map[string]bool, n)
+	for i := range n {
+		out[strconv.FormatInt(id(i), 10)] = true
+	}
+	return out
 }
 
 // diffAll diffs n records of one kind against their snapshots and commits.

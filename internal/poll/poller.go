@@ -65,6 +65,9 @@ type Config struct {
 	// PerPage is the page size of list reads [1000, the maximum: a page costs one
 	// request whatever its size].
 	PerPage int
+	// OutboxMax pauses polling while the outbox holds this many events (a long
+	// NATS outage): Redis memory stays bounded and nothing is dropped. 0: no limit.
+	OutboxMax int64
 }
 
 // defaults fills the tuning fields that have no setting; the fields that come from
@@ -111,6 +114,8 @@ type Poller struct {
 	reads     openReads // the schedule of the open calls' single reads
 	mu        sync.Mutex
 	effective map[string]time.Duration
+
+	guard stateGuard // Redis state checks: rollbacks, outbox limit, entities gone (reconcile.go)
 }
 
 // New returns a poller reading api and committing to store; opts add a tracer, the

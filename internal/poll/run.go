@@ -25,8 +25,12 @@ var ErrLostLease = errors.New("poller: lost the account's lease")
 // the request budget, not concurrency, is the limit, and sequential cycles need no
 // locking between the calls and metrics diffs.
 func (p *Poller) Run(ctx context.Context, lease func() cursor.Lease) error {
-	p.lease = lease
-	if err := p.loadEpoch(ctx); err != nil {
+	p.lease, p.guard.lastOutboxID = lease, ""
+	err := p.loadEpoch(ctx)
+	if err == nil {
+		err = p.reconcileState(ctx) // before the term's first commit of events
+	}
+	if err != nil {
 		if errors.Is(err, cursor.ErrStaleLeader) {
 			return ErrLostLease
 		}
@@ -41,6 +45,9 @@ func (p *Poller) Run(ctx context.Context, lease func() cursor.Lease) error {
 	order := p.resourcesByPriority()
 	for {
 		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := p.beforeCycle(ctx); err != nil {
 			return err
 		}
 		res, wait := p.due(order, next)

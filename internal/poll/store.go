@@ -2,6 +2,7 @@ package poll
 
 import (
 	"context"
+	"iter"
 	"time"
 
 	"github.com/callbus/callbus/internal/cursor"
@@ -11,10 +12,13 @@ import (
 // through Commit only, fenced by the lease.
 type Store interface {
 	GetSnapshots(ctx context.Context, kind string, ids []string) (map[string][]byte, error)
+	AllSnapshots(ctx context.Context, kind string) iter.Seq2[cursor.Snapshot, error]
 	OpenCalls(ctx context.Context, limit int) ([]cursor.Tracked, error)
 	Cursors(ctx context.Context) (map[string]string, error)
 	Commit(ctx context.Context, l cursor.Lease, b cursor.Batch) (cursor.CommitResult, error)
 	Prune(ctx context.Context, l cursor.Lease, horizon time.Time, limit int) (int, error)
+	OutboxLen(ctx context.Context) (int64, error)
+	OutboxLastID(ctx context.Context) (string, error)
 }
 
 // Snapshot kinds and cursor names in the store.

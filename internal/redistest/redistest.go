@@ -39,6 +39,7 @@ type Server struct {
 	// restarting: start must reuse port (Restart); exited closes when cmd ended.
 	restarting bool
 	exited     chan struct{}
+	extra      []string // more redis-server arguments (StartWithArgs)
 }
 
 // Start returns a Redis server for t: CALLBUS_TEST_REDIS_URL when set, otherwise a
@@ -52,6 +53,20 @@ func StartPrivate(t testing.TB) *Server { return start(t, false, false) }
 // StartDurable is StartPrivate with persistence: an append-only file fsynced on
 // every write, kept across Restart.
 func StartDurable(t testing.TB) *Server { return start(t, false, true) }
+
+// StartWithArgs is StartPrivate with more redis-server arguments, which win over
+// the defaults (e.g. "--maxmemory-policy", "allkeys-lru"); they are kept across
+// Restart.
+func StartWithArgs(t testing.TB, args ...string) *Server {
+	t.Helper()
+	s := &Server{dir: t.TempDir(), extra: args}
+	s.start(t, Binary(t), freePort(t))
+	t.Cleanup(s.Stop)
+	return s
+}
+
+// Dir is the server's working directory (its RDB and AOF files).
+func (s *Server) Dir() string { return s.dir }
 
 // Binary returns the path of redis-server. Without one it skips the test, or fails
 // it when CALLBUS_REQUIRE_INTEGRATION=1.
@@ -112,6 +127,7 @@ func (s *Server) launch(bin string, port int) error {
 	}
 	args := append([]string{"--bind", "127.0.0.1", "--port", strconv.Itoa(port), "--save", "", "--dir", s.dir,
 		"--logfile", filepath.Join(s.dir, "redis.log")}, aof...)
+	args = append(args, s.extra...)
 	s.cmd = exec.Command(bin, args...)
 	if err := s.cmd.Start(); err != nil {
 		return fmt.Errorf("start: %w", err)

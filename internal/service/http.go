@@ -14,10 +14,10 @@ import (
 	"github.com/rs/zerolog"
 )
 
-// healthHandler serves /healthz (the process is alive), /readyz (Redis answers;
-// the body says whether this replica leads or stands by — a standby is ready) and
-// /metrics.
-func healthHandler(rdb *redis.Client, lead *poll.Leadership, metrics http.Handler) http.Handler {
+// healthHandler serves /healthz (the process is alive), /readyz (Redis answers
+// and polling is not paused — paused() says why when it is; the body says whether
+// this replica leads or stands by — a standby is ready) and /metrics.
+func healthHandler(rdb *redis.Client, lead *poll.Leadership, paused func() string, metrics http.Handler) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", metrics)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
@@ -34,6 +34,9 @@ func healthHandler(rdb *redis.Client, lead *poll.Leadership, metrics http.Handle
 		status := http.StatusOK
 		if err := rdb.Ping(ctx).Err(); err != nil {
 			status, body["error"] = http.StatusServiceUnavailable, "redis unreachable"
+		}
+		if why := paused(); why != "" {
+			status, body["error"] = http.StatusServiceUnavailable, why
 		}
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(status)

@@ -63,6 +63,9 @@ func Run(ctx context.Context, s config.Settings, log zerolog.Logger, opts ...Opt
 	if err != nil {
 		return err
 	}
+	if err := checkRedis(ctx, store, log); err != nil {
+		return err
+	}
 	session, err := newLeaderSession(ctx, s, o, parts{js: js, maxPayload: nc.MaxPayload, store: store, metrics: metrics, board: board}, log)
 	if err != nil {
 		return err
@@ -79,7 +82,7 @@ func Run(ctx context.Context, s config.Settings, log zerolog.Logger, opts ...Opt
 		defer session.work.finish()
 	}
 	board.attach(lead, store, session.lim)
-	stopHTTP, err := serveHTTP(s.HTTPAddr, withPprof(s.DebugPprof, board.routes(healthHandler(rdb, lead, metrics.Handler()))), log)
+	stopHTTP, err := serveHTTP(s.HTTPAddr, withPprof(s.DebugPprof, board.routes(healthHandler(rdb, lead, session.work.poller.Paused, metrics.Handler()))), log)
 	if err != nil {
 		return err
 	}
@@ -136,10 +139,14 @@ func newLeaderSession(ctx context.Context, s config.Settings, o options, p parts
 	}
 	recordTargets(ctx, p.metrics, pollConfig(s).Intervals)
 	pollOpts := append([]poll.Option{poll.WithWake(relay.Wake), poll.WithTracer(tracer),
+		poll.WithAnnounced(publish.NewHistory(p.js, s.StreamName, event.AccountFilter(s.SubjectPrefix, s.Account))),
 		poll.WithCycleObserver(cycleObserver(p.metrics)), poll.WithIntervalObserver(intervalObserver(p.metrics))}, p.board.pollOptions()...)
 	poller, err := poll.New(pollConfig(s), api, p.store, log.With().Str("component", "poll").Logger(), append(pollOpts, o.poll...)...)
 	if err != nil {
 		return leaderSession{}, err
+	}
+	if err := p.metrics.ObservePoller(poller.Paused, poller.Rollbacks); err != nil {
+		return leaderSession{}, fmt.Errorf("metrics: %w", err)
 	}
 	work, err := newLeaderWork(s, o, p.store, api, poller, relay.Wake, log, p.metrics)
 	if err != nil {
@@ -183,7 +190,7 @@ func pollConfig(s config.Settings) poll.Config {
 	add(poll.ResTeams, s.TeamsInterval)
 	return poll.Config{
 		Account: s.Account, Prefix: s.SubjectPrefix, Intervals: iv,
-		MetricsLookback: s.MetricsLookback, Backfill: s.CallsBackfill,
+		MetricsLookback: s.MetricsLookback, Backfill: s.CallsBackfill, OutboxMax: s.OutboxMaxEvents,
 	}
 }
 

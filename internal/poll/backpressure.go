@@ -1,0 +1,55 @@
+package poll
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// outboxRecheck is how often a paused poller looks at the outbox again.
+const outboxRecheck = time.Second
+
+// Paused says why polling is paused ("" while it runs): the outbox reached
+// Config.OutboxMax (a long NATS outage). It is safe for concurrent use (/readyz,
+// metrics).
+func (p *Poller) Paused() string {
+	if r := p.guard.paused.Load(); r != nil {
+		return *r
+	}
+	return ""
+}
+
+// holdForOutbox blocks while the outbox holds Config.OutboxMax events or more, so
+// that a long NATS outage costs bounded Redis memory: nothing is dropped, the
+// changes are read (later) instead of queued. It returns ctx's error when ctx
+// ends, and nil once there is room or when the outbox cannot be read (the next
+// commit then meets the same Redis trouble and reports it).
+func (p *Poller) holdForOutbox(ctx context.Context) error {
+	if p.cfg.OutboxMax <= 0 {
+		return nil
+	}
+	logged := false
+	defer p.guard.paused.Store(nil)
+	for {
+		n, err := p.store.OutboxLen(ctx)
+		if err != nil || n < p.cfg.OutboxMax {
+			if logged {
+				p.log.Info().Int64("outbox", n).Msg("outbox below its limit: polling resumes")
+			}
+			return nil
+		}
+		reason := fmt.Sprintf("outbox full: %d events waiting for JetStream (limit %d); polling paused, nothing dropped", n, p.cfg.OutboxMax)
+		p.guard.paused.Store(&reason)
+		if !logged {
+			p.log.Error().Int64("outbox", n).Int64("limit", p.cfg.OutboxMax).Msg("outbox full: polling paused until the relay publishes (is NATS reachable?)")
+			logged = true
+		}
+		t := time.NewTimer(outboxRecheck)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
