@@ -23,6 +23,7 @@ import (
 	"github.com/callbus/callbus/internal/publish"
 	"github.com/callbus/callbus/internal/telemetry"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/redis/go-redis/v9"
 	"github.com/rs/zerolog"
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 	"go.opentelemetry.io/otel/trace"
@@ -70,10 +71,16 @@ func Run(ctx context.Context, s config.Settings, log zerolog.Logger, opts ...Opt
 	if err != nil {
 		return err
 	}
+	return lead(ctx, s, o, session, parts{store: store, metrics: metrics, board: board}, rdb, log)
+}
+
+// lead serves HTTP and runs the leader session whenever this replica holds the
+// account's lease, until ctx ends (or, for poller backfill, the backfill does).
+func lead(ctx context.Context, s config.Settings, o options, session leaderSession, p parts, rdb *redis.Client, log zerolog.Logger) error {
 	// The holder is unique per process, even when two share an instance id (a
 	// host name, a pod restarted in place): only one of them may pass the fence.
-	lead := poll.NewLeadership(store, s.InstanceID+"/"+randomSuffix(), s.LeaseTTL, log,
-		poll.WithRoleObserver(metrics.SetLeader))
+	lead := poll.NewLeadership(p.store, s.InstanceID+"/"+randomSuffix(), s.LeaseTTL, log,
+		poll.WithRoleObserver(p.metrics.SetLeader))
 	if o.backfill != nil { // poller backfill: this process must lead, and ends when done
 		if err := session.work.claim(ctx, lead.Holder()); err != nil {
 			return err
@@ -81,8 +88,9 @@ func Run(ctx context.Context, s config.Settings, log zerolog.Logger, opts ...Opt
 		ctx, session.work.finish = context.WithCancel(ctx)
 		defer session.work.finish()
 	}
-	board.attach(lead, store, session.lim)
-	stopHTTP, err := serveHTTP(s.HTTPAddr, withPprof(s.DebugPprof, board.routes(healthHandler(rdb, lead, session.work.poller.Paused, metrics.Handler()))), log)
+	p.board.attach(lead, p.store, session.lim)
+	health := healthHandler(rdb, lead, session.work.poller.Paused, p.metrics.Handler())
+	stopHTTP, err := serveHTTP(s.HTTPAddr, withPprof(s.DebugPprof, p.board.routes(health)), log)
 	if err != nil {
 		return err
 	}

@@ -19,7 +19,7 @@ import (
 // outbox to JetStream within the shutdown timeout.
 type leaderSession struct {
 	service      context.Context // its end means shutdown
-	work         *leaderWork // polling, or a backfill first or alone
+	work         *leaderWork     // polling, or a backfill first or alone
 	relay        *publish.Relay
 	fence        *leaseFence
 	lim          *callcenter.Limiter

@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"encoding/json"
 	"maps"
 	"slices"
 	"strings"
@@ -107,12 +106,12 @@ type statusBoard struct {
 	errors    []StatusLine
 }
 
-// published is an acknowledged event; its body is decoded for the page only.
+// published is an acknowledged event, as the page shows it: its type and id (the
+// body is not decoded again: the record carries what the page needs).
 type published struct {
-	at   time.Time
-	typ  string
-	id   string
-	body []byte
+	at  time.Time
+	typ string
+	id  string
 }
 
 func newStatusBoard(s config.Settings, version string) *statusBoard {
@@ -166,7 +165,7 @@ func (b *statusBoard) intervals(_ context.Context, eff map[string]time.Duration)
 func (b *statusBoard) published(also func(publish.Record)) func(publish.Record) {
 	return func(r publish.Record) {
 		b.mu.Lock()
-		b.events = keepLast(append(b.events, published{at: time.Now(), typ: string(r.Type), id: r.ID, body: r.Data}))
+		b.events = keepLast(append(b.events, published{at: time.Now(), typ: string(r.Type), id: r.ID}))
 		b.mu.Unlock()
 		if also != nil {
 			also(r)
@@ -214,7 +213,7 @@ func (b *statusBoard) snapshot(ctx context.Context) Status {
 	}
 	for i := len(b.events) - 1; i >= 0; i-- {
 		e := b.events[i]
-		acct.Events = append(acct.Events, StatusLine{Time: e.at, Kind: e.typ, Text: entitySubject(e.body) + " " + e.id})
+		acct.Events = append(acct.Events, StatusLine{Time: e.at, Kind: e.typ, Text: e.id})
 	}
 	for i := len(b.errors) - 1; i >= 0; i-- {
 		st.Errors = append(st.Errors, b.errors[i])
@@ -260,11 +259,3 @@ func (b *statusBoard) readStore(ctx context.Context, store *cursor.Store, acct *
 	}
 }
 
-// entitySubject is the envelope's subject (the entity, e.g. calls/812), or "".
-func entitySubject(body []byte) string {
-	var env struct {
-		Subject string `json:"subject"`
-	}
-	_ = json.Unmarshal(body, &env) // a body that does not decode shows no subject
-	return env.Subject
-}

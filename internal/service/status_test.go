@@ -37,7 +37,7 @@ func TestStatusBoard(t *testing.T) {
 	if a.Account != "acme" || st.Role != "standby" || st.Version != "v9" || a.Budget.Share != 1 {
 		t.Errorf("status %+v, want acme, standby, v9, share 1", st)
 	}
-	if len(a.Events) != statusLines || a.Events[0].Text != "calls/812 id-"+string(rune('a'+statusLines+2)) {
+	if len(a.Events) != statusLines || a.Events[0].Text != "id-"+string(rune('a'+statusLines+2)) {
 		t.Errorf("events %+v, want the last %d, newest first", a.Events, statusLines)
 	}
 	var calls ResourceStatus
