@@ -28,8 +28,8 @@ func TestHostileUpstream(t *testing.T) {
 		t.Skip("process test in -short mode")
 	}
 	for _, tc := range []struct {
-		name    string
-		hostile sim.Hostile
+		name     string
+		hostile  sim.Hostile
 		rejected bool // poison: rejections must be counted
 	}{
 		{name: "poison records", hostile: sim.Hostile{PoisonRate: 0.15}, rejected: true},

@@ -258,4 +258,3 @@ func (b *statusBoard) readStore(ctx context.Context, store *cursor.Store, acct *
 		acct.Outbox.Error = b.mask(err.Error())
 	}
 }
-
