@@ -224,3 +224,33 @@ func TestRelaySendsAWithdrawnEntryAlone(t *testing.T) {
 		t.Errorf("still treated as withdrawn after publishing: %v", r.withdrawn)
 	}
 }
+
+// countingOutbox counts the relay's reads of the outbox.
+type countingOutbox struct {
+	Outbox
+	reads int
+}
+
+func (o *countingOutbox) ReadOutbox(ctx context.Context, after string, count int) ([]Record, error) {
+	o.reads++
+	return o.Outbox.ReadOutbox(ctx, after, count)
+}
+
+// Reconcile walks the outbox only up to the newest entry the stream holds: a
+// long backlog the stream never saw is not read through on every reconcile.
+func TestRelayReconcileStopsAtTheStreamsNewestEntry(t *testing.T) {
+	b := newBed(t, false)
+	b.commit(t, 100)
+	b.publishDirect(t, b.records(t)[:5]...)
+	ob := &countingOutbox{Outbox: b.outbox()}
+	r := NewRelay(b.js, b.js, ob, relayCfg(), zerolog.Nop())
+	if err := r.reconcile(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Stats.Skipped.Load(); got != 5 {
+		t.Errorf("skipped %d, want 5", got)
+	}
+	if ob.reads > 2 { // the head, then one batch holding entry 4
+		t.Errorf("%d outbox reads for 5 entries in the stream, want 2: the walk went past the stream's newest entry", ob.reads)
+	}
+}
