@@ -71,3 +71,23 @@ func TestRelayPausedLeaderPublishesNothingStale(t *testing.T) {
 		t.Fatalf("b skipped %d, want the 4 a published before it froze", got)
 	}
 }
+
+// A relay whose lease can no longer be confirmed publishes nothing: another
+// replica may lead by now.
+func TestRelayWithoutItsLeasePublishesNothing(t *testing.T) {
+	b := newBed(t, false)
+	b.commit(t, 5)
+	if err := b.store.Release(t.Context(), b.lease); err != nil {
+		t.Fatal(err)
+	}
+	r := b.relay(WithFence(fence(b.store, b.lease)))
+	if err := r.Drain(t.Context()); err == nil {
+		t.Error("Drain without the lease succeeded, want the fence's error")
+	}
+	if got := len(streamMsgs(t, b.stream)); got != 0 {
+		t.Errorf("stream holds %d messages published without the lease, want 0", got)
+	}
+	if n := b.outboxLen(t); n != 5 {
+		t.Errorf("outbox holds %d, want the 5 entries still waiting", n)
+	}
+}
