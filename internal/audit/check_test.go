@@ -3,6 +3,7 @@ package audit
 import (
 	"encoding/json"
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -107,6 +108,10 @@ func TestCheckCatches(t *testing.T) {
 			want: []string{"truth: user 5 changed status, nothing published"}},
 		{name: "user not at its final status", edit: func(s *stream) { s.msgs = s.msgs[:9] },
 			want: []string{"truth: user 5 status is 1, last published 2"}},
+		// Participants of calls created before the truth began are not the truth's to judge.
+		{name: "participant of a call the truth does not know", world: func(l *truthLog) {
+			l.line(`"entity":"participant","id":21,"call_id":2,"change":"joined","to":1`)
+		}},
 		{name: "invented user transition", edit: func(s *stream) {
 			s.msgs = s.msgs[:9]
 			s.userStatus(5, 2, 4)
@@ -167,4 +172,49 @@ func rekey(t *testing.T, m Message) Message {
 // dropLine removes the truth lines containing s.
 func dropLine(l *truthLog, s string) {
 	*l = slices.DeleteFunc(*l, func(line string) bool { return strings.Contains(line, s) })
+}
+
+// A repeated id is reported once and not applied again: the copy would otherwise
+// break the participant's chain and count a status it never reached twice.
+func TestRepeatedIDNotApplied(t *testing.T) {
+	s := cleanStream(t)
+	s.msgs = append(s.msgs, again(s.msgs[4]))
+	r := Check(s.msgs, "callcenter")
+	if len(r.Problems) != 1 || !strings.Contains(r.Problems[0], "already published at seq 5") {
+		t.Errorf("problems %q, want only the repeated id", r.Problems)
+	}
+	if got := r.PartStatusSeq[11]; !slices.Equal(got, []int{13, 8, 1}) {
+		t.Errorf("participant 11 statuses %v, want [13 8 1]", got)
+	}
+}
+
+// Only the fields a user.status_changed changed are recorded as published changes:
+// an unchanged field would look like an invented transition to CompareTruth.
+func TestUserFieldSeqOnlyChangedFields(t *testing.T) {
+	r := Check(cleanStream(t).msgs, "callcenter")
+	want := map[string][]int{"5:status": {2, 1}}
+	if !maps.EqualFunc(r.UserFieldSeq, want, slices.Equal) {
+		t.Errorf("UserFieldSeq = %v, want %v", r.UserFieldSeq, want)
+	}
+}
+
+func TestSubsequence(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		a, b []int
+		want bool
+	}{
+		{"equal", []int{1, 2, 3}, []int{1, 2, 3}, true},
+		{"states missed", []int{1, 3}, []int{1, 2, 3}, true},
+		{"none published", nil, []int{1, 2}, true},
+		{"last one invented", []int{1, 2, 4}, []int{1, 2, 3}, false},
+		{"only one invented", []int{4}, []int{1, 2, 3}, false},
+		{"out of order", []int{2, 1}, []int{1, 2}, false},
+		{"repeats in the truth collapse", []int{1, 2}, []int{1, 1, 2, 2}, true},
+		{"a repeat the truth holds as one state", []int{2, 2}, []int{1, 2, 2}, false},
+	} {
+		if got := subsequence(tc.a, tc.b); got != tc.want {
+			t.Errorf("%s: subsequence(%v, %v) = %v, want %v", tc.name, tc.a, tc.b, got, tc.want)
+		}
+	}
 }

@@ -3,12 +3,14 @@ package audit
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/callbus/callbus/internal/callcenter"
 	"github.com/callbus/callbus/internal/event"
 )
 
@@ -105,8 +107,51 @@ func TestCompareCounts(t *testing.T) {
 	if !r.OK() {
 		t.Fatalf("matching counts: %v", r.Problems)
 	}
-	r.CompareCounts(2, 1, 0)
-	if want := "stream has 1 calls created, 1 ended, 1 metrics finalized; the world 2, 1, 0"; len(r.Problems) != 1 || r.Problems[0] != want {
-		t.Fatalf("got %q, want %q", r.Problems, want)
+	for _, w := range [][3]int{{2, 1, 1}, {1, 0, 1}, {1, 1, 2}} {
+		r := Check(cleanStream(t).msgs, "callcenter")
+		r.CompareCounts(w[0], w[1], w[2])
+		want := fmt.Sprintf("stream has 1 calls created, 1 ended, 1 metrics finalized; the world %d, %d, %d", w[0], w[1], w[2])
+		if len(r.Problems) != 1 || r.Problems[0] != want {
+			t.Errorf("got %q, want %q", r.Problems, want)
+		}
+	}
+}
+
+// A status the world reached more than once: the delay runs from the latest
+// change to the value published no later than its publication, neither an
+// earlier visit, nor a later one, nor a change to another value; a user change of
+// several fields counts from the latest of them. A message whose body failed to
+// decode counts for nothing, even when part of it decoded.
+func TestDelaysPicksTheLatestMatchingChange(t *testing.T) {
+	l := &truthLog{}
+	l.line(`"entity":"call","id":2,"change":"created"`)
+	l.line(`"entity":"participant","id":21,"call_id":2,"change":"joined","to":1`)
+	for _, to := range []int{2, 1, 2} {
+		l.line(`"entity":"participant","id":21,"call_id":2,"change":"status_changed","field":"call_status","to":%d`, to)
+	}
+	l.line(`"entity":"team","id":9,"change":"created"`)
+	l.line(`"entity":"user","id":6,"change":"status_changed","field":"status","from":1,"to":2`)
+	l.line(`"entity":"user","id":6,"change":"status_changed","field":"preference","from":0,"to":1`)
+	l.line(`"entity":"participant","id":21,"call_id":2,"change":"status_changed","field":"call_status","to":1`)
+
+	s := &stream{t: t}
+	s.status(2, 21, 2, 1)
+	s.add(event.UserStatusChanged, "users/6", "both", event.UserStatusData{
+		User: callcenter.User{ID: 6, Status: 2, Preference: 1}, Previous: event.UserState{Status: 1},
+		Current: event.UserState{Status: 2, Preference: 1}, Changed: []string{"status", "preference"},
+	})
+	s.msgs[0].Published = t0.Add(5 * time.Second) // 1 reached at 1 s and 3 s, again at 8 s
+	s.msgs[1].Published = t0.Add(9 * time.Second) // status at 6 s, preference at 7 s
+	broken := s.msgs[0]
+	broken.DecodeErr = errors.New("json: cannot unmarshal number into Go struct field")
+	s.msgs = append(s.msgs, broken)
+
+	got := Delays(s.msgs, readTruth(t, l), func(at time.Time) time.Time { return at })
+	want := map[event.Type][]time.Duration{
+		event.ParticipantStatusChanged: {2 * time.Second},
+		event.UserStatusChanged:        {2 * time.Second},
+	}
+	if !maps.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("Delays = %v, want %v", got, want)
 	}
 }

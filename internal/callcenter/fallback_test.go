@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rs/zerolog"
 )
@@ -95,7 +96,12 @@ func TestCallsSinceRemembersTheFallback(t *testing.T) {
 	if _, byTime, _ := api.stats(); byTime != 1 {
 		t.Errorf("%d requests with by_time in two reads, want 1: the second goes straight to the fallback", byTime)
 	}
-	clk.Advance(byTimeRetry)
+	clk.Advance(59 * time.Minute)
+	read()
+	if _, byTime, _ := api.stats(); byTime != 1 {
+		t.Errorf("%d requests with by_time within the hour, want 1: still the fallback", byTime)
+	}
+	clk.Advance(time.Minute)
 	read()
 	if _, byTime, _ := api.stats(); byTime != 2 {
 		t.Errorf("%d requests with by_time after an hour, want 2: the filter is tried again", byTime)
@@ -120,4 +126,66 @@ func TestFallbackOrderBreaks(t *testing.T) {
 	if requests, _, _ := api.stats(); requests != 1+5 {
 		t.Errorf("%d requests, want every page read (1+5)", requests)
 	}
+}
+
+// An API that takes by_time[to] as inclusive returns a call created at the whole
+// second To is sent rounded up to: within the window sent, so not a sign that the
+// filter is ignored.
+func TestCallsSinceToRoundedUpIsNotIgnored(t *testing.T) {
+	api := newListAPI(50, "newest")
+	api.inclusiveTo = true
+	var log bytes.Buffer
+	cl := newTestClient(t, newServer(t, newFakeClock(), api.handle), WithLogger(zerolog.New(&log)))
+	got := newCollect(t, 10)
+	o := ListCallsOptions{ListOptions: ListOptions{PerPage: 10}, ByTime: TimeWindow{From: api.at(35), To: api.at(45).Add(-time.Second / 2)}}
+	if err := cl.CallsSince(t.Context(), o, got.each); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(log.String(), "ignores by_time") {
+		t.Errorf("a call at the rounded-up To taken for by_time ignored:\n%s", log.String())
+	}
+	if _, ok := got.got[46]; !ok {
+		t.Errorf("call 46 (record 45, at the rounded-up To) not handed: the API's window was not read")
+	}
+}
+
+// A list that starts newest first and breaks on its second page is read to the
+// end: the order it showed first no longer says where reading may stop.
+func TestFallbackNewestFirstOrderBreaks(t *testing.T) {
+	api := newListAPI(50, "newest")
+	api.ignoreByTime = true
+	api.reversed = 3 // page 2, the fallback's second request
+	cl := newTestClient(t, newServer(t, newFakeClock(), api.handle))
+	got := newCollect(t, 10)
+	o := ListCallsOptions{ListOptions: ListOptions{PerPage: 10}, ByTime: TimeWindow{From: api.at(35), To: api.at(45)}}
+	if err := cl.CallsSince(t.Context(), o, got.each); err != nil {
+		t.Fatal(err)
+	}
+	got.wantRange(35, 50)
+	if requests, _, _ := api.stats(); requests != 1+5 {
+		t.Errorf("%d requests, want every page read (1+5)", requests)
+	}
+}
+
+// Read backwards, a page in order within itself that ends after the start of the
+// page after it shows the list is not oldest first across pages: every page left
+// is read, not just down to the first that starts before From (page 4 here;
+// call 36 is on page 3).
+func TestFallbackPagesOverlap(t *testing.T) {
+	api := newListAPI(50, "custom")
+	api.ignoreByTime = true
+	var perm []int
+	for _, r := range [][2]int{{0, 5}, {29, 34}, {5, 14}, {34, 35}, {20, 29}, {35, 36}, {14, 20}, {40, 44}, {36, 40}, {44, 50}} {
+		for i := r[0]; i < r[1]; i++ {
+			perm = append(perm, i)
+		}
+	}
+	api.perm = perm // pages: 0-4 29-33 | 5-13 34 | 20-28 35 | 14-19 40-43 | 36-39 44-49
+	cl := newTestClient(t, newServer(t, newFakeClock(), api.handle))
+	got := newCollect(t, 10)
+	o := ListCallsOptions{ListOptions: ListOptions{PerPage: 10}, ByTime: TimeWindow{From: api.at(35), To: api.at(45)}}
+	if err := cl.CallsSince(t.Context(), o, got.each); err != nil {
+		t.Fatal(err)
+	}
+	got.wantRange(35, 50)
 }

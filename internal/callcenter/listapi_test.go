@@ -18,7 +18,8 @@ import (
 type listAPI struct {
 	n     int
 	step  time.Duration
-	order string // "newest", "oldest" or "random"
+	order string // "newest", "oldest", "random" or "custom" (by perm)
+	perm  []int  // custom order: the records' indexes in list order
 	// shuffles is how many requests get a fresh random order (then it stays); -1:
 	// every request.
 	shuffles int
@@ -27,6 +28,7 @@ type listAPI struct {
 	dup          bool
 	noMeta       bool
 	ignoreByTime bool // /calls ignores by_time
+	inclusiveTo  bool // by_time[to] includes a record created exactly at it
 	// reversed is the request whose page comes in reverse (an order that breaks
 	// midway); 0: none.
 	reversed int
@@ -104,7 +106,7 @@ func (a *listAPI) window(q map[string][]string, metrics bool) []int {
 	}
 	var in []int
 	for i := range a.n {
-		if !a.at(i).Before(from) && a.at(i).Before(to) {
+		if !a.at(i).Before(from) && (a.at(i).Before(to) || a.inclusiveTo && a.at(i).Equal(to)) {
 			in = append(in, i)
 		}
 	}
@@ -116,6 +118,12 @@ func (a *listAPI) arrange(in []int) {
 	switch a.order {
 	case "newest":
 		slices.Reverse(in)
+	case "custom":
+		pos := make(map[int]int, len(a.perm))
+		for p, i := range a.perm {
+			pos[i] = p
+		}
+		slices.SortFunc(in, func(x, y int) int { return pos[x] - pos[y] })
 	case "random":
 		if a.rank == nil || a.shuffles != 0 {
 			a.rank = a.rnd.Perm(a.n)

@@ -71,3 +71,50 @@ func TestRelayPausedLeaderPublishesNothingStale(t *testing.T) {
 		t.Fatalf("b skipped %d, want the 4 a published before it froze", got)
 	}
 }
+
+// A relay whose lease can no longer be confirmed publishes nothing: another
+// replica may lead by now.
+func TestRelayWithoutItsLeasePublishesNothing(t *testing.T) {
+	b := newBed(t, false)
+	b.commit(t, 5)
+	if err := b.store.Release(t.Context(), b.lease); err != nil {
+		t.Fatal(err)
+	}
+	r := b.relay(WithFence(fence(b.store, b.lease)))
+	if err := r.Drain(t.Context()); err == nil {
+		t.Error("Drain without the lease succeeded, want the fence's error")
+	}
+	if got := len(streamMsgs(t, b.stream)); got != 0 {
+		t.Errorf("stream holds %d messages published without the lease, want 0", got)
+	}
+	if n := b.outboxLen(t); n != 5 {
+		t.Errorf("outbox holds %d, want the 5 entries still waiting", n)
+	}
+}
+
+// The lease's time counts from before the relay asked for it: a confirmation
+// that took longer than the lease had left covers nothing, and the batch is not
+// sent.
+func TestRelayLeaseConfirmedTooLateSendsNothing(t *testing.T) {
+	b := newBed(t, false)
+	b.commit(t, 5)
+	const ttl = 100 * time.Millisecond
+	slow := func(ctx context.Context) (time.Duration, error) {
+		select { // a Redis answering after the lease would have expired
+		case <-time.After(2 * ttl):
+			return ttl, nil
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		}
+	}
+	r := b.relay(WithFence(slow))
+	if err := r.reconcile(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if n, _, err := r.once(t.Context(), ""); n != 0 || err != nil {
+		t.Errorf("once = %d entries, %v; want none sent, no error", n, err)
+	}
+	if got := len(streamMsgs(t, b.stream)); got != 0 {
+		t.Errorf("stream holds %d messages sent on a stale confirmation, want 0", got)
+	}
+}

@@ -196,3 +196,61 @@ func TestRelayPublishesEntriesOfEarlierReleases(t *testing.T) {
 		t.Fatalf("outbox holds %d after the drain, want 0", n)
 	}
 }
+
+// A withdrawn entry is sent alone, nothing after it, until the stream takes its
+// id again: entries after it that the stream never held would otherwise be
+// stored while it is refused as a duplicate, ahead of it for good. Once published,
+// it is no longer treated as withdrawn.
+func TestRelaySendsAWithdrawnEntryAlone(t *testing.T) {
+	b := newBed(t, false)
+	// Long enough for the relay to reach entry 6 while the stream still remembers it.
+	b.updateStream(t, func(c *jetstream.StreamConfig) { c.Duplicates = 5 * time.Second })
+	b.commit(t, 10)
+	recs := b.records(t)
+	b.publishDirect(t, recs[:5]...)
+	b.publishDirect(t, recs[6]) // 5 failed while 6 was stored; 7, 8 and 9 never sent
+	r := b.relay()
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx) }()
+	waitFor(t, "outbox drained", func() bool { return b.outboxLen(t) == 0 })
+	cancel()
+	<-done
+	checkInOrder(t, streamMsgs(t, b.stream), 10)
+	if r.Stats.Withdrawn.Load() != 1 || r.Stats.Errors.Load() == 0 {
+		t.Fatalf("withdrew %d after %d errors, want 1 withdrawn and refused at first", r.Stats.Withdrawn.Load(), r.Stats.Errors.Load())
+	}
+	if len(r.withdrawn) != 0 {
+		t.Errorf("still treated as withdrawn after publishing: %v", r.withdrawn)
+	}
+}
+
+// countingOutbox counts the relay's reads of the outbox.
+type countingOutbox struct {
+	Outbox
+	reads int
+}
+
+func (o *countingOutbox) ReadOutbox(ctx context.Context, after string, count int) ([]Record, error) {
+	o.reads++
+	return o.Outbox.ReadOutbox(ctx, after, count)
+}
+
+// Reconcile walks the outbox only up to the newest entry the stream holds: a
+// long backlog the stream never saw is not read through on every reconcile.
+func TestRelayReconcileStopsAtTheStreamsNewestEntry(t *testing.T) {
+	b := newBed(t, false)
+	b.commit(t, 100)
+	b.publishDirect(t, b.records(t)[:5]...)
+	ob := &countingOutbox{Outbox: b.outbox()}
+	r := NewRelay(b.js, b.js, ob, relayCfg(), zerolog.Nop())
+	if err := r.reconcile(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Stats.Skipped.Load(); got != 5 {
+		t.Errorf("skipped %d, want 5", got)
+	}
+	if ob.reads > 2 { // the head, then one batch holding entry 4
+		t.Errorf("%d outbox reads for 5 entries in the stream, want 2: the walk went past the stream's newest entry", ob.reads)
+	}
+}
