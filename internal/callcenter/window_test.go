@@ -81,15 +81,15 @@ func TestReadWindowComplete(t *testing.T) {
 func TestReadWindowMissingOne(t *testing.T) {
 	f := &fakeList{n: 300, perPage: 100, meta: true}
 	var moved int64 = -1
-	fetch := func(ctx context.Context, w TimeWindow, n int) (Page[int64], error) {
-		pg, err := f.page(ctx, w, n)
+	fetch := func(ctx context.Context, w TimeWindow, n, per int) (Page[int64], error) {
+		pg, err := f.page(ctx, w, n, per)
 		if f.requests == 2 && len(pg.Items) > 0 {
 			moved, pg.Items = pg.Items[0], pg.Items[1:]
 		}
 		return pg, err
 	}
 	got := map[int64]bool{}
-	err := readWindow(t.Context(), fetch, TimeWindow{From: w0, To: w0.Add(time.Hour)}, func(v int64) int64 { return v },
+	err := readWindow(t.Context(), fetch, TimeWindow{From: w0, To: w0.Add(time.Hour)}, 100, func(v int64) int64 { return v },
 		func(page []int64) error {
 			for _, v := range page {
 				got[v] = true
