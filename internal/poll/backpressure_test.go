@@ -1,6 +1,7 @@
 package poll
 
 import (
+	"github.com/callbus/callbus/internal/simtest"
 	"testing"
 	"time"
 
@@ -14,7 +15,7 @@ func TestPollingPausesAtOutboxLimit(t *testing.T) {
 	p.cfg.OutboxMax = 20
 	done := make(chan error, 1)
 	go func() { done <- p.Run(t.Context(), p.lease) }()
-	waitUntil(t, 30*time.Second, "polling to pause", func() bool { return p.Paused() != "" })
+	simtest.WaitFor(t, 30*time.Second, "polling to pause", func() bool { return p.Paused() != "" })
 	full, err := store.OutboxLen(t.Context())
 	if err != nil {
 		t.Fatal(err)
@@ -30,7 +31,7 @@ func TestPollingPausesAtOutboxLimit(t *testing.T) {
 	if err := store.TrimOutbox(t.Context(), recs[len(recs)-1].StreamID); err != nil { // the relay's work
 		t.Fatal(err)
 	}
-	waitUntil(t, 30*time.Second, "polling to resume and queue again", func() bool {
+	simtest.WaitFor(t, 30*time.Second, "polling to resume and queue again", func() bool {
 		n, _ := store.OutboxLen(t.Context())
 		return n > 0
 	})

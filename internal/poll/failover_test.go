@@ -3,6 +3,7 @@ package poll
 import (
 	"context"
 	"errors"
+	"github.com/callbus/callbus/internal/simtest"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -98,7 +99,7 @@ func TestFailoverWithinTTL(t *testing.T) {
 	var worst, worstFromKill time.Duration
 	for i := 1; i <= kills; i++ {
 		standby := startReplica(t, store, "r"+string(rune('a'+i)), ttl)
-		waitUntil(t, 5*time.Second, "the standby to try", func() bool { return standby.line.acquires.Load() > 0 })
+		simtest.WaitFor(t, 5*time.Second, "the standby to try", func() bool { return standby.line.acquires.Load() > 0 })
 		// Kill at a varying point of the leader's renewal period.
 		time.Sleep(time.Duration(i%5) * ttl / 15) // spreads the kills; not a synchronisation
 		killed := leader.kill()
@@ -151,7 +152,7 @@ func TestLostLeaseCancelsWork(t *testing.T) {
 			return ctx.Err()
 		})
 	}()
-	waitUntil(t, 5*time.Second, "a to lead", func() bool { return token.Load() != 0 })
+	simtest.WaitFor(t, 5*time.Second, "a to lead", func() bool { return token.Load() != 0 })
 	// Another replica takes the lease behind a's back (a's lease expired while it
 	// was paused, say): a's next renewal is refused.
 	if err := store.Release(t.Context(), cursor.Lease{Holder: "a", Token: token.Load(), TTL: ttl}); err != nil {

@@ -3,6 +3,7 @@ package poll
 import (
 	"context"
 	"errors"
+	"github.com/callbus/callbus/internal/simtest"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -11,18 +12,6 @@ import (
 	"github.com/callbus/callbus/internal/redistest"
 	"github.com/rs/zerolog"
 )
-
-// waitUntil polls cond until it holds, failing the test after limit.
-func waitUntil(t *testing.T, limit time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(limit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", limit, what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
 
 // countingLeaser counts the attempts to acquire the lease.
 type countingLeaser struct {
@@ -60,7 +49,7 @@ func TestLeadershipHandOver(t *testing.T) {
 	actx, stopA := context.WithCancel(t.Context())
 	aDone := make(chan error, 1)
 	go func() { aDone <- a.Run(actx, work(0, nil)) }()
-	waitUntil(t, 5*time.Second, "a to lead", a.IsLeader)
+	simtest.WaitFor(t, 5*time.Second, "a to lead", a.IsLeader)
 
 	tries := &countingLeaser{Leaser: store}
 	b := NewLeadership(tries, "b", ttl, zerolog.Nop())
@@ -68,7 +57,7 @@ func TestLeadershipHandOver(t *testing.T) {
 	defer stopB()
 	bDone := make(chan error, 1)
 	go func() { bDone <- b.Run(bctx, work(1, ErrLostLease)) }()
-	waitUntil(t, 5*time.Second, "b to try twice", func() bool { return tries.acquires.Load() >= 2 })
+	simtest.WaitFor(t, 5*time.Second, "b to try twice", func() bool { return tries.acquires.Load() >= 2 })
 	if b.IsLeader() || !a.IsLeader() {
 		t.Fatalf("leaders: a %v, b %v; want a only", a.IsLeader(), b.IsLeader())
 	}
@@ -76,7 +65,7 @@ func TestLeadershipHandOver(t *testing.T) {
 	if err := <-aDone; !errors.Is(err, context.Canceled) {
 		t.Errorf("a.Run: %v, want context.Canceled", err)
 	}
-	waitUntil(t, 5*time.Second, "b to take over", func() bool { return tokens[1].Load() != 0 })
+	simtest.WaitFor(t, 5*time.Second, "b to take over", func() bool { return tokens[1].Load() != 0 })
 	if tokens[1].Load() <= tokens[0].Load() {
 		t.Errorf("b's token %d, want newer than a's %d", tokens[1].Load(), tokens[0].Load())
 	}

@@ -2,6 +2,7 @@ package publish
 
 import (
 	"context"
+	"github.com/callbus/callbus/internal/simtest"
 	"testing"
 	"time"
 
@@ -54,18 +55,18 @@ func TestRelayPausedLeaderPublishesNothingStale(t *testing.T) {
 	<-pause.paused // four events of the first batch sent, twelve to go
 
 	var leaseB cursor.Lease
-	waitFor(t, "a's lease to expire", func() bool {
+	simtest.WaitFor(t, 20*time.Second, "a's lease to expire", func() bool {
 		leaseB, err = b.store.Acquire(t.Context(), "b", time.Hour)
 		return err == nil
 	})
 	bRelay := b.relay(WithFence(fence(b.store, leaseB)))
 	run(t, bRelay)
-	waitFor(t, "b to drain the outbox", func() bool { return b.outboxLen(t) == 0 })
+	simtest.WaitFor(t, 20*time.Second, "b to drain the outbox", func() bool { return b.outboxLen(t) == 0 })
 	drained := time.Now()
-	waitFor(t, "the duplicate window to pass", func() bool { return time.Since(drained) > 2*window })
+	simtest.WaitFor(t, 20*time.Second, "the duplicate window to pass", func() bool { return time.Since(drained) > 2*window })
 
 	close(pause.resume)
-	waitFor(t, "a to settle its batch", func() bool { return a.Stats.Published.Load() == 4 })
+	simtest.WaitFor(t, 20*time.Second, "a to settle its batch", func() bool { return a.Stats.Published.Load() == 4 })
 	checkInOrder(t, streamMsgs(t, b.stream), 40)
 	if got := bRelay.Stats.Skipped.Load(); got != 4 {
 		t.Fatalf("b skipped %d, want the 4 a published before it froze", got)

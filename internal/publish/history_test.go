@@ -1,6 +1,7 @@
 package publish
 
 import (
+	"github.com/callbus/callbus/internal/simtest"
 	"testing"
 	"time"
 )
@@ -15,7 +16,7 @@ func TestHistory(t *testing.T) {
 	}
 	b.commit(t, 5)
 	run(t, b.relay())
-	waitFor(t, "outbox trimmed", func() bool { return b.outboxLen(t) == 0 })
+	simtest.WaitFor(t, 20*time.Second, "outbox trimmed", func() bool { return b.outboxLen(t) == 0 })
 	if id, err := h.NewestOutboxID(t.Context()); err != nil || id != b.ids[4] {
 		t.Fatalf("NewestOutboxID = %q %v, want %s", id, err, b.ids[4])
 	}

@@ -148,18 +148,6 @@ func (o storeOutbox) TrimOutbox(ctx context.Context, upTo string) error {
 	return o.store.TrimOutbox(ctx, upTo)
 }
 
-// waitFor polls cond until it holds or the deadline passes.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 func streamMsgs(t *testing.T, s jetstream.Stream) []*jetstream.RawStreamMsg {
 	t.Helper()
 	info, err := s.Info(t.Context())

@@ -1,6 +1,7 @@
 package publish
 
 import (
+	"github.com/callbus/callbus/internal/simtest"
 	"testing"
 	"time"
 
@@ -47,7 +48,7 @@ func TestRelayKeepsOrderWhenTheStreamRejectsOneMidBatch(t *testing.T) {
 	// Once an entry is through, the relay has reconciled: the limit below is news to it.
 	b.commit(t, 1)
 	r.Wake()
-	waitFor(t, "the first entry published", func() bool { return b.outboxLen(t) == 0 })
+	simtest.WaitFor(t, 20*time.Second, "the first entry published", func() bool { return b.outboxLen(t) == 0 })
 	const limit = 16 << 10
 	b.updateStream(t, func(c *jetstream.StreamConfig) { c.MaxMsgSize = limit })
 	bodies := make([][]byte, 10)
@@ -57,7 +58,7 @@ func TestRelayKeepsOrderWhenTheStreamRejectsOneMidBatch(t *testing.T) {
 	bodies[3] = bigCall(t, 100) // ~45 KB
 	b.commitBodies(t, bodies...)
 	r.Wake()
-	waitFor(t, "outbox drained", func() bool { return b.outboxLen(t) == 0 })
+	simtest.WaitFor(t, 20*time.Second, "outbox drained", func() bool { return b.outboxLen(t) == 0 })
 	msgs := streamMsgs(t, b.stream)
 	checkInOrder(t, msgs, 11)
 	checkReduced(t, msgs[4].Data, limit, 100)

@@ -3,6 +3,7 @@ package publish
 import (
 	"context"
 	"encoding/json"
+	"github.com/callbus/callbus/internal/simtest"
 	"sync"
 	"testing"
 	"time"
@@ -48,7 +49,7 @@ func TestRelayPublishesInOrderWithHeaders(t *testing.T) {
 	var seen []Record
 	r := b.relay(WithPublishObserver(func(rec Record, _ *jetstream.PubAck) { mu.Lock(); seen = append(seen, rec); mu.Unlock() }))
 	run(t, r)
-	waitFor(t, "outbox trimmed", func() bool { return b.outboxLen(t) == 0 })
+	simtest.WaitFor(t, 20*time.Second, "outbox trimmed", func() bool { return b.outboxLen(t) == 0 })
 	msgs := streamMsgs(t, b.stream)
 	checkInOrder(t, msgs, 100)
 	m := msgs[7]
@@ -98,11 +99,11 @@ func TestRelaySurvivesNATSRestart(t *testing.T) {
 	b.commit(t, 30)
 	r := b.relay()
 	run(t, r)
-	waitFor(t, "first batch", func() bool { return b.outboxLen(t) == 0 })
+	simtest.WaitFor(t, 20*time.Second, "first batch", func() bool { return b.outboxLen(t) == 0 })
 	b.nats.Restart(t)
 	b.commit(t, 50)
 	r.Wake()
-	waitFor(t, "outbox drained after restart", func() bool { return b.outboxLen(t) == 0 })
+	simtest.WaitFor(t, 20*time.Second, "outbox drained after restart", func() bool { return b.outboxLen(t) == 0 })
 	checkInOrder(t, streamMsgs(t, b.stream), 80)
 }
 
@@ -114,9 +115,9 @@ func TestRelayRetriesOutboxErrors(t *testing.T) {
 	b.redis.Stop()
 	r := b.relay()
 	run(t, r)
-	waitFor(t, "an error counted", func() bool { return r.Stats.Errors.Load() > 0 })
+	simtest.WaitFor(t, 20*time.Second, "an error counted", func() bool { return r.Stats.Errors.Load() > 0 })
 	b.redis.Restart(t)
-	waitFor(t, "outbox drained", func() bool { return b.outboxLen(t) == 0 })
+	simtest.WaitFor(t, 20*time.Second, "outbox drained", func() bool { return b.outboxLen(t) == 0 })
 	checkInOrder(t, streamMsgs(t, b.stream), 5)
 }
 
@@ -154,7 +155,7 @@ func TestRelayReconcileWithdrawsEntriesAheadOfAGap(t *testing.T) {
 	b.publishDirect(t, recs[6:8]...) // 5 failed while 6 and 7 were stored
 	r := b.relay()
 	run(t, r)
-	waitFor(t, "outbox drained", func() bool { return b.outboxLen(t) == 0 })
+	simtest.WaitFor(t, 20*time.Second, "outbox drained", func() bool { return b.outboxLen(t) == 0 })
 	checkInOrder(t, streamMsgs(t, b.stream), 10)
 	if got := r.Stats.Skipped.Load(); got != 5 {
 		t.Fatalf("skipped %d, want the 5 before the gap", got)
@@ -213,7 +214,7 @@ func TestRelaySendsAWithdrawnEntryAlone(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() { done <- r.Run(ctx) }()
-	waitFor(t, "outbox drained", func() bool { return b.outboxLen(t) == 0 })
+	simtest.WaitFor(t, 20*time.Second, "outbox drained", func() bool { return b.outboxLen(t) == 0 })
 	cancel()
 	<-done
 	checkInOrder(t, streamMsgs(t, b.stream), 10)
