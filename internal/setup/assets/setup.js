@@ -36,9 +36,12 @@
     p.checkErrors = [];
     if (!name) { render(p); return; }
     var seq = ++p.seq;
+    var asked = JSON.stringify(getValue(p));
     var fail = function (msg) {
       p.error = msg;
-      if (!initial) { clearValue(p); }
+      // A slow answer about a value the user has since replaced (typed, not yet
+      // changed) must not clear the new one: its change event asks again.
+      if (!initial && JSON.stringify(getValue(p)) === asked) { clearValue(p); }
       render(p);
     };
     var pass = function () { p.error = ""; render(p); };
