@@ -27,10 +27,34 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (op
 	var o options
 	fs := flag.NewFlagSet("callcenter-sim", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	r := &rawFlags{callsByTime: true}
+	worldFlags(fs, &o, r)
+	limitFlags(fs, &o.cfg, r)
+	faultFlags(fs, &o.cfg, r)
+	hostileFlags(fs, r)
+	serveFlags(fs, &o)
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected arguments: %q", fs.Args())
+	}
+	// resolveFlags completes o.cfg, so it runs before o is returned.
+	err := resolveFlags(fs, &o.cfg, r, getenv)
+	return o, err
+}
+
+// rawFlags holds the flag values that are parsed or checked after fs.Parse
+// rather than written straight into the config.
+type rawFlags struct {
+	start, order, retryAfter, keysFile, faults string
+	h                                          sim.Hostile
+	callsByTime                                bool
+}
+
+// worldFlags declares the flags for the API keys and the generated world.
+func worldFlags(fs *flag.FlagSet, o *options, r *rawFlags) {
 	c := &o.cfg
-	var start, order, retryAfter, keysFile, faults string
-	var h sim.Hostile
-	callsByTime := true
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:8080", "listen address")
 	fs.StringVar(&c.APIKey, "api-key", "", "the account admin's API key (required; or CALLCENTER_SIM_API_KEY)")
 	fs.Func("key", "extra API key as KEY=ROLE (Account Admin, Admin, Supervisor, Agent); repeatable", func(v string) error {
@@ -41,10 +65,10 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (op
 		c.Keys = append(c.Keys, sim.Key{Key: k, Role: role})
 		return nil
 	})
-	fs.StringVar(&keysFile, "keys-file", "", `JSON file of extra keys: {"KEY": "ROLE", ...}`)
+	fs.StringVar(&r.keysFile, "keys-file", "", `JSON file of extra keys: {"KEY": "ROLE", ...}`)
 	fs.Uint64Var(&c.Seed, "seed", 1, "seed of the world, faults and drift")
 	fs.Float64Var(&c.Speed, "speed", 1, "simulated seconds per real second")
-	fs.StringVar(&start, "start", "", "simulated start time, RFC 3339 (default: now, truncated to the second)")
+	fs.StringVar(&r.start, "start", "", "simulated start time, RFC 3339 (default: now, truncated to the second)")
 	fs.IntVar(&c.Agents, "agents", 20, "number of users")
 	fs.IntVar(&c.Teams, "teams", 4, "number of teams (each with a queue and a number)")
 	fs.Float64Var(&c.CallRate, "call-rate", 2, "new calls per simulated minute (negative: none)")
@@ -52,12 +76,20 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (op
 	fs.IntVar(&c.History, "history", 0, "older ended calls, generated lazily, served only by export reports")
 	fs.DurationVar(&c.HistorySpan, "history-span", 0, "how far back -history reaches (0: at -call-rate)")
 	fs.BoolVar(&c.ZipReports, "zip-reports", false, "serve JSON export reports zipped")
+}
+
+// limitFlags declares the rate-limit and list-behaviour flags.
+func limitFlags(fs *flag.FlagSet, c *sim.Config, r *rawFlags) {
 	fs.IntVar(&c.Plan, "plan", 100, "requests per rate window: 100, 200, 400, or 0 for unlimited")
 	fs.DurationVar(&c.RateWindow, "rate-window", time.Minute, "rate-limit window (real time)")
-	fs.StringVar(&retryAfter, "retry-after", "sometimes", "Retry-After on 429: always, never or sometimes")
-	fs.StringVar(&order, "order", "newest", "list order: newest, oldest or random")
-	fs.BoolVar(&callsByTime, "calls-by-time", true, "GET /calls honours by_time[from]/[to]")
+	fs.StringVar(&r.retryAfter, "retry-after", "sometimes", "Retry-After on 429: always, never or sometimes")
+	fs.StringVar(&r.order, "order", "newest", "list order: newest, oldest or random")
+	fs.BoolVar(&r.callsByTime, "calls-by-time", true, "GET /calls honours by_time[from]/[to]")
 	fs.BoolVar(&c.AllowWildcardAccept, "allow-wildcard-accept", false, "serve Accept: */* (the real API answers 404)")
+}
+
+// faultFlags declares the flags for random failures, latency and drift.
+func faultFlags(fs *flag.FlagSet, c *sim.Config, r *rawFlags) {
 	fs.Float64Var(&c.ErrorRate, "error-rate", 0, "fraction of requests failing with 500/502/503")
 	fs.Float64Var(&c.MalformedRate, "malformed-rate", 0, "fraction of successful GETs with a truncated body")
 	fs.DurationVar(&c.Latency, "latency", 0, "latency added to every request")
@@ -67,25 +99,34 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (op
 	fs.Float64Var(&c.Drift, "drift", 0, "probability of each field-note variant per record")
 	fs.Float64Var(&c.OffsetRate, "offset-rate", 0, "fraction of records with non-Z time offsets")
 	fs.Float64Var(&c.JobStallRate, "job-stall-rate", 0, "fraction of export jobs that never complete")
-	fs.StringVar(&faults, "faults", "none", "fault profile: none, or hostile (every hazard below); the flags below override it")
-	fs.Float64Var(&h.PoisonRate, "poison-rate", 0, "fraction of calls served undecodable or insane for their first reads")
-	fs.IntVar(&h.PoisonReads, "poison-reads", 3, "reads a temporary hazard (poison, future times) lasts")
-	fs.Float64Var(&h.FutureRate, "future-rate", 0, "fraction of calls served a year ahead for their first reads")
-	fs.Float64Var(&h.NotFoundRate, "not-found-rate", 0, "fraction of calls whose single read is 404 while open")
-	fs.Float64Var(&h.NoMetaRate, "no-meta-rate", 0, "fraction of /calls responses without meta")
-	fs.Float64Var(&h.VanishRate, "vanish-rate", 0, "fraction of calls whose last participant stops being listed")
-	fs.Float64Var(&h.StaleRate, "stale-rate", 0, "fraction of calls served now and then as the copy before, same updated_time")
-	fs.Float64Var(&h.EndlessRate, "endless-rate", 0, "fraction of inbound calls that never end")
-	fs.BoolVar(&h.BigCall, "big-call", false, "give the first inbound call over 3,200 participants (over 1 MB)")
+	fs.StringVar(&r.faults, "faults", "none", "fault profile: none, or hostile (every hazard below); the flags below override it")
+}
+
+// hostileFlags declares the per-hazard flags; overrideHostile applies those set
+// on top of the -faults profile.
+func hostileFlags(fs *flag.FlagSet, r *rawFlags) {
+	fs.Float64Var(&r.h.PoisonRate, "poison-rate", 0, "fraction of calls served undecodable or insane for their first reads")
+	fs.IntVar(&r.h.PoisonReads, "poison-reads", 3, "reads a temporary hazard (poison, future times) lasts")
+	fs.Float64Var(&r.h.FutureRate, "future-rate", 0, "fraction of calls served a year ahead for their first reads")
+	fs.Float64Var(&r.h.NotFoundRate, "not-found-rate", 0, "fraction of calls whose single read is 404 while open")
+	fs.Float64Var(&r.h.NoMetaRate, "no-meta-rate", 0, "fraction of /calls responses without meta")
+	fs.Float64Var(&r.h.VanishRate, "vanish-rate", 0, "fraction of calls whose last participant stops being listed")
+	fs.Float64Var(&r.h.StaleRate, "stale-rate", 0, "fraction of calls served now and then as the copy before, same updated_time")
+	fs.Float64Var(&r.h.EndlessRate, "endless-rate", 0, "fraction of inbound calls that never end")
+	fs.BoolVar(&r.h.BigCall, "big-call", false, "give the first inbound call over 3,200 participants (over 1 MB)")
+}
+
+// serveFlags declares the serving and output flags.
+func serveFlags(fs *flag.FlagSet, o *options) {
+	c := &o.cfg
 	fs.StringVar(&c.BaseURL, "base-url", "", "base of absolute URLs handed out (default: from each request's Host)")
 	fs.StringVar(&o.truthPath, "truth", "", "write the ground-truth NDJSON log to this file")
 	fs.DurationVar(&o.tick, "tick", time.Second, "advance the world this often without requests (0: only on requests)")
-	if err := fs.Parse(args); err != nil {
-		return o, err
-	}
-	if fs.NArg() > 0 {
-		return o, fmt.Errorf("unexpected arguments: %q", fs.Args())
-	}
+}
+
+// resolveFlags completes c from the raw flag values and the environment and
+// checks it, returning every problem found at once.
+func resolveFlags(fs *flag.FlagSet, c *sim.Config, r *rawFlags, getenv func(string) string) error {
 	var errs []error
 	if c.APIKey == "" {
 		c.APIKey = getenv("CALLCENTER_SIM_API_KEY")
@@ -93,39 +134,39 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (op
 	if c.APIKey == "" {
 		errs = append(errs, errors.New("--api-key (or CALLCENTER_SIM_API_KEY) is required"))
 	}
-	if keysFile != "" {
-		keys, err := readKeys(keysFile)
+	if r.keysFile != "" {
+		keys, err := readKeys(r.keysFile)
 		if err != nil {
 			errs = append(errs, err)
 		}
 		c.Keys = append(c.Keys, keys...)
 	}
-	if start != "" {
-		t, err := time.Parse(time.RFC3339, start)
+	if r.start != "" {
+		t, err := time.Parse(time.RFC3339, r.start)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("--start: %w", err))
 		}
 		c.Start = t
 	}
 	var err error
-	if c.Hostile, err = sim.ParseFaults(faults); err != nil {
+	if c.Hostile, err = sim.ParseFaults(r.faults); err != nil {
 		errs = append(errs, fmt.Errorf("--faults: %w", err))
 	}
-	overrideHostile(fs, &c.Hostile, h)
-	if c.Order, err = sim.ParseOrder(order); err != nil {
+	overrideHostile(fs, &c.Hostile, r.h)
+	if c.Order, err = sim.ParseOrder(r.order); err != nil {
 		errs = append(errs, fmt.Errorf("--order: %w", err))
 	}
-	if c.RetryAfter, err = sim.ParseRetryAfter(retryAfter); err != nil {
+	if c.RetryAfter, err = sim.ParseRetryAfter(r.retryAfter); err != nil {
 		errs = append(errs, fmt.Errorf("--retry-after: %w", err))
 	}
-	c.CallsIgnoreByTime = !callsByTime
+	c.CallsIgnoreByTime = !r.callsByTime
 	if c.Plan != 0 && c.Plan != 100 && c.Plan != 200 && c.Plan != 400 {
 		errs = append(errs, fmt.Errorf("--plan %d: want 100, 200, 400 or 0", c.Plan))
 	}
 	if c.Burst429Every == 0 {
 		c.Burst429Length = 0
 	}
-	return o, errors.Join(errs...)
+	return errors.Join(errs...)
 }
 
 // overrideHostile sets in dst the hazards whose flags were given (into set).

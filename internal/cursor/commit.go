@@ -102,49 +102,88 @@ func (s *Store) encode(l Lease, b Batch) ([]string, []any, error) {
 	if l.Holder == "" || l.Token <= 0 {
 		return nil, nil, fmt.Errorf("%w: lease without holder or token", ErrInvalid)
 	}
-	keys := []string{s.k.lease, s.k.fence, s.k.open, s.k.terminal, s.k.cursor, s.k.outbox, s.k.kinds}
-	const firstSnapKey = 8 // Lua index of the first snapshot hash in KEYS
-	var kinds []string
-	keyIndex := map[string]int{}
-	index := func(kind string) (int, error) {
-		if i, ok := keyIndex[kind]; ok {
-			return i, nil
-		}
-		if err := checkKind(kind); err != nil {
-			return 0, err
-		}
-		i := firstSnapKey + len(kinds)
-		keyIndex[kind] = i
-		kinds = append(kinds, kind)
-		keys = append(keys, s.k.snap(kind))
+	sk := &snapKeys{
+		s:    s,
+		keys: []string{s.k.lease, s.k.fence, s.k.open, s.k.terminal, s.k.cursor, s.k.outbox, s.k.kinds},
+		at:   map[string]int{},
+	}
+	items := make([]any, 0, 2*len(b.Deletes)+3*len(b.Snapshots)+2*(len(b.Open)+len(b.Terminal)+len(b.Cursors))+outboxEntryArgs*len(b.Events))
+	items, err := sk.appendSnapItems(items, b)
+	if err != nil {
+		return nil, nil, err
+	}
+	if items, err = appendCallItems(items, b); err != nil {
+		return nil, nil, err
+	}
+	args := make([]any, 0, 9+len(sk.kinds)+len(items))
+	args = append(args, l.Holder, l.Token, len(sk.kinds), len(b.Deletes), len(b.Snapshots),
+		len(b.Open), len(b.Terminal), len(b.Cursors), len(b.Events))
+	for _, k := range sk.kinds {
+		args = append(args, k)
+	}
+	args = append(args, items...)
+	return sk.keys, args, nil
+}
+
+// snapKeys numbers the snapshot hashes a batch touches: the first use of a kind
+// appends its hash to keys and its name to kinds, in the order of first use.
+type snapKeys struct {
+	s     *Store
+	keys  []string
+	kinds []string
+	at    map[string]int // kind → Lua index in KEYS
+}
+
+// firstSnapKey is the Lua index of the first snapshot hash in KEYS.
+const firstSnapKey = 8
+
+// index returns kind's Lua index in KEYS, adding its hash on first use.
+func (sk *snapKeys) index(kind string) (int, error) {
+	if i, ok := sk.at[kind]; ok {
 		return i, nil
 	}
+	if err := checkKind(kind); err != nil {
+		return 0, err
+	}
+	i := firstSnapKey + len(sk.kinds)
+	sk.at[kind] = i
+	sk.kinds = append(sk.kinds, kind)
+	sk.keys = append(sk.keys, sk.s.k.snap(kind))
+	return i, nil
+}
 
-	items := make([]any, 0, 2*len(b.Deletes)+3*len(b.Snapshots)+2*(len(b.Open)+len(b.Terminal)+len(b.Cursors))+outboxEntryArgs*len(b.Events))
+// appendSnapItems appends the batch's deletes then snapshots to items.
+func (sk *snapKeys) appendSnapItems(items []any, b Batch) ([]any, error) {
 	for _, d := range b.Deletes {
-		i, err := index(d.Kind)
+		i, err := sk.index(d.Kind)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		if d.ID == "" {
-			return nil, nil, fmt.Errorf("%w: delete of %s with empty id", ErrInvalid, d.Kind)
+			return nil, fmt.Errorf("%w: delete of %s with empty id", ErrInvalid, d.Kind)
 		}
 		items = append(items, i, d.ID)
 	}
 	for _, sn := range b.Snapshots {
-		i, err := index(sn.Kind)
+		i, err := sk.index(sn.Kind)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		if sn.ID == "" {
-			return nil, nil, fmt.Errorf("%w: snapshot of %s with empty id", ErrInvalid, sn.Kind)
+			return nil, fmt.Errorf("%w: snapshot of %s with empty id", ErrInvalid, sn.Kind)
 		}
 		items = append(items, i, sn.ID, sn.Data)
 	}
+	return items, nil
+}
+
+// appendCallItems appends the batch's open and terminal calls, cursors and
+// outbox events to items.
+func appendCallItems(items []any, b Batch) ([]any, error) {
 	for _, list := range [][]Tracked{b.Open, b.Terminal} {
 		for _, t := range list {
 			if t.ID == "" {
-				return nil, nil, fmt.Errorf("%w: tracked call with empty id", ErrInvalid)
+				return nil, fmt.Errorf("%w: tracked call with empty id", ErrInvalid)
 			}
 			items = append(items, t.At.UnixMilli(), t.ID)
 		}
@@ -152,23 +191,15 @@ func (s *Store) encode(l Lease, b Batch) ([]string, []any, error) {
 	// Sorted so that the same batch always makes the same script call.
 	for _, name := range slices.Sorted(maps.Keys(b.Cursors)) {
 		if name == "" {
-			return nil, nil, fmt.Errorf("%w: cursor with empty name", ErrInvalid)
+			return nil, fmt.Errorf("%w: cursor with empty name", ErrInvalid)
 		}
 		items = append(items, name, b.Cursors[name])
 	}
 	for _, e := range b.Events {
 		var err error
 		if items, err = appendOutboxEntry(items, e); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
-
-	args := make([]any, 0, 9+len(kinds)+len(items))
-	args = append(args, l.Holder, l.Token, len(kinds), len(b.Deletes), len(b.Snapshots),
-		len(b.Open), len(b.Terminal), len(b.Cursors), len(b.Events))
-	for _, k := range kinds {
-		args = append(args, k)
-	}
-	args = append(args, items...)
-	return keys, args, nil
+	return items, nil
 }

@@ -49,112 +49,154 @@ func (w *world) backlogCall(id, metricID int64, t sec) *call {
 		c.queue, c.ivr = num.queue, num.ivr
 	}
 	c.m = metric{id: metricID, created: t, ringNull: true, answerNull: true, billNull: true}
-	m := &c.m
 	cust := custBase + int64(w.pick(customers))
-	now := t
-	life := func(typ, legType int8, a int64) {
-		e := lifeEvent{typ: typ, leg: legType, agent: a, at: now}
-		if hasQueue(typ) && c.queue != nil {
-			e.queue = c.queue.id
-		}
-		m.life = append(m.life, e)
-	}
+	d := &backlogDraft{w: w, c: c, agent: agent, now: t, custSt: csCompleted, agentSt: csCompleted}
 	c.parts = make([]participant, 1, 2)
 	c.parts[0] = w.backlogLeg(cust, 0, connCustomer, t)
-	custSt, agentSt := csCompleted, csCompleted
-	answered := false
-	var ringStart sec
 	if out {
-		c.agentID = agent.id
-		c.parts = append(c.parts, w.backlogLeg(0, agent.id, connPrimary, t))
-		life(lcRinging, connPrimary, agent.id)
-		ringStart = t
-		now += sec(w.between(5, 25))
-		switch x := w.rng.Float64(); {
-		case x < 0.65:
-			answered = true
-		case x < 0.8:
-			custSt = csMissed
-		case x < 0.9:
-			custSt = csBusy
-		default:
-			custSt, agentSt = csFailed, csFailed
-		}
+		d.outbound()
 	} else {
-		if c.ivr != nil {
-			m.ivr = w.between(5, 45)
-			now += sec(m.ivr)
-		}
-		c.parts[0].enqueued = now
-		life(lcQueueStarted, connCustomer, 0)
-		life(lcEnqueued, connCustomer, 0)
-		wait := w.between(2, 120)
-		now += sec(wait)
-		switch x := w.rng.Float64(); {
-		case agent == nil || x < 0.12:
-			custSt = csAbandoned
-		case x < 0.20:
-			custSt = csVoicemail
-			life(lcQueueTimeout, connCustomer, 0)
-			life(lcVoicemail, connCustomer, 0)
-			now += sec(w.between(15, 60))
-		case x < 0.24:
-			custSt = csQueueTimeout
-			life(lcQueueTimeout, connCustomer, 0)
-		default:
-			c.agentID = agent.id
-			ringStart = now
-			c.parts = append(c.parts, w.backlogLeg(0, agent.id, connPrimary, now))
-			life(lcRinging, connPrimary, agent.id)
-			now += sec(w.between(3, 15))
-			if x < 0.28 {
-				custSt, agentSt = csMissed, csMissed
-			} else {
-				answered = true
-				m.answer, m.answerNull = int64(now-c.parts[0].enqueued), false
-				life(lcDequeued, connCustomer, agent.id)
-			}
-		}
+		d.inbound()
 	}
-	if answered {
-		m.ring, m.ringNull = int64(now-ringStart), false
-		life(lcAnswered, connPrimary, agent.id)
-		m.talk = 20 + w.expSec(150, 0)
-		if w.chance(0.15) {
-			m.hold = w.between(10, 90)
-		}
-		now += sec(m.talk + m.hold)
-		m.bill, m.billNull = m.hold+m.talk+m.ring, false
-		m.cost = round4(float64(m.bill) / 60 * pricePerMinute)
-		c.bill = m.bill
-		if num.record {
-			m.recDur = m.talk + m.hold
-			c.rec = &recording{id: w.nextRec, duration: m.recDur, transcript: w.chance(0.5)}
+	if d.answered {
+		d.talk()
+	}
+	return d.finish()
+}
+
+// backlogDraft is the state of one backlog call while backlogCall builds it. The
+// steps are methods so each stays short; they run in a fixed order because every
+// draw comes from w.rng and the history must stay the same for a given seed.
+type backlogDraft struct {
+	w               *world
+	c               *call
+	agent           *user
+	now, ringStart  sec
+	custSt, agentSt int8
+	answered        bool
+}
+
+// life appends a lifecycle event of type typ at the draft's current time.
+func (d *backlogDraft) life(typ, legType int8, a int64) {
+	e := lifeEvent{typ: typ, leg: legType, agent: a, at: d.now}
+	if hasQueue(typ) && d.c.queue != nil {
+		e.queue = d.c.queue.id
+	}
+	d.c.m.life = append(d.c.m.life, e)
+}
+
+// outbound rings the agent's leg and draws how the dialled customer responds.
+func (d *backlogDraft) outbound() {
+	w, c, t := d.w, d.c, d.now
+	c.agentID = d.agent.id
+	c.parts = append(c.parts, w.backlogLeg(0, d.agent.id, connPrimary, t))
+	d.life(lcRinging, connPrimary, d.agent.id)
+	d.ringStart = t
+	d.now += sec(w.between(5, 25))
+	switch x := w.rng.Float64(); {
+	case x < 0.65:
+		d.answered = true
+	case x < 0.8:
+		d.custSt = csMissed
+	case x < 0.9:
+		d.custSt = csBusy
+	default:
+		d.custSt, d.agentSt = csFailed, csFailed
+	}
+}
+
+// inbound runs the IVR and queue wait and draws whether the call is abandoned,
+// sent to voicemail, times out or rings (and maybe is answered by) the agent.
+func (d *backlogDraft) inbound() {
+	w, c, m := d.w, d.c, &d.c.m
+	if c.ivr != nil {
+		m.ivr = w.between(5, 45)
+		d.now += sec(m.ivr)
+	}
+	c.parts[0].enqueued = d.now
+	d.life(lcQueueStarted, connCustomer, 0)
+	d.life(lcEnqueued, connCustomer, 0)
+	wait := w.between(2, 120)
+	d.now += sec(wait)
+	switch x := w.rng.Float64(); {
+	case d.agent == nil || x < 0.12:
+		d.custSt = csAbandoned
+	case x < 0.20:
+		d.custSt = csVoicemail
+		d.life(lcQueueTimeout, connCustomer, 0)
+		d.life(lcVoicemail, connCustomer, 0)
+		d.now += sec(w.between(15, 60))
+	case x < 0.24:
+		d.custSt = csQueueTimeout
+		d.life(lcQueueTimeout, connCustomer, 0)
+	default:
+		d.ring(x)
+	}
+}
+
+// ring offers the queued call to the agent; x is the outcome draw inbound made.
+func (d *backlogDraft) ring(x float64) {
+	w, c, m := d.w, d.c, &d.c.m
+	c.agentID = d.agent.id
+	d.ringStart = d.now
+	c.parts = append(c.parts, w.backlogLeg(0, d.agent.id, connPrimary, d.now))
+	d.life(lcRinging, connPrimary, d.agent.id)
+	d.now += sec(w.between(3, 15))
+	if x < 0.28 {
+		d.custSt, d.agentSt = csMissed, csMissed
+		return
+	}
+	d.answered = true
+	m.answer, m.answerNull = int64(d.now-c.parts[0].enqueued), false
+	d.life(lcDequeued, connCustomer, d.agent.id)
+}
+
+// talk fills in an answered call: talk and hold time, billing, recordings and
+// the after-call work, notes, integration and outcome.
+func (d *backlogDraft) talk() {
+	w, c, m := d.w, d.c, &d.c.m
+	m.ring, m.ringNull = int64(d.now-d.ringStart), false
+	d.life(lcAnswered, connPrimary, d.agent.id)
+	m.talk = 20 + w.expSec(150, 0)
+	if w.chance(0.15) {
+		m.hold = w.between(10, 90)
+	}
+	d.now += sec(m.talk + m.hold)
+	m.bill, m.billNull = m.hold+m.talk+m.ring, false
+	m.cost = round4(float64(m.bill) / 60 * pricePerMinute)
+	c.bill = m.bill
+	if c.number.record {
+		m.recDur = m.talk + m.hold
+		c.rec = &recording{id: w.nextRec, duration: m.recDur, transcript: w.chance(0.5)}
+		w.nextRec++
+		if w.chance(0.2) {
+			c.redact = &recording{id: w.nextRec, duration: m.recDur}
 			w.nextRec++
-			if w.chance(0.2) {
-				c.redact = &recording{id: w.nextRec, duration: m.recDur}
-				w.nextRec++
-			}
-		}
-		m.work = w.between(20, 120)
-		if w.chance(0.6) {
-			c.notes = callNotes[w.pick(len(callNotes))]
-		}
-		c.integrated = w.chance(0.3)
-		if w.chance(0.3) {
-			m.outcome, m.csatTime = outcomes[w.pick(len(outcomes))], w.between(5, 300)
 		}
 	}
+	m.work = w.between(20, 120)
+	if w.chance(0.6) {
+		c.notes = callNotes[w.pick(len(callNotes))]
+	}
+	c.integrated = w.chance(0.3)
+	if w.chance(0.3) {
+		m.outcome, m.csatTime = outcomes[w.pick(len(outcomes))], w.between(5, 300)
+	}
+}
+
+// finish draws the tags, hangs up, ends the legs and dates the final updates.
+func (d *backlogDraft) finish() *call {
+	w, c, m := d.w, d.c, &d.c.m
 	if w.chance(0.4) {
 		m.tags = w.drawTags()
 	}
-	life(lcHangup, 0, c.agentID)
-	w.endBacklogLeg(&c.parts[0], custSt, now)
+	d.life(lcHangup, 0, c.agentID)
+	w.endBacklogLeg(&c.parts[0], d.custSt, d.now)
 	if len(c.parts) > 1 {
-		w.endBacklogLeg(&c.parts[1], agentSt, now)
+		w.endBacklogLeg(&c.parts[1], d.agentSt, d.now)
 	}
 	c.ended, m.finalized = true, true
-	c.updated = now + sec(m.work) + 30
+	c.updated = d.now + sec(m.work) + 30
 	m.updated = c.updated + sec(w.between(5, 60))
 	return c
 }

@@ -183,6 +183,21 @@ type Config struct {
 
 // withDefaults fills zero fields and validates the rest, listing every problem.
 func (c Config) withDefaults() (Config, error) {
+	// The helpers run in this order so the joined error lists problems in the
+	// order of the Config's fields.
+	errs := worldDefaults(&c)
+	errs = append(errs, limitDefaults(&c)...)
+	var herrs []error
+	c.Hostile, herrs = c.Hostile.withDefaults()
+	errs = append(errs, herrs...)
+	if c.Latency < 0 || c.LatencyJitter < 0 {
+		errs = append(errs, errors.New("latency: must not be negative"))
+	}
+	return c, errors.Join(errs...)
+}
+
+// worldDefaults fills and checks the world's size, rate, history and keys.
+func worldDefaults(c *Config) []error {
 	var errs []error
 	if c.Speed == 0 {
 		c.Speed = 1
@@ -222,6 +237,13 @@ func (c Config) withDefaults() (Config, error) {
 			errs = append(errs, fmt.Errorf("key role %q: want Account Admin, Admin, Supervisor or Agent", k.Role))
 		}
 	}
+	return errs
+}
+
+// limitDefaults fills and checks the rate limit, the 429 bursts and the fault
+// rates.
+func limitDefaults(c *Config) []error {
+	var errs []error
 	if c.Plan < 0 {
 		errs = append(errs, fmt.Errorf("plan %d: must be 0 (unlimited) or positive", c.Plan))
 	}
@@ -245,11 +267,5 @@ func (c Config) withDefaults() (Config, error) {
 			errs = append(errs, fmt.Errorf("%s %v: must be within [0, 1]", r.name, r.v))
 		}
 	}
-	var herrs []error
-	c.Hostile, herrs = c.Hostile.withDefaults()
-	errs = append(errs, herrs...)
-	if c.Latency < 0 || c.LatencyJitter < 0 {
-		errs = append(errs, errors.New("latency: must not be negative"))
-	}
-	return c, errors.Join(errs...)
+	return errs
 }

@@ -130,6 +130,17 @@ func parseExport(m map[string]json.RawMessage) (*job, []fieldError) {
 		}
 		j.resources = append(j.resources, er)
 	}
+	parseOutputFormat(f, j)
+	if dt, ok := f.str("delivery_type"); ok && dt != "email" {
+		f.bad("delivery_type", "must be email")
+	}
+	parseRange(f, j, needRange)
+	return j, f.errs
+}
+
+// parseOutputFormat sets j.csv from output_format, which is required; calls
+// cannot be exported as CSV, so it checks j.resources, already parsed.
+func parseOutputFormat(f *fields, j *job) {
 	switch format, _ := f.str("output_format"); format {
 	case "json":
 	case "csv":
@@ -147,11 +158,6 @@ func parseExport(m map[string]json.RawMessage) (*job, []fieldError) {
 	default:
 		f.bad("output_format", "must be json or csv")
 	}
-	if dt, ok := f.str("delivery_type"); ok && dt != "email" {
-		f.bad("delivery_type", "must be email")
-	}
-	parseRange(f, j, needRange)
-	return j, f.errs
 }
 
 // parseRange validates date_range into j.

@@ -100,62 +100,89 @@ func (s *Sim) updateUser(rc *reqCtx) {
 		return
 	}
 	f := &fields{m: m}
-	email, hasEmail := f.str("email")
-	role, hasRole := f.str("role")
-	pref, hasPref := f.int("preference")
-	mob, hasMob := f.int("mobile_app_preference")
-	del, hasDel := f.bool("deleted")
-	name, hasName := f.str("name")
-	phone, hasPhone := f.str("phone")
-	tz, hasTZ := f.str("time_zone")
-	lang, hasLang := f.str("language")
-	if hasEmail {
-		switch {
-		case !validEmail(email):
-			f.bad("email", "is invalid")
-		case w.emailTaken(email, u.id):
-			f.bad("email", "has already been taken")
-		}
-	}
-	if hasRole && !validRole(role) {
-		f.bad("role", "is not included in the list (Account Admin, Admin, Supervisor, Agent)")
-	}
-	if hasPref {
-		if st, ok := w.statusByID(int(pref)); !ok || st.typ == "busy" || st.typ == "acw" {
-			f.bad("preference", "must be a valid user status id that is not busy or after call work")
-		}
-	}
-	if hasMob {
-		if _, ok := w.statusByID(int(mob)); !ok {
-			f.bad("mobile_app_preference", "must be a valid user status id")
-		}
-	}
+	up := readUserUpdate(f)
+	up.check(w, f, u)
 	if len(f.errs) > 0 {
 		rc.invalid(f.errs)
 		return
 	}
+	up.apply(w, f, u)
+	rc.sendUser(http.StatusOK, u)
+}
+
+// userUpdate is the body of a user update; each has* says the field was given.
+type userUpdate struct {
+	email, role, name, phone, tz, lang                   string
+	hasEmail, hasRole, hasName, hasPhone, hasTZ, hasLang bool
+	pref, mob                                            int64
+	hasPref, hasMob, del, hasDel                         bool
+}
+
+// readUserUpdate reads the update's fields from f, which records type errors.
+func readUserUpdate(f *fields) userUpdate {
+	var up userUpdate
+	up.email, up.hasEmail = f.str("email")
+	up.role, up.hasRole = f.str("role")
+	up.pref, up.hasPref = f.int("preference")
+	up.mob, up.hasMob = f.int("mobile_app_preference")
+	up.del, up.hasDel = f.bool("deleted")
+	up.name, up.hasName = f.str("name")
+	up.phone, up.hasPhone = f.str("phone")
+	up.tz, up.hasTZ = f.str("time_zone")
+	up.lang, up.hasLang = f.str("language")
+	return up
+}
+
+// check records in f the given values that are invalid for user u.
+func (up *userUpdate) check(w *world, f *fields, u *user) {
+	if up.hasEmail {
+		switch {
+		case !validEmail(up.email):
+			f.bad("email", "is invalid")
+		case w.emailTaken(up.email, u.id):
+			f.bad("email", "has already been taken")
+		}
+	}
+	if up.hasRole && !validRole(up.role) {
+		f.bad("role", "is not included in the list (Account Admin, Admin, Supervisor, Agent)")
+	}
+	if up.hasPref {
+		if st, ok := w.statusByID(int(up.pref)); !ok || st.typ == "busy" || st.typ == "acw" {
+			f.bad("preference", "must be a valid user status id that is not busy or after call work")
+		}
+	}
+	if up.hasMob {
+		if _, ok := w.statusByID(int(up.mob)); !ok {
+			f.bad("mobile_app_preference", "must be a valid user status id")
+		}
+	}
+}
+
+// apply makes the checked update in the world, writing a truth line per changed
+// text field; the mobile preference, deletion and preference go through the
+// world's own setters, in that order.
+func (up *userUpdate) apply(w *world, f *fields, u *user) {
 	set := func(field string, cur *string, v string, has bool) {
 		if has && v != *cur {
 			w.truth.write(w.now, entUser, u.id, 0, chUpdated, field, nullStr(*cur), nullStr(v))
 			*cur = v
 		}
 	}
-	set("email", &u.email, email, hasEmail)
-	set("role", &u.role, role, hasRole)
-	set("name", &u.name, name, hasName)
-	set("phone", &u.phone, phone, hasPhone)
-	set("time_zone", &u.tz, tz, hasTZ)
-	set("language", &u.lang, lang, hasLang || f.has("language"))
-	if hasMob {
-		w.setMobilePref(u, int(mob))
+	set("email", &u.email, up.email, up.hasEmail)
+	set("role", &u.role, up.role, up.hasRole)
+	set("name", &u.name, up.name, up.hasName)
+	set("phone", &u.phone, up.phone, up.hasPhone)
+	set("time_zone", &u.tz, up.tz, up.hasTZ)
+	set("language", &u.lang, up.lang, up.hasLang || f.has("language"))
+	if up.hasMob {
+		w.setMobilePref(u, int(up.mob))
 	}
-	if hasDel && del != u.deleted {
-		w.setDeleted(u, del)
+	if up.hasDel && up.del != u.deleted {
+		w.setDeleted(u, up.del)
 	}
-	if hasPref {
-		w.setPref(u, int(pref))
+	if up.hasPref {
+		w.setPref(u, int(up.pref))
 	}
-	rc.sendUser(http.StatusOK, u)
 }
 
 // setDeleted marks u deleted (no more calls or random flips) or restores it.

@@ -8,70 +8,26 @@ func (w *world) planTalk(r *callRun) {
 	talk := 20 + w.expSec(150, 0)
 	hangAt := talk
 	live := func() bool { return r.epoch == ep && r.phase == phTalk }
+	// Each twist draws its own times here, in this order, so a seed gives the same
+	// world; the helpers only schedule.
 	switch x := w.rng.Float64(); {
 	case x < 0.15:
-		at, d := w.between(5, max(5, talk-5)), w.between(10, 90)
-		hangAt += d
-		w.after(at, func() {
-			if live() {
-				w.hold(r)
-				w.after(d, func() {
-					if r.epoch == ep && r.phase == phHold {
-						w.unhold(r)
-					}
-				})
-			}
-		})
+		hangAt += w.planHold(r, live, talk)
 	case x < 0.23:
-		w.after(w.between(10, talk), func() {
-			if !live() {
-				return
-			}
-			if b := w.idlest(nil, []int64{r.user.id}, RoleAgent, RoleSupervisor); b != nil {
-				w.planRing(w.coldTransfer(r, b))
-			}
-		})
+		w.planHandOver(r, live, w.between(10, talk), func(b *user) { w.planRing(w.coldTransfer(r, b)) })
 	case x < 0.30:
-		w.after(w.between(10, talk), func() {
-			if !live() {
-				return
-			}
-			if b := w.idlest(nil, []int64{r.user.id}, RoleAgent, RoleSupervisor); b != nil {
-				w.planWarm(r, b)
-			}
-		})
+		w.planHandOver(r, live, w.between(10, talk), func(b *user) { w.planWarm(r, b) })
 	case x < 0.35:
-		w.after(w.between(5, talk), func() {
-			if !live() {
-				return
-			}
-			if b := w.idlest(nil, []int64{r.user.id}, RoleAgent, RoleSupervisor); b != nil {
-				i := w.conference(r, b)
-				w.after(w.between(3, 10), func() {
-					if r.c.parts[i].status == csEstablishing {
-						w.setStatus(r.c, i, csInProgress)
-					}
-				})
-			}
+		w.planHandOver(r, live, w.between(5, talk), func(b *user) {
+			i := w.conference(r, b)
+			w.after(w.between(3, 10), func() {
+				if r.c.parts[i].status == csEstablishing {
+					w.setStatus(r.c, i, csInProgress)
+				}
+			})
 		})
 	case x < 0.45:
-		w.after(w.between(5, talk), func() {
-			if !live() {
-				return
-			}
-			s := w.idlest(nil, nil, RoleSupervisor)
-			if s == nil {
-				return
-			}
-			w.monitor(r, s)
-			if w.chance(0.3) {
-				w.after(w.between(10, 60), func() {
-					if r.epoch == ep && (r.phase == phTalk || r.phase == phHold) {
-						w.barge(r, s)
-					}
-				})
-			}
-		})
+		w.planMonitor(r, live, w.between(5, talk))
 	case x < 0.48:
 		at := w.between(5, talk)
 		w.after(at, func() {
@@ -84,6 +40,60 @@ func (w *world) planTalk(r *callRun) {
 	w.after(hangAt, func() {
 		if r.epoch == ep && (r.phase == phTalk || r.phase == phHold) {
 			w.hangup(r, csCompleted)
+		}
+	})
+}
+
+// planHold schedules a hold within the talk time and returns its length, which
+// pushes the hang-up back. live says the talk the plan was made for goes on.
+func (w *world) planHold(r *callRun, live func() bool, talk int64) int64 {
+	ep := r.epoch
+	at, d := w.between(5, max(5, talk-5)), w.between(10, 90)
+	w.after(at, func() {
+		if live() {
+			w.hold(r)
+			w.after(d, func() {
+				if r.epoch == ep && r.phase == phHold {
+					w.unhold(r)
+				}
+			})
+		}
+	})
+	return d
+}
+
+// planHandOver schedules, at, bringing in the idlest other agent or supervisor
+// (transfer or conference, done by with) if the talk still goes on then.
+func (w *world) planHandOver(r *callRun, live func() bool, at int64, with func(b *user)) {
+	w.after(at, func() {
+		if !live() {
+			return
+		}
+		if b := w.idlest(nil, []int64{r.user.id}, RoleAgent, RoleSupervisor); b != nil {
+			with(b)
+		}
+	})
+}
+
+// planMonitor schedules, at, an idle supervisor listening in, who may barge in
+// later.
+func (w *world) planMonitor(r *callRun, live func() bool, at int64) {
+	ep := r.epoch
+	w.after(at, func() {
+		if !live() {
+			return
+		}
+		s := w.idlest(nil, nil, RoleSupervisor)
+		if s == nil {
+			return
+		}
+		w.monitor(r, s)
+		if w.chance(0.3) {
+			w.after(w.between(10, 60), func() {
+				if r.epoch == ep && (r.phase == phTalk || r.phase == phHold) {
+					w.barge(r, s)
+				}
+			})
 		}
 	})
 }
