@@ -134,12 +134,23 @@ func (r *run) people(ctx context.Context, users []callcenter.User, teams []callc
 // waitOutbox pauses while the outbox holds more than MaxOutbox events: the relay
 // publishes them meanwhile, so Redis never holds the whole history at once.
 func (r *run) waitOutbox(ctx context.Context) error {
+	if err := WaitOutbox(ctx, r.b.Store, r.b.MaxOutbox); err != nil {
+		return fmt.Errorf("backfill: %w", err)
+	}
+	return nil
+}
+
+// WaitOutbox returns once store's outbox holds at most max events (0: once the
+// relay has published everything), checking every 100 ms, or with ctx's error.
+func WaitOutbox(ctx context.Context, store interface {
+	OutboxLen(context.Context) (int64, error)
+}, max int64) error {
 	for {
-		n, err := r.b.Store.OutboxLen(ctx)
+		n, err := store.OutboxLen(ctx)
 		if err != nil {
-			return fmt.Errorf("backfill: outbox length: %w", err)
+			return fmt.Errorf("outbox length: %w", err)
 		}
-		if n <= r.b.MaxOutbox {
+		if n <= max {
 			return nil
 		}
 		t := time.NewTimer(100 * time.Millisecond)

@@ -130,17 +130,5 @@ func (w *leaderWork) first(ctx context.Context, lease func() cursor.Lease) error
 
 // drained waits until the relay published every committed event.
 func (w *leaderWork) drained(ctx context.Context) error {
-	for {
-		n, err := w.store.OutboxLen(ctx)
-		if err != nil || n == 0 {
-			return err
-		}
-		t := time.NewTimer(100 * time.Millisecond)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		case <-t.C:
-		}
-	}
+	return backfill.WaitOutbox(ctx, w.store, 0)
 }
