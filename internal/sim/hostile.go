@@ -107,10 +107,13 @@ type hostile struct {
 	reads map[int64]int
 	prev  map[int64][]participant // stale calls: the participants read last
 	lists uint64                  // /calls responses served, for NoMetaRate
+	// hidden are the participants a read left out (VanishRate): the API never
+	// showed their later statuses, so an audit cannot expect them.
+	hidden map[int64]bool
 }
 
 func newHostile(cfg Hostile, seed uint64) *hostile {
-	return &hostile{cfg: cfg, seed: seed, reads: map[int64]int{}, prev: map[int64][]participant{}}
+	return &hostile{cfg: cfg, seed: seed, reads: map[int64]int{}, prev: map[int64][]participant{}, hidden: map[int64]bool{}}
 }
 
 // pick reports whether the hazard salt hits call id with probability rate.
@@ -160,6 +163,7 @@ func (h *hostile) read(c *call) served {
 	}
 	if h.pick(c.id, 0x7a15, h.cfg.VanishRate) && n >= h.cfg.PoisonReads && len(c.parts) > 1 {
 		out.parts = c.parts[:len(c.parts)-1]
+		h.hidden[c.parts[len(c.parts)-1].id] = true
 	}
 	if h.pick(c.id, 0x57a1, h.cfg.StaleRate) {
 		if prev, ok := h.prev[c.id]; ok && n%3 == 2 {

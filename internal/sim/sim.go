@@ -158,6 +158,22 @@ type Stats struct {
 	Pending           int // scheduled actions
 }
 
+// HiddenParticipants are the participants the hostile profile left out of some
+// read of their call (Hostile.VanishRate), in no order: their statuses after that
+// read never reached the API's answers.
+func (s *Sim) HiddenParticipants() []int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.hostile == nil {
+		return nil
+	}
+	out := make([]int64, 0, len(s.hostile.hidden))
+	for id := range s.hostile.hidden {
+		out = append(out, id)
+	}
+	return out
+}
+
 // Stats returns counts after running the world up to now.
 func (s *Sim) Stats() Stats {
 	s.mu.Lock()

@@ -93,5 +93,6 @@ func (w *World) ReadTruth(t testing.TB) *audit.Truth {
 	if err != nil {
 		t.Fatal(err)
 	}
+	truth.Hide(w.Sim.HiddenParticipants()...)
 	return truth
 }
