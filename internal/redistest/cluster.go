@@ -66,7 +66,7 @@ func clusterNode(t testing.TB, bin string) *Server {
 	bus := freePort(t)
 	s := &Server{dir: t.TempDir(), busPort: bus, extra: []string{"--cluster-enabled", "yes",
 		"--cluster-config-file", "nodes.conf", "--cluster-node-timeout", strconv.Itoa(int(nodeTimeout.Milliseconds())),
-		"--cluster-port", strconv.Itoa(bus), "--cluster-replica-validity-factor", "0"}}
+		"--cluster-port", strconv.Itoa(bus), "--cluster-replica-validity-factor", "0", "--repl-diskless-sync-delay", "0"}}
 	s.start(t, bin, freePort(t))
 	t.Cleanup(s.Stop)
 	return s
@@ -164,8 +164,7 @@ func (c *Cluster) WaitHealthy(t testing.TB) {
 				case "master":
 					masters++
 				case "slave":
-					repl, err := n.node().Info(context.Background(), "replication").Result()
-					if err != nil || !strings.Contains(repl, "master_link_status:up") {
+					if !linkUp(n) {
 						return false
 					}
 				default:
@@ -249,6 +248,12 @@ func waitUntil(t testing.TB, what string, cond func() bool) {
 		}
 		time.Sleep(50 * time.Millisecond) // polling interval
 	}
+}
+
+// linkUp reports whether a replica is in sync with its master.
+func linkUp(s *Server) bool {
+	repl, err := s.node().Info(context.Background(), "replication").Result()
+	return err == nil && containsLine(repl, "master_link_status:up")
 }
 
 // containsLine reports whether text (an INFO reply) has the line want.

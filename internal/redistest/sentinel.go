@@ -31,13 +31,14 @@ const downAfter = 1000 * time.Millisecond
 func StartSentinel(t testing.TB, n int) *Sentinel {
 	t.Helper()
 	bin := Binary(t)
-	master := StartWithArgs(t)
-	replica := StartWithArgs(t, "--replicaof", "127.0.0.1", strconv.Itoa(master.port))
+	master := StartWithArgs(t, "--repl-diskless-sync-delay", "0")
+	replica := StartWithArgs(t, "--repl-diskless-sync-delay", "0", "--replicaof", "127.0.0.1", strconv.Itoa(master.port))
 	s := &Sentinel{Servers: [2]*Server{master, replica}}
 	for range n {
 		s.Sentinels = append(s.Sentinels, startSentinel(t, bin, master.port, n/2+1))
 	}
 	waitUntil(t, "sentinels see the replica and each other", func() bool { return s.settled(n) })
+	waitUntil(t, "replica in sync", func() bool { return linkUp(replica) })
 	return s
 }
 
@@ -135,8 +136,7 @@ func (s *Sentinel) waitSwitched(t testing.TB, old *Server) {
 				return false
 			}
 		}
-		repl, err := old.node().Info(context.Background(), "replication").Result()
-		return err == nil && containsLine(repl, "master_link_status:up")
+		return linkUp(old)
 	})
 }
 
