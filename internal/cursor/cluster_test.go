@@ -1,19 +1,59 @@
 package cursor
 
 import (
-	"errors"
-	"fmt"
+	"net"
+	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/callbus/callbus/internal/redistest"
+	"github.com/callbus/callbus/internal/simtest"
 	"github.com/redis/go-redis/v9"
 )
 
+// startCluster runs a one-node Redis Cluster owning every slot. One node is enough
+// to prove the layout: Cluster refuses multi-key commands and scripts whose keys
+// hash to different slots (CROSSSLOT) even on a single node.
+func startCluster(t *testing.T) *redis.ClusterClient {
+	t.Helper()
+	bin := redistest.Binary(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	_ = l.Close()
+	dir := t.TempDir()
+	cmd := exec.Command(bin, "--bind", "127.0.0.1", "--port", strconv.Itoa(port),
+		"--cluster-enabled", "yes", "--cluster-config-file", filepath.Join(dir, "nodes.conf"),
+		"--save", "", "--appendonly", "no", "--dir", dir, "--logfile", filepath.Join(dir, "redis.log"))
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	node := redis.NewClient(&redis.Options{Addr: addr})
+	defer node.Close()
+	simtest.WaitFor(t, 10*time.Second, "redis cluster node up", func() bool { return node.Ping(ctxT(t)).Err() == nil })
+	if err := node.Do(ctxT(t), "CLUSTER", "ADDSLOTSRANGE", 0, 16383).Err(); err != nil {
+		t.Fatalf("cluster addslotsrange: %v", err)
+	}
+	simtest.WaitFor(t, 10*time.Second, "cluster state ok", func() bool {
+		info, err := node.ClusterInfo(ctxT(t)).Result()
+		return err == nil && strings.Contains(info, "cluster_state:ok")
+	})
+	c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{addr}})
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
 // Every operation works on Redis Cluster: all keys of an account share a slot.
 func TestCluster(t *testing.T) {
-	c := redistest.StartCluster(t, 1).Client(t)
+	c := startCluster(t)
 	ctx := ctxT(t)
 	// The node does enforce slots: keys without a common tag are refused.
 	if err := c.Eval(ctx, "return 1", []string{"callbus:x:a", "callbus:y:b"}).Err(); err == nil || !strings.Contains(err.Error(), "CROSSSLOT") {
@@ -54,92 +94,5 @@ func TestCluster(t *testing.T) {
 	}
 	if err := s.Release(ctx, l); err != nil {
 		t.Fatal(err)
-	}
-}
-
-// The store, unchanged, keeps its commits, lease and fence across a Redis
-// Cluster CLUSTER FAILOVER of the account's shard, and works again after its
-// master is killed.
-func TestStoreAcrossClusterFailovers(t *testing.T) {
-	c := redistest.StartCluster(t, 3)
-	rdb := c.Client(t)
-	s := mustStore(t, rdb, uniqueAccount(t))
-	shard := c.ShardOf(t, s.KeyPrefix()+"lease")
-	acrossFailovers(t, rdb, s, func() { c.Failover(t, shard) }, func() { c.KillMaster(t, shard) })
-}
-
-// The same across a Sentinel failover (SENTINEL FAILOVER) and a master kill.
-func TestStoreAcrossSentinelFailovers(t *testing.T) {
-	sn := redistest.StartSentinel(t, 3)
-	rdb := sn.Client(t)
-	s := mustStore(t, rdb, uniqueAccount(t))
-	acrossFailovers(t, rdb, s, func() { sn.Failover(t) }, func() { sn.KillMaster(t) })
-}
-
-// acrossFailovers commits, runs the coordinated failover, checks nothing was
-// lost and the lease and fence hold; then kills the master and checks the store
-// serves a leader again.
-func acrossFailovers(t *testing.T, rdb redis.UniversalClient, s *Store, failover, killMaster func()) {
-	t.Helper()
-	l := mustAcquire(t, s, "a", time.Minute)
-	mustCommit(t, s, l, eventsBatch("one", 5))
-	failover()
-	// The client follows the new master; the first command may meet the switch.
-	var err error
-	retry(t, "renew after the failover", func() bool { err = s.Renew(ctxT(t), l); return !isRedisDown(err) })
-	if err != nil {
-		t.Fatalf("renew after failover: %v", err)
-	}
-	mustCommit(t, s, l, eventsBatch("two", 5))
-	if n, err := s.OutboxLen(ctxT(t)); err != nil || n != 10 {
-		t.Fatalf("outbox after failover: %d %v, want 10", n, err)
-	}
-	if _, err := s.Acquire(ctxT(t), "b", time.Minute); !errors.Is(err, ErrNotLeader) {
-		t.Fatalf("a second holder after failover: %v, want ErrNotLeader", err)
-	}
-	if err := s.Release(ctxT(t), l); err != nil {
-		t.Fatal(err)
-	}
-	b := mustAcquire(t, s, "b", time.Minute)
-	if _, err := s.Commit(ctxT(t), l, eventsBatch("stale", 1)); !errors.Is(err, ErrStaleLeader) {
-		t.Fatalf("the old leader's commit: %v, want ErrStaleLeader", err)
-	}
-	killMaster()
-	// Writes the replica had not received are lost with the master (Redis
-	// replicates asynchronously): a leader may have to take the lease again.
-	retry(t, "a leader commits after the master's death", func() bool {
-		lb, err := s.Acquire(ctxT(t), "b", time.Minute)
-		if err == nil {
-			b = lb
-			_, err = s.Commit(ctxT(t), b, eventsBatch("three", 1))
-		}
-		return err == nil
-	})
-}
-
-// eventsBatch is n events named prefix-i.
-func eventsBatch(prefix string, n int) Batch {
-	var b Batch
-	for i := range n {
-		id := fmt.Sprintf("%s-%d", prefix, i)
-		b.Events = append(b.Events, OutboxEntry{ID: id, Subject: "callcenter.x.call.created", Data: []byte(`{}`)})
-	}
-	return b
-}
-
-// isRedisDown reports an error that is not the store's answer but Redis away.
-func isRedisDown(err error) bool {
-	return err != nil && !errors.Is(err, ErrNotLeader) && !errors.Is(err, ErrStaleLeader)
-}
-
-// retry polls cond for up to a minute (a failover on a loaded machine).
-func retry(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(100 * time.Millisecond) // polling interval
 	}
 }

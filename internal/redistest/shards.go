@@ -25,10 +25,10 @@ const nodeTimeout = 1000 * time.Millisecond
 // clusterWait bounds waits for the cluster to form or heal (a loaded machine).
 const clusterWait = 60 * time.Second
 
-// StartCluster runs a Redis Cluster of shards masters, each with one replica,
+// StartShards runs a Redis Cluster of shards masters, each with one replica,
 // that splits the slots evenly, and kills it when the test ends. It returns once
 // every node reports cluster_state:ok and every replica is in sync.
-func StartCluster(t testing.TB, shards int) *Cluster {
+func StartShards(t testing.TB, shards int) *Cluster {
 	t.Helper()
 	bin := Binary(t)
 	c := &Cluster{}

@@ -7,7 +7,7 @@ import (
 // The cluster serves keys of every shard, and a key survives both kinds of
 // failover of its shard's master.
 func TestClusterFailovers(t *testing.T) {
-	c := StartCluster(t, 3)
+	c := StartShards(t, 3)
 	rdb := c.Client(t)
 	ctx := t.Context()
 	for _, k := range []string{"a", "b", "c", "d", "e"} {
