@@ -43,4 +43,3 @@ func StartCluster(t testing.TB) *redis.ClusterClient {
 	t.Cleanup(func() { _ = c.Close() })
 	return c
 }
-
