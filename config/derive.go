@@ -63,6 +63,10 @@ func fromValues(v *iparams.Values, name func(key string) string) (Settings, ipar
 		ShutdownTimeout:      r.duration("shutdown_timeout_seconds", time.Second),
 	}
 	s.APIURL = r.apiURL()
+	s.RedisClusterAddrs = splitList(r.text("redis_cluster_addrs"))
+	s.RedisSentinelAddrs = splitList(r.text("redis_sentinel_addrs"))
+	s.RedisSentinelMaster = r.text("redis_sentinel_master")
+	s.RedisSentinelPassword = r.secret("redis_sentinel_password")
 	if s.InstanceID == "" {
 		s.InstanceID = hostname()
 	}
@@ -135,9 +139,31 @@ func (r *reader) checkRedis(s Settings) {
 	if _, hasPassword := u.User.Password(); hasPassword && !s.RedisPassword.IsZero() {
 		r.add("redis_password", "%s holds a password already: give it in one place", r.name("redis_url"))
 	}
-	if db := strings.Trim(u.Path, "/"); db != "" && strings.Trim(db, "0123456789") != "" {
+	db := strings.Trim(u.Path, "/")
+	if db != "" && strings.Trim(db, "0123456789") != "" {
 		r.add("redis_url", "the path must be a database number, e.g. /0")
 	}
+	switch {
+	case len(s.RedisClusterAddrs) > 0 && len(s.RedisSentinelAddrs) > 0:
+		r.add("redis_sentinel_addrs", "set %s or %s, not both", r.name("redis_cluster_addrs"), r.name("redis_sentinel_addrs"))
+	case len(s.RedisClusterAddrs) > 0 && strings.Trim(db, "0") != "":
+		r.add("redis_url", "a Redis Cluster has database 0 only (with %s)", r.name("redis_cluster_addrs"))
+	case len(s.RedisSentinelAddrs) > 0 && s.RedisSentinelMaster == "":
+		r.add("redis_sentinel_master", "required with %s", r.name("redis_sentinel_addrs"))
+	case len(s.RedisSentinelAddrs) == 0 && (s.RedisSentinelMaster != "" || !s.RedisSentinelPassword.IsZero()):
+		r.add("redis_sentinel_addrs", "required with %s", r.name("redis_sentinel_master"))
+	}
+}
+
+// splitList splits a comma-separated list, dropping spaces and empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // joinServers normalizes "a, b" to "a,b".

@@ -26,6 +26,14 @@ type Settings struct {
 
 	RedisURL      string // redis:// or rediss://
 	RedisPassword secret.Value
+	// RedisClusterAddrs are a Redis Cluster's seed nodes (host:port): callbus
+	// then connects to the Cluster, with RedisURL's scheme and user.
+	RedisClusterAddrs []string
+	// RedisSentinelAddrs (host:port) and RedisSentinelMaster name a primary
+	// managed by Sentinel, reached with RedisURL's scheme, user and database.
+	RedisSentinelAddrs    []string
+	RedisSentinelMaster   string
+	RedisSentinelPassword secret.Value // the Sentinels' own, or empty
 
 	SubjectPrefix, StreamName string
 	StreamMaxAge              time.Duration
