@@ -16,7 +16,9 @@ import (
 // account's truth log kept in memory.
 type Accounts struct {
 	*sim.Accounts
-	URL string // the server's root; account A's base URL is URL + "/a/A"
+	URL   string           // the server's root; account A's base URL is URL + "/a/A"
+	Clock *sim.ManualClock // the clock all accounts share: Run moves it
+	run   clockRunner
 
 	mu    sync.Mutex
 	truth map[string]*Buffer
@@ -25,17 +27,16 @@ type Accounts struct {
 // AccountKey is the API key NewAccounts gives account name.
 func AccountKey(name string) string { return "key-" + name }
 
-// NewAccounts serves n accounts (acct001…) on a scaled clock at speed from the
-// current second: account i has seed i+1 and key AccountKey(name), and whatever
-// configure (may be nil) sets on top (Clock, Start and Truth are the harness's).
-// The server closes when the test ends.
-func NewAccounts(t testing.TB, n int, speed float64, configure func(i int, name string, c *sim.Config)) *Accounts {
+// NewAccounts serves n accounts (acct001…) on one manual clock at the current
+// second, which only Run moves: account i has seed i+1 and key AccountKey(name),
+// and whatever configure (may be nil) sets on top (Clock, Start and Truth are the
+// harness's). The server closes when the test ends.
+func NewAccounts(t testing.TB, n int, configure func(i int, name string, c *sim.Config)) *Accounts {
 	t.Helper()
-	a := &Accounts{truth: map[string]*Buffer{}}
+	a := &Accounts{truth: map[string]*Buffer{}, Clock: sim.NewManualClock(time.Now().UTC().Truncate(time.Second))}
 	sa, err := sim.NewAccounts(sim.AccountsConfig{
 		Names: sim.AccountNames(n),
-		Start: time.Now().UTC().Truncate(time.Second),
-		Speed: speed,
+		Clock: a.Clock,
 		Config: func(i int, name string) sim.Config {
 			c := sim.Config{Seed: uint64(i + 1), APIKey: AccountKey(name)}
 			if configure != nil {
@@ -59,6 +60,17 @@ func NewAccounts(t testing.TB, n int, speed float64, configure func(i int, name 
 	a.URL = srv.URL
 	return a
 }
+
+// Run moves the shared clock by speed × the real time elapsed, in 20 ms steps,
+// until Freeze (called at the end of the test at the latest); worlds catch up
+// when asked. Call it at most once.
+func (a *Accounts) Run(t testing.TB, speed float64) {
+	a.run.start(t, speed, a.Clock.Advance)
+}
+
+// Freeze stops the clock Run moves and returns once it no longer moves; it is
+// idempotent.
+func (a *Accounts) Freeze() { a.run.freeze() }
 
 // BaseURL is account name's API base URL, for api_url.
 func (a *Accounts) BaseURL(name string) string { return a.URL + sim.AccountPrefix + name }

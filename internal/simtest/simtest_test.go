@@ -58,7 +58,10 @@ func TestWorld(t *testing.T) {
 // Accounts serves each account at its own base URL with its own key, and reads
 // each account's truth, built or not.
 func TestAccounts(t *testing.T) {
-	a := NewAccounts(t, 3, 600, func(_ int, _ string, c *sim.Config) { c.CallRate = 30 })
+	a := NewAccounts(t, 3, func(_ int, _ string, c *sim.Config) { c.CallRate = 30 })
+	start := a.Clock.Now()
+	a.Run(t, 600)
+	WaitFor(t, 30*time.Second, "ten simulated minutes", func() bool { return a.Clock.Now().Sub(start) >= 10*time.Minute })
 	ctx := context.Background()
 	c, err := callcenter.New(a.BaseURL("acct002"), secret.New(AccountKey("acct002")))
 	if err != nil {
