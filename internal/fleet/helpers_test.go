@@ -49,8 +49,8 @@ func (s *source) accounts() []Account {
 type recorder struct {
 	mu      sync.Mutex
 	running map[string]map[string]int // account → replica → works running
-	starts  map[string]int    // account → works started
-	overlap []string          // works started while another ran for the account
+	starts  map[string]int            // account → works started
+	overlap []string                  // works started while another ran for the account
 }
 
 func newRecorder() *recorder {
