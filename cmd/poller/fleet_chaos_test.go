@@ -89,6 +89,7 @@ func chaosRound(t *testing.T, b *fleetBed, watch *leaseWatch, tally *chaosTally,
 	t.Helper()
 	failover := func(kind string, victim *fleetPoller, at time.Time) {
 		b.allLed(t, 60*time.Second)
+		watch.caughtUp(t)
 		worst, moved, stuck := watch.failover(victim.instance, at)
 		tally.faults[kind]++
 		tally.failovers += moved
@@ -101,9 +102,8 @@ func chaosRound(t *testing.T, b *fleetBed, watch *leaseWatch, tally *chaosTally,
 			t.Errorf("%s %s: an account waited %s for a leader, more than the lease TTL (%s) and a margin", kind, victim.instance, worst, fleetLeaseTTL)
 		}
 	}
-	live := sortedPollers(b)
 	// SIGKILL: a crash; a replacement joins.
-	victim := live[0]
+	victim := b.busiest(t)
 	at := time.Now()
 	b.kill(t, victim)
 	failover("SIGKILL", victim, at)
@@ -112,7 +112,7 @@ func chaosRound(t *testing.T, b *fleetBed, watch *leaseWatch, tally *chaosTally,
 
 	// SIGSTOP past the lease: the frozen poller's accounts move; on SIGCONT it
 	// must find its leases gone and commit nothing (fencing).
-	frozen := sortedPollers(b)[0]
+	frozen := b.busiest(t)
 	at = time.Now()
 	frozen.signal(syscall.SIGSTOP)
 	delete(b.pollers, frozen.instance) // not live while frozen
@@ -126,7 +126,7 @@ func chaosRound(t *testing.T, b *fleetBed, watch *leaseWatch, tally *chaosTally,
 	newPoller()
 	tally.faults["poller added"]++
 	b.allLed(t, 60*time.Second)
-	leaving := sortedPollers(b)[0]
+	leaving := b.busiest(t)
 	at = time.Now()
 	b.stop(t, leaving)
 	failover("SIGTERM (poller removed)", leaving, at)
@@ -164,14 +164,20 @@ func chaosNATS(t *testing.T, b *fleetBed) {
 	b.nats.RestartNode(t, node)
 }
 
-// sortedPollers lists the live pollers by instance name.
-func sortedPollers(b *fleetBed) []*fleetPoller {
-	var out []*fleetPoller
-	for _, p := range b.pollers {
-		out = append(out, p)
+// busiest is the live poller leading the most accounts (the first by name on a
+// tie): the fault that hits it moves the most.
+func (b *fleetBed) busiest(t *testing.T) *fleetPoller {
+	led := map[string]int{}
+	for _, l := range b.holders(t) {
+		led[instanceOf(l.holder)]++
 	}
-	slices.SortFunc(out, func(x, y *fleetPoller) int { return strings.Compare(x.instance, y.instance) })
-	return out
+	var best *fleetPoller
+	for _, name := range slices.Sorted(maps.Keys(b.pollers)) {
+		if p := b.pollers[name]; best == nil || led[name] > led[best.instance] {
+			best = p
+		}
+	}
+	return best
 }
 
 // chaosVerdict fails the test on any audit or fencing problem and prints the

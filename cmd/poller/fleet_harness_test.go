@@ -148,24 +148,42 @@ func (b *fleetBed) holders(t *testing.T) map[string]lease {
 	return out
 }
 
+// instanceOf is the instance id of a lease holder ("<instance>/<random>").
+func instanceOf(holder string) string {
+	instance, _, _ := strings.Cut(holder, "/")
+	return instance
+}
+
 // lease is an account's holder and fencing token at one look.
 type lease struct {
 	holder string
 	token  int64
 }
 
-// allLed waits until every account has a leader among the live pollers.
+// allLed waits until every account has a leader among the live pollers; on
+// timeout it shows who holds what and the end of each poller's log.
 func (b *fleetBed) allLed(t *testing.T, limit time.Duration) {
 	t.Helper()
-	simtest.WaitFor(t, limit, "every account led by a live poller", func() bool {
+	deadline := time.Now().Add(limit)
+	for {
 		hs := b.holders(t)
+		var unled []string
 		for _, name := range b.sim.Names() {
-			if b.pollers[hs[name].holder] == nil {
-				return false
+			if b.pollers[instanceOf(hs[name].holder)] == nil {
+				unled = append(unled, name+"="+hs[name].holder)
 			}
 		}
-		return true
-	})
+		if len(unled) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			for _, p := range b.pollers {
+				t.Logf("%s log:\n%s", p.instance, tail(p.stderr.String(), 4000))
+			}
+			t.Fatalf("after %s, accounts not led by a live poller: %v", limit, unled)
+		}
+		time.Sleep(100 * time.Millisecond) // polling interval
+	}
 }
 
 // auditAll audits each account's events against its truth until every account
