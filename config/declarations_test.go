@@ -27,7 +27,7 @@ func TestDeclaredKeys(t *testing.T) {
 	}
 	want := map[string]iparams.Type{
 		"api_url": iparams.URL, "api_domain": iparams.Domain, "api_key": iparams.APIKey,
-		"account": iparams.Text, "nats_url": iparams.Text, "nats_creds": iparams.Text,
+		"account": iparams.Text, "accounts_dir": iparams.Text, "nats_url": iparams.Text, "nats_creds": iparams.Text,
 		"nats_user": iparams.Text, "nats_password": iparams.Text, "nats_tls_ca": iparams.Text,
 		"redis_url": iparams.URL, "redis_password": iparams.Text, "subject_prefix": iparams.Text,
 		"redis_cluster_addrs": iparams.Text, "redis_sentinel_addrs": iparams.Text, "redis_sentinel_master": iparams.Text,

@@ -20,16 +20,19 @@ import (
 // reports problems that may repeat those of the failed values. Messages name other
 // parameters by key (Load names them by variable).
 func FromValues(v *iparams.Values) (Settings, iparams.Problems) {
-	return fromValues(v, func(key string) string { return key })
+	return fromValues(v, func(key string) string { return key }, false)
 }
 
 // fromValues is FromValues with name giving the name of a parameter in messages.
-func fromValues(v *iparams.Values, name func(key string) string) (Settings, iparams.Problems) {
-	r := reader{v: v, name: name}
+// With fleet, the settings each account file gives may be missing (see
+// perAccountRequired).
+func fromValues(v *iparams.Values, name func(key string) string, fleet bool) (Settings, iparams.Problems) {
+	r := reader{v: v, name: name, fleet: fleet}
 	s := Settings{
 		APIKey:               r.secret("api_key"),
 		APITimeout:           r.duration("api_timeout_seconds", time.Second),
 		Account:              r.text("account"),
+		AccountsDir:          r.text("accounts_dir"),
 		NATSURL:              joinServers(r.text("nats_url")),
 		NATSCreds:            r.text("nats_creds"),
 		NATSUser:             r.text("nats_user"),
@@ -90,6 +93,8 @@ func fromValues(v *iparams.Values, name func(key string) string) (Settings, ipar
 func (r *reader) apiURL() string {
 	raw, domain := r.text("api_url"), r.text("api_domain")
 	switch {
+	case raw == "" && domain == "" && r.fleet:
+		return "" // each account file gives it
 	case raw == "" && domain == "":
 		r.add("api_url", "required unless %s is set: the API base URL, e.g. https://acme.mycallcenter.com", r.name("api_domain"))
 		return ""
@@ -185,9 +190,10 @@ func hostname() string {
 
 // reader reads typed values, collecting problems instead of failing on the first.
 type reader struct {
-	v    *iparams.Values
-	ps   iparams.Problems
-	name func(key string) string // a parameter in messages
+	v     *iparams.Values
+	ps    iparams.Problems
+	name  func(key string) string // a parameter in messages
+	fleet bool                    // the process of a fleet: no account of its own
 }
 
 func (r *reader) add(key, format string, args ...any) {

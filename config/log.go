@@ -21,6 +21,7 @@ var logged = []struct {
 	{"api_key", func(s Settings) any { return s.APIKey.String() }},
 	{"api_timeout_seconds", func(s Settings) any { return in(s.APITimeout, time.Second) }},
 	{"account", func(s Settings) any { return s.Account }},
+	{"accounts_dir", func(s Settings) any { return s.AccountsDir }},
 	{"nats_url", func(s Settings) any { return redactURLs(s.NATSURL) }},
 	{"nats_creds", func(s Settings) any { return s.NATSCreds }},
 	{"nats_user", func(s Settings) any { return s.NATSUser }},

@@ -16,7 +16,12 @@ type Settings struct {
 	APIURL     string
 	APIKey     secret.Value
 	APITimeout time.Duration // one request, retries aside
-	Account    string        // a NATS subject token
+	Account    string        // a NATS subject token; "" for the process of a fleet
+
+	// AccountsDir is the directory of account files of a fleet, "" for one
+	// account. With it, Load leaves account, api_key and api_url unset when the
+	// process does not give them: each account file does (ReadAccountFile).
+	AccountsDir string
 
 	NATSURL      string // one or more server URLs, comma-separated without spaces
 	NATSCreds    string // path of a .creds file, or ""
