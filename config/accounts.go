@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/callbus/callbus/internal/iparams"
 )
@@ -166,9 +167,13 @@ func readKeyFile(dir string, path any) ([]byte, iparams.Problems) {
 	return data, nil
 }
 
+// declarations are parsed once for ReadAccountFile, which a fleet calls for
+// every account file every few seconds; validation only reads them.
+var declarations = sync.OnceValues(Declarations)
+
 // validate is Load's validation of merged values, messages naming keys.
 func validate(raw map[string]any) (Settings, iparams.Problems) {
-	d, err := Declarations()
+	d, err := declarations()
 	if err != nil {
 		return Settings{}, iparams.Problems{{Message: err.Error()}}
 	}

@@ -38,5 +38,15 @@
 //	func (f *Fleet) Owned() []string   // accounts this replica runs, sorted
 //	func Owner(account string, members []string) string
 //
-// The accounts source of a fleet is a directory of account files: see Dir.
+// The accounts of a fleet come from a directory of account files (the
+// accounts_dir setting), re-read every few seconds by content:
+//
+//	func WatchDir(ctx context.Context, dir string, base map[string]any, log zerolog.Logger, opts ...DirOption) (*Dir, error)
+//	func WithRescan(time.Duration) DirOption                 // default 2 s
+//	func (d *Dir) Accounts() []Account                       // the good files' accounts: Run's accounts
+//	func (d *Dir) Settings(account string) (config.Settings, bool)
+//	func (d *Dir) Lookup(account string) (config.AccountFile, bool) // settings with their Digest
+//	func (d *Dir) Problems() []Problem                       // {File, Key, Message} of each refused file
+//
+// base is config.ProcessValues; each file is read by config.ReadAccountFile.
 package fleet
