@@ -50,6 +50,9 @@ func Run(ctx context.Context, s config.Settings, log zerolog.Logger, opts ...Opt
 	if o.accounts != nil {
 		return p.runFleet(ctx, o.accounts)
 	}
+	if s.AccountsDir != "" {
+		return errors.New("accounts_dir: the accounts come with WithAccounts (poller run watches the directory)")
+	}
 	return p.runSingle(ctx, s)
 }
 
