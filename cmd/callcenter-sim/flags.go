@@ -20,6 +20,9 @@ type options struct {
 	addr      string
 	truthPath string
 	tick      time.Duration
+	// accounts and truthDir serve many accounts (see accounts.go); accounts is
+	// "" for the single account.
+	accounts, truthDir string
 }
 
 // parseFlags turns args into options, listing every problem at once.
@@ -122,6 +125,8 @@ func serveFlags(fs *flag.FlagSet, o *options) {
 	fs.StringVar(&c.BaseURL, "base-url", "", "base of absolute URLs handed out (default: from each request's Host)")
 	fs.StringVar(&o.truthPath, "truth", "", "write the ground-truth NDJSON log to this file")
 	fs.DurationVar(&o.tick, "tick", time.Second, "advance the world this often without requests (0: only on requests)")
+	fs.StringVar(&o.accounts, "accounts", "", "serve many accounts: a count N (acct001…) or a comma-separated list; account A at /a/A/api/v1 with keys KEY-A and seed SEED+i")
+	fs.StringVar(&o.truthDir, "truth-dir", "", "with --accounts: write each account's truth log to DIR/ACCOUNT.ndjson")
 }
 
 // resolveFlags completes c from the raw flag values and the environment and

@@ -2,7 +2,10 @@
 // internal/sim) for demos, tests and benchmarks:
 //
 //	callcenter-sim --api-key KEY [--key KEY=ROLE]... [--seed 1] [--speed 60] [--truth truth.ndjson]
+//	callcenter-sim --api-key KEY --accounts 1000 [--truth-dir DIR] ...
 //
+// With --accounts it serves many independent accounts in one process (see
+// accounts.go): account A at http://ADDR/a/A/api/v1.
 // The key may also come from CALLCENTER_SIM_API_KEY. It logs one line with the
 // address at start, never a key, and on SIGINT or SIGTERM stops serving and flushes
 // the truth log.
@@ -20,8 +23,6 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
-
-	"github.com/callbus/callbus/internal/sim"
 )
 
 func main() {
@@ -46,28 +47,19 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	if err != nil {
 		return err
 	}
-	cfg := opts.cfg
-	if opts.truthPath != "" {
-		f, err := os.Create(opts.truthPath)
-		if err != nil {
-			return fmt.Errorf("open truth log: %w", err)
-		}
-		defer f.Close()
-		cfg.Truth = f
-	}
-	s, err := sim.New(cfg)
+	srvd, closeTruth, err := build(opts)
 	if err != nil {
-		return fmt.Errorf("build simulator: %w", err)
+		return err
 	}
-	defer s.Close()
+	defer closeTruth()
+	defer srvd.Close()
 
 	ln, err := net.Listen("tcp", opts.addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", opts.addr, err)
 	}
-	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(stderr, "callcenter-sim listening on http://%s (seed %d, speed %g, start %s, plan %d, %d keys)\n",
-		ln.Addr(), cfg.Seed, cfg.Speed, s.Start().Format(time.RFC3339), cfg.Plan, 1+len(cfg.Keys))
+	srv := &http.Server{Handler: srvd.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintln(stderr, srvd.banner(ln.Addr()))
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -82,14 +74,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		case err := <-errc:
 			return fmt.Errorf("serve: %w", err)
 		case <-tick:
-			s.Sync() // keep the truth log up with time when no requests come
+			srvd.Sync() // keep the truth log up with time when no requests come
 		case <-ctx.Done():
 			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
 			defer cancel()
 			if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 				return fmt.Errorf("shutdown: %w", err)
 			}
-			if err := s.Close(); err != nil {
+			if err := srvd.Close(); err != nil {
 				return fmt.Errorf("flush truth log: %w", err)
 			}
 			return nil

@@ -21,7 +21,7 @@ const (
 	rescan   = 20 * time.Millisecond
 )
 
-func write(t *testing.T, path, content string) {
+func write(t testing.TB, path, content string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
 		t.Fatal(err)
@@ -29,7 +29,7 @@ func write(t *testing.T, path, content string) {
 }
 
 // writeAccount writes a good account file and its key file into dir.
-func writeAccount(t *testing.T, dir, name string) {
+func writeAccount(t testing.TB, dir, name string) {
 	t.Helper()
 	write(t, filepath.Join(dir, name+".key"), "key-of-"+name+"\n")
 	write(t, filepath.Join(dir, name+".json"), fmt.Sprintf(goodFile, name, name))

@@ -34,12 +34,20 @@ type bed struct {
 func newBed(t testing.TB, durable bool) *bed {
 	t.Helper()
 	b := &bed{nats: natstest.Start(t)}
+	b.setUp(t, b.nats.URL(), durable, 1)
+	return b
+}
+
+// setUp connects to the NATS servers at urls, provisions the stream with replicas,
+// starts Redis and takes the account's lease.
+func (b *bed) setUp(t testing.TB, urls string, durable bool, replicas int) {
+	t.Helper()
 	if durable {
 		b.redis = redistest.StartDurable(t)
 	} else {
 		b.redis = redistest.Start(t)
 	}
-	nc, err := nats.Connect(b.nats.URL(), nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
+	nc, err := nats.Connect(urls, nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +55,7 @@ func newBed(t testing.TB, durable bool) *bed {
 	if b.js, err = jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(64)); err != nil {
 		t.Fatal(err)
 	}
-	if b.stream, _, err = EnsureStream(t.Context(), b.js, StreamConfig{Name: "CALLCENTER", Prefix: "callcenter", MaxAge: time.Hour, Dupes: 2 * time.Minute}); err != nil {
+	if b.stream, _, err = EnsureStream(t.Context(), b.js, StreamConfig{Name: "CALLCENTER", Prefix: "callcenter", MaxAge: time.Hour, Dupes: 2 * time.Minute, Replicas: replicas}); err != nil {
 		t.Fatal(err)
 	}
 	// A fresh account per test: tests sharing CALLBUS_TEST_REDIS_URL never meet.
@@ -58,7 +66,6 @@ func newBed(t testing.TB, durable bool) *bed {
 	if b.lease, err = b.store.Acquire(t.Context(), "relay-test", time.Hour); err != nil {
 		t.Fatal(err)
 	}
-	return b
 }
 
 // commit appends n events (evt-<i>, numbered on from the last, with body

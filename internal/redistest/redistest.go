@@ -40,6 +40,9 @@ type Server struct {
 	restarting bool
 	exited     chan struct{}
 	extra      []string // more redis-server arguments (StartWithArgs)
+	busPort    int      // a cluster node's bus port (cluster.go)
+	conf       string   // a sentinel's config file (sentinel.go): run with --sentinel
+	admin      *redis.Client
 }
 
 // Start returns a Redis server for t: CALLBUS_TEST_REDIS_URL when set, otherwise a
@@ -128,6 +131,9 @@ func (s *Server) launch(bin string, port int) error {
 	args := append([]string{"--bind", "127.0.0.1", "--port", strconv.Itoa(port), "--save", "", "--dir", s.dir,
 		"--logfile", filepath.Join(s.dir, "redis.log")}, aof...)
 	args = append(args, s.extra...)
+	if s.conf != "" {
+		args = append([]string{s.conf, "--sentinel"}, args...)
+	}
 	s.cmd = exec.Command(bin, args...)
 	if err := s.cmd.Start(); err != nil {
 		return fmt.Errorf("start: %w", err)
@@ -165,6 +171,10 @@ func (s *Server) Stop() {
 	_ = s.cmd.Process.Kill()
 	<-s.exited
 	s.cmd.Process = nil
+	if s.admin != nil {
+		_ = s.admin.Close()
+		s.admin = nil
+	}
 }
 
 // Client returns a go-redis client for the server, closed when the test ends.

@@ -97,11 +97,11 @@ func wildcardOnly(values []string) bool {
 // baseURL is the scheme and host for absolute URLs.
 func (s *Sim) baseURL(r *http.Request) string {
 	if s.cfg.BaseURL != "" {
-		return strings.TrimSuffix(s.cfg.BaseURL, "/")
+		return strings.TrimSuffix(s.cfg.BaseURL, "/") + s.prefix
 	}
 	scheme := "http"
 	if r.TLS != nil {
 		scheme = "https"
 	}
-	return scheme + "://" + r.Host
+	return scheme + "://" + r.Host + s.prefix
 }

@@ -22,6 +22,9 @@ type Sim struct {
 	limiter   *limiter
 	faults    *faults
 	handler   http.Handler
+	// prefix is the path the account is served under (Accounts), part of the
+	// absolute URLs it hands out; "" when served at the root.
+	prefix string
 
 	mu     sync.Mutex // guards w, shapes and jobs' report rendering
 	w      *world

@@ -1,12 +1,15 @@
 package simtest
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/callbus/callbus/internal/callcenter"
+	"github.com/callbus/callbus/internal/secret"
 	"github.com/callbus/callbus/internal/sim"
 )
 
@@ -49,5 +52,35 @@ func TestWorld(t *testing.T) {
 	}
 	if w.URL == "" {
 		t.Fatal("no URL")
+	}
+}
+
+// Accounts serves each account at its own base URL with its own key, and reads
+// each account's truth, built or not.
+func TestAccounts(t *testing.T) {
+	a := NewAccounts(t, 3, func(_ int, _ string, c *sim.Config) { c.CallRate = 30 })
+	start := a.Clock.Now()
+	a.Run(t, 600)
+	WaitFor(t, 30*time.Second, "ten simulated minutes", func() bool { return a.Clock.Now().Sub(start) >= 10*time.Minute })
+	ctx := context.Background()
+	c, err := callcenter.New(a.BaseURL("acct002"), secret.New(AccountKey("acct002")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	WaitFor(t, 30*time.Second, "a call in acct002", func() bool {
+		p, err := c.ListCalls(ctx, callcenter.ListCallsOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(p.Items) > 0
+	})
+	if got := a.Built(); got != 1 {
+		t.Errorf("built %d worlds, want 1", got)
+	}
+	if tr := a.ReadTruth(t, "acct002"); len(tr.Calls) == 0 {
+		t.Error("acct002's truth has no calls")
+	}
+	if tr := a.ReadTruth(t, "acct003"); len(tr.Calls) == 0 {
+		t.Error("acct003's truth, read without a request, has no calls")
 	}
 }

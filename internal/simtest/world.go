@@ -17,8 +17,7 @@ type World struct {
 	Truth *Buffer          // the truth log (sim.Config.Truth) as written so far
 	URL   string           // the API's base URL
 
-	stop chan struct{}
-	done chan struct{}
+	run clockRunner
 }
 
 // NewWorld starts a simulator from cfg, with Truth set to the world's buffer and,
@@ -50,36 +49,48 @@ func (w *World) Run(t testing.TB, speed float64) {
 	if w.Clock == nil {
 		t.Fatal("simtest: Run on a world whose clock is not its own")
 	}
-	const step = 20 * time.Millisecond
-	w.stop, w.done = make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(w.done)
-		tick := time.NewTicker(step)
-		defer tick.Stop()
-		for {
-			select {
-			case <-w.stop:
-				return
-			case <-tick.C:
-				w.Sim.Advance(time.Duration(speed * float64(step)))
-			}
-		}
-	}()
-	t.Cleanup(w.Freeze)
+	w.run.start(t, speed, w.Sim.Advance)
 }
 
 // Freeze stops the clock Run moves, and returns once it no longer moves. It is
 // idempotent, and does nothing for a world that is not running.
-func (w *World) Freeze() {
-	if w.stop == nil {
+func (w *World) Freeze() { w.run.freeze() }
+
+// clockRunner advances a clock in steps from a goroutine until frozen.
+type clockRunner struct {
+	stop chan struct{}
+	done chan struct{}
+}
+
+func (r *clockRunner) start(t testing.TB, speed float64, advance func(time.Duration)) {
+	const step = 20 * time.Millisecond
+	r.stop, r.done = make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(r.done)
+		tick := time.NewTicker(step)
+		defer tick.Stop()
+		for {
+			select {
+			case <-r.stop:
+				return
+			case <-tick.C:
+				advance(time.Duration(speed * float64(step)))
+			}
+		}
+	}()
+	t.Cleanup(r.freeze)
+}
+
+func (r *clockRunner) freeze() {
+	if r.stop == nil {
 		return
 	}
 	select {
-	case <-w.stop:
+	case <-r.stop:
 	default:
-		close(w.stop)
+		close(r.stop)
 	}
-	<-w.done
+	<-r.done
 }
 
 // ReadTruth runs the world up to its clock, flushes its truth log and parses it.

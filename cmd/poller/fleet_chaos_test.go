@@ -1,0 +1,223 @@
+package main
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/callbus/callbus/internal/audit"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// chaosForm is the size of a fleet chaos run. The short form runs in go test;
+// the full one with CALLBUS_FLEET_CHAOS=full (see README, "Fleet chaos test").
+type chaosForm struct {
+	name     string
+	accounts int
+	rounds   int     // each round injects every kind of fault once
+	speed    float64 // simulated seconds per real second
+}
+
+var (
+	shortChaos = chaosForm{name: "short", accounts: 30, rounds: 1, speed: 20}
+	fullChaos  = chaosForm{name: "full", accounts: 60, rounds: 3, speed: 30}
+)
+
+// chaosTally is what a run injected and measured, for the results table.
+type chaosTally struct {
+	faults        map[string]int
+	worstFailover time.Duration // SIGKILL, SIGSTOP, SIGTERM: until another live poller leads
+	failovers     int           // accounts that had to move
+}
+
+// TestFleetChaos runs a fleet of poller processes (fleet mode, accounts_dir)
+// over the multi-account simulator, a 3-node NATS cluster (R3 stream) and a
+// Redis Cluster, and injects in each round: SIGKILL of a poller, SIGSTOP of
+// another past the lease, a poller added, one removed (SIGTERM), the loss of the
+// NATS node leading the stream, and a Redis master failover. Then every account
+// is audited against its truth: nothing lost, no id twice, no chain broken; the
+// leases never had two holders for a token nor went back; every account was led
+// again within the lease TTL (plus a margin for a loaded machine).
+func TestFleetChaos(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fleet chaos test in -short mode")
+	}
+	form := shortChaos
+	if os.Getenv("CALLBUS_FLEET_CHAOS") == "full" {
+		form = fullChaos
+	}
+	b := newFleetBed(t, form.accounts)
+	b.sim.Run(t, form.speed)
+	watch := watchLeases(t, b)
+	js, err := jetstream.New(b.nats.Conn(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tally := chaosTally{faults: map[string]int{}}
+	next := 1
+	newPoller := func() *fleetPoller {
+		p := b.start(t, fmt.Sprintf("poller-%d", next))
+		next++
+		return p
+	}
+	for range 3 {
+		newPoller()
+	}
+	b.allLed(t, 120*time.Second)
+	streamGrows(t, js, "the fleet to publish")
+	for round := range form.rounds {
+		t.Logf("round %d", round+1)
+		chaosRound(t, b, watch, &tally, newPoller, round)
+	}
+	settle := time.Now()
+	b.allLed(t, 60*time.Second)
+	streamGrows(t, js, "the fleet to publish after the faults")
+	b.sim.Freeze()
+	reports, events := b.auditAll(t, 3*time.Minute)
+	t.Logf("settled %s after the last fault", time.Since(settle).Round(time.Second))
+	chaosVerdict(t, form, tally, watch, reports, events)
+}
+
+// chaosRound injects one fault of each kind, waiting after each until every
+// account is led by a live poller again.
+func chaosRound(t *testing.T, b *fleetBed, watch *leaseWatch, tally *chaosTally, newPoller func() *fleetPoller, round int) {
+	t.Helper()
+	failover := func(kind string, victim *fleetPoller, at time.Time) {
+		b.allLed(t, 60*time.Second)
+		worst, moved, stuck := watch.failover(victim.instance, at)
+		tally.faults[kind]++
+		tally.failovers += moved
+		tally.worstFailover = max(tally.worstFailover, worst)
+		t.Logf("%s %s: %d accounts moved, the last after %s", kind, victim.instance, moved, worst.Round(10*time.Millisecond))
+		if len(stuck) > 0 {
+			t.Errorf("%s %s: accounts not led again: %v", kind, victim.instance, stuck)
+		}
+		if limit := fleetLeaseTTL + 2*time.Second; worst > limit {
+			t.Errorf("%s %s: an account waited %s for a leader, more than the lease TTL (%s) and a margin", kind, victim.instance, worst, fleetLeaseTTL)
+		}
+	}
+	live := sortedPollers(b)
+	// SIGKILL: a crash; a replacement joins.
+	victim := live[0]
+	at := time.Now()
+	b.kill(t, victim)
+	failover("SIGKILL", victim, at)
+	newPoller()
+	b.allLed(t, 60*time.Second)
+
+	// SIGSTOP past the lease: the frozen poller's accounts move; on SIGCONT it
+	// must find its leases gone and commit nothing (fencing).
+	frozen := sortedPollers(b)[0]
+	at = time.Now()
+	frozen.signal(syscall.SIGSTOP)
+	delete(b.pollers, frozen.instance) // not live while frozen
+	failover("SIGSTOP", frozen, at)
+	time.Sleep(fleetLeaseTTL) // frozen a while past the hand-over, not a condition
+	frozen.signal(syscall.SIGCONT)
+	b.pollers[frozen.instance] = frozen
+	tally.faults["SIGCONT"]++
+
+	// A poller joins (accounts move to it), another leaves gracefully.
+	newPoller()
+	tally.faults["poller added"]++
+	b.allLed(t, 60*time.Second)
+	leaving := sortedPollers(b)[0]
+	at = time.Now()
+	b.stop(t, leaving)
+	failover("SIGTERM (poller removed)", leaving, at)
+
+	// The NATS node leading the stream dies, and comes back.
+	chaosNATS(t, b)
+	tally.faults["NATS node killed"]++
+	// A Redis master hands over to its replica (CLUSTER FAILOVER).
+	b.redis.Failover(t, round%len(b.redis.Shards))
+	tally.faults["Redis master failover"]++
+	b.allLed(t, 60*time.Second)
+}
+
+// chaosNATS kills the node leading the stream for a few seconds, then restarts it.
+func chaosNATS(t *testing.T, b *fleetBed) {
+	t.Helper()
+	js, err := jetstream.New(b.nats.Conn(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := js.Stream(t.Context(), "CALLCENTER")
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := s.Info(t.Context())
+	if err != nil || info.Cluster == nil {
+		t.Fatalf("stream info: %v", err)
+	}
+	if r := info.Config.Replicas; r != 3 {
+		t.Fatalf("the stream has %d replicas, want 3 (CALLBUS_STREAM_REPLICAS)", r)
+	}
+	node := b.nats.NodeIndex(info.Cluster.Leader)
+	b.nats.KillNode(node)
+	time.Sleep(3 * time.Second) // the fleet runs without the node a while, not a condition
+	b.nats.RestartNode(t, node)
+}
+
+// sortedPollers lists the live pollers by instance name.
+func sortedPollers(b *fleetBed) []*fleetPoller {
+	var out []*fleetPoller
+	for _, p := range b.pollers {
+		out = append(out, p)
+	}
+	slices.SortFunc(out, func(x, y *fleetPoller) int { return strings.Compare(x.instance, y.instance) })
+	return out
+}
+
+// chaosVerdict fails the test on any audit or fencing problem and prints the
+// results table.
+func chaosVerdict(t *testing.T, form chaosForm, tally chaosTally, watch *leaseWatch, reports map[string]*audit.Report, events int) {
+	t.Helper()
+	var lost, dups, breaks int
+	for _, name := range slices.Sorted(maps.Keys(reports)) {
+		r := reports[name]
+		if r.Messages == 0 {
+			t.Errorf("%s: no events at all", name)
+		}
+		for _, p := range r.Problems {
+			switch classify(p) {
+			case "lost":
+				lost++
+			case "duplicate":
+				dups++
+			default:
+				breaks++
+			}
+			t.Errorf("%s: %s", name, p)
+		}
+	}
+	for _, p := range watch.Problems() {
+		t.Errorf("fencing: %s", p)
+	}
+	faults := 0
+	var kinds []string
+	for _, k := range slices.Sorted(maps.Keys(tally.faults)) {
+		faults += tally.faults[k]
+		kinds = append(kinds, fmt.Sprintf("%d %s", tally.faults[k], k))
+	}
+	t.Logf("\n| form | accounts | pollers | faults injected | events | lost | duplicates | chain breaks | two leaders | worst failover (lease TTL %s) | longest leaderless |\n"+
+		"|---|---|---|---|---|---|---|---|---|---|---|\n| %s | %d | 3-4 | %d (%s) | %d | %d | %d | %d | %d | %s (%d accounts moved) | %s |",
+		fleetLeaseTTL, form.name, form.accounts, faults, strings.Join(kinds, ", "), events, lost, dups, breaks,
+		len(watch.Problems()), tally.worstFailover.Round(10*time.Millisecond), tally.failovers, watch.longestVacancy().Round(10*time.Millisecond))
+}
+
+// classify sorts an audit problem into lost, duplicate or chain break.
+func classify(p string) string {
+	switch {
+	case strings.Contains(p, "already published") || strings.Contains(p, "want 1"):
+		return "duplicate"
+	case strings.Contains(p, "nothing published") || strings.Contains(p, ": 0 ") || strings.HasPrefix(p, "stream has"):
+		return "lost"
+	}
+	return "chain break"
+}

@@ -1,0 +1,232 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/callbus/callbus/internal/audit"
+	"github.com/callbus/callbus/internal/cursor"
+	"github.com/callbus/callbus/internal/event"
+	"github.com/callbus/callbus/internal/natstest"
+	"github.com/callbus/callbus/internal/redistest"
+	"github.com/callbus/callbus/internal/sim"
+	"github.com/callbus/callbus/internal/simtest"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/redis/go-redis/v9"
+)
+
+// fleetLeaseTTL is CALLBUS_LEASE_TTL_SECONDS of fleet pollers: the bound on
+// taking over a dead replica's accounts.
+const fleetLeaseTTL = 3 * time.Second
+
+// fleetBed is a fleet test's world: a 3-node NATS cluster, a Redis Cluster of
+// three shards (master and replica each), the multi-account simulator and an
+// accounts_dir holding one values file and one key file per account.
+type fleetBed struct {
+	nats    *natstest.Cluster
+	redis   *redistest.Cluster
+	rdb     *redis.ClusterClient
+	sim     *simtest.Accounts
+	dir     string
+	stores  map[string]*cursor.Store
+	pollers map[string]*fleetPoller
+}
+
+// fleetPoller is one poller process of the fleet.
+type fleetPoller struct {
+	*child
+	instance, addr string
+}
+
+// newFleetBed starts the engines and n accounts (worlds small, no backlog,
+// unlimited plan: the simulator runs fast) and writes the accounts_dir.
+func newFleetBed(t *testing.T, n int) *fleetBed {
+	t.Helper()
+	b := &fleetBed{nats: natstest.StartCluster(t, 3), redis: redistest.StartShards(t, 3),
+		dir: t.TempDir(), stores: map[string]*cursor.Store{}, pollers: map[string]*fleetPoller{}}
+	b.rdb = b.redis.Client(t)
+	b.sim = simtest.NewAccounts(t, n, func(_ int, _ string, c *sim.Config) {
+		c.Agents, c.Teams, c.CallRate, c.Plan = 6, 2, 3, 0
+	})
+	for _, name := range b.sim.Names() {
+		b.writeAccount(t, name)
+		s, err := cursor.New(b.rdb, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.stores[name] = s
+	}
+	return b
+}
+
+// writeAccount writes name.json (api_url, api_key_file) and name.key.
+func (b *fleetBed) writeAccount(t *testing.T, name string) {
+	t.Helper()
+	v, err := json.Marshal(map[string]any{"api_url": b.sim.BaseURL(name), "api_key_file": name + ".key"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(b.dir, name+".key"), []byte(simtest.AccountKey(name)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(b.dir, name+".json"), v, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// env is a fleet poller's environment: the process's settings; each account's
+// come from its file.
+func (b *fleetBed) env(instance, httpAddr string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "CALLBUS_") {
+			env = append(env, kv)
+		}
+	}
+	return append(env,
+		"CALLBUS_ACCOUNTS_DIR="+b.dir, "CALLBUS_NATS_URL="+b.nats.URLs(), "CALLBUS_STREAM_REPLICAS=3",
+		"CALLBUS_REDIS_CLUSTER_ADDRS="+strings.Join(b.redis.Addrs(), ","),
+		"CALLBUS_HTTP_ADDR="+httpAddr, "CALLBUS_INSTANCE_ID="+instance,
+		"CALLBUS_LEASE_TTL_SECONDS="+strings.TrimSuffix(fleetLeaseTTL.String(), "s"),
+		"CALLBUS_CALLS_INTERVAL_SECONDS=2", "CALLBUS_OPEN_CALLS_INTERVAL_SECONDS=2",
+		"CALLBUS_METRICS_INTERVAL_SECONDS=2", "CALLBUS_USERS_INTERVAL_SECONDS=2",
+		"CALLBUS_TEAMS_INTERVAL_SECONDS=5", "CALLBUS_USER_STATUSES_INTERVAL_SECONDS=30",
+		"CALLBUS_RATE_LIMIT_SHARE=100", "CALLBUS_SHUTDOWN_TIMEOUT_SECONDS=10", "CALLBUS_LOG_LEVEL=info",
+	)
+}
+
+// start runs a poller named instance; it is killed when the test ends, and no
+// account's key may appear in its output.
+func (b *fleetBed) start(t *testing.T, instance string) *fleetPoller {
+	t.Helper()
+	addr := simtest.FreeAddr(t)
+	p := &fleetPoller{child: startPoller(t, b.env(instance, addr)), instance: instance, addr: addr}
+	b.pollers[instance] = p
+	t.Cleanup(func() {
+		for _, name := range b.sim.Names() {
+			if strings.Contains(p.stderr.String(), simtest.AccountKey(name)) {
+				t.Errorf("%s's API key appears in %s's output", name, instance)
+				return
+			}
+		}
+	})
+	return p
+}
+
+// stop ends a poller with SIGTERM (a graceful hand-off of its accounts) and
+// forgets it.
+func (b *fleetBed) stop(t *testing.T, p *fleetPoller) {
+	t.Helper()
+	p.signal(syscall.SIGTERM)
+	if err := <-p.wait(60 * time.Second); err != nil {
+		t.Errorf("%s after SIGTERM: %v\n%s", p.instance, err, tail(p.stderr.String(), 3000))
+	}
+	delete(b.pollers, p.instance)
+}
+
+// kill ends a poller with SIGKILL and forgets it.
+func (b *fleetBed) kill(t *testing.T, p *fleetPoller) {
+	t.Helper()
+	p.child.kill(t)
+	delete(b.pollers, p.instance)
+}
+
+// holders reads every account's lease holder ("" when none, or unreadable).
+func (b *fleetBed) holders(t *testing.T) map[string]lease {
+	out := map[string]lease{}
+	for name, s := range b.stores {
+		h, tok, _, err := s.Leader(t.Context())
+		if err == nil {
+			out[name] = lease{h, tok}
+		}
+	}
+	return out
+}
+
+// lease is an account's holder and fencing token at one look.
+type lease struct {
+	holder string
+	token  int64
+}
+
+// allLed waits until every account has a leader among the live pollers.
+func (b *fleetBed) allLed(t *testing.T, limit time.Duration) {
+	t.Helper()
+	simtest.WaitFor(t, limit, "every account led by a live poller", func() bool {
+		hs := b.holders(t)
+		for _, name := range b.sim.Names() {
+			if b.pollers[hs[name].holder] == nil {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// auditAll audits each account's events against its truth until every account
+// is settled (no problem, empty outbox) or the deadline passes, and returns the
+// reports by account and the number of messages read.
+func (b *fleetBed) auditAll(t *testing.T, limit time.Duration) (map[string]*audit.Report, int) {
+	t.Helper()
+	js, err := jetstream.New(b.nats.Conn(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(limit)
+	for {
+		msgs, err := audit.ReadStream(t.Context(), js, "CALLCENTER")
+		if err != nil {
+			t.Fatal(err)
+		}
+		reports, settled := b.auditOnce(t, byAccount(msgs))
+		if settled || time.Now().After(deadline) {
+			return reports, len(msgs)
+		}
+		time.Sleep(time.Second) // pacing between audits, not a wait for a condition
+	}
+}
+
+// auditOnce audits every account once; settled when all are clean.
+func (b *fleetBed) auditOnce(t *testing.T, msgs map[string][]audit.Message) (map[string]*audit.Report, bool) {
+	reports := map[string]*audit.Report{}
+	settled := true
+	for _, name := range b.sim.Names() {
+		r := audit.Check(msgs[name], "callcenter")
+		r.CompareTruth(b.sim.ReadTruth(t, name))
+		s, err := b.sim.Sim(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := s.Stats()
+		r.CompareCounts(st.Calls, st.CallsEnded, st.MetricsFinalized)
+		n, err := b.stores[name].OutboxLen(t.Context())
+		if !r.OK() || err != nil || n > 0 {
+			settled = false
+		}
+		reports[name] = r
+	}
+	return reports, settled
+}
+
+// byAccount splits a stream's messages by the account their source names.
+func byAccount(msgs []audit.Message) map[string][]audit.Message {
+	out := map[string][]audit.Message{}
+	for _, m := range msgs {
+		a := strings.TrimPrefix(m.Event.Source, event.Source(""))
+		out[a] = append(out[a], m)
+	}
+	return out
+}
+
+// tail is the last n bytes of s.
+func tail(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}
