@@ -61,3 +61,39 @@ func TestConnectNATSServerList(t *testing.T) {
 		t.Errorf("connected to %s, want the live %s", got, ns.URL())
 	}
 }
+
+// The service runs against Redis with Sentinel (redis_sentinel_addrs and
+// redis_sentinel_master; redis_url's host unused) and follows a failover: after
+// the Sentinels promote the replica, this replica leads again and events keep
+// reaching the stream.
+func TestServiceOnRedisSentinel(t *testing.T) {
+	sentinel := redistest.StartSentinel(t, 1)
+	ns := natstest.Start(t)
+	w := newWorld(t, nil)
+	set := testSettings(w, ns.URL(), "redis://127.0.0.1:1/0", "sentinel-1")
+	set.RedisSentinelAddrs, set.RedisSentinelMaster = sentinel.Addrs(), redistest.SentinelMaster
+	set.HTTPAddr = simtest.FreeAddr(t)
+	r := &served{running: start(t, w, set, zerolog.New(io.Discard)), s: set}
+	t.Cleanup(func() { r.stop(t) })
+	calls := func() int {
+		n := 0
+		for _, m := range readStream(t, ns) {
+			if strings.HasPrefix(m.Subject, "callcenter.acme.call.created") {
+				n++
+			}
+		}
+		return n
+	}
+	r.advance(t, 5)
+	simtest.WaitFor(t, 30*time.Second, "call events before the failover", func() bool { return calls() > 0 })
+	before := calls()
+	sentinel.Failover(t)
+	simtest.WaitFor(t, 60*time.Second, "more call events after the failover", func() bool {
+		r.advance(t, 1)
+		return calls() > before
+	})
+	var st Status
+	if err := decodeStatus(r.get(t, "/status?format=json", ""), &st); err != nil || st.Role != "leader" {
+		t.Errorf("after the failover the role is %q (%v), want leader", st.Role, err)
+	}
+}
