@@ -8,8 +8,10 @@ import (
 	"time"
 
 	"github.com/callbus/callbus/config"
+	"github.com/callbus/callbus/internal/fleet"
 	"github.com/callbus/callbus/internal/service"
 	"github.com/callbus/callbus/internal/telemetry"
+	"github.com/rs/zerolog"
 )
 
 // runService is `poller run`.
@@ -39,12 +41,37 @@ func runService(ctx context.Context, args []string, getenv func(string) string, 
 			log.Warn().Err(err).Msg("traces not flushed")
 		}
 	}()
-	return service.Run(ctx, s, log, service.WithVersion(version), service.WithTracerProvider(tp))
+	opts := []service.Option{service.WithVersion(version), service.WithTracerProvider(tp)}
+	if s.AccountsDir != "" {
+		src, err := watchAccounts(ctx, s.AccountsDir, getenv, *file, log)
+		if err != nil {
+			return err
+		}
+		opts = append(opts, service.WithAccounts(src))
+	}
+	return service.Run(ctx, s, log, opts...)
+}
+
+// watchAccounts watches the accounts directory of a fleet (accounts_dir): each
+// <account>.json there laid over the process's own values (CALLBUS_*, --config,
+// defaults).
+func watchAccounts(ctx context.Context, dir string, getenv func(string) string, file string, log zerolog.Logger) (*fleet.Dir, error) {
+	base, err := config.ProcessValues(getenv, file)
+	if err != nil {
+		return nil, err
+	}
+	src, err := fleet.WatchDir(ctx, dir, base, log.With().Str("component", "accounts").Logger())
+	if err != nil {
+		return nil, fmt.Errorf("accounts_dir: %w", err)
+	}
+	return src, nil
 }
 
 var runUsage = `usage: poller [run] [--config FILE]
 
-Runs the service until interrupted (SIGINT, SIGTERM). Settings come from the
+Runs the service until interrupted (SIGINT, SIGTERM). With accounts_dir set
+(CALLBUS_ACCOUNTS_DIR) it is a member of a fleet serving the accounts of that
+directory, one <account>.json each; without, it serves the one account configured. Settings come from the
 CALLBUS_* variables (CALLBUS_<KEY>, or CALLBUS_<KEY>_FILE for a file holding the
 value), then --config FILE, then the defaults: ` + "`poller config docs`" + ` lists them,
 ` + "`poller config validate`" + ` checks them. Logs are JSON lines on stderr.

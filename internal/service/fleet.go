@@ -7,6 +7,7 @@ import (
 	"github.com/callbus/callbus/config"
 	"github.com/callbus/callbus/internal/cursor"
 	"github.com/callbus/callbus/internal/fleet"
+	"github.com/callbus/callbus/internal/telemetry"
 )
 
 // AccountSource is the accounts a fleet serves and the settings of each (the
@@ -21,9 +22,10 @@ type AccountSource interface {
 }
 
 // ProblemSource is an AccountSource that also reports the account files it
-// refused (file and key named), shown on /status.
+// refused (file and key named), shown on /status and counted in
+// callbus_fleet_accounts_refused (*fleet.Dir is one).
 type ProblemSource interface {
-	Problems() []string
+	Problems() []fleet.Problem
 }
 
 // runFleet serves the accounts the fleet assigns to this replica, each with
@@ -48,6 +50,9 @@ func (p *process) runFleet(ctx context.Context, src AccountSource) error {
 		return err
 	}
 	p.board.setFleet(func() FleetStatus { return fleetStatus(f, src) })
+	if err := p.metrics.ObserveFleet(fleetState(f, src)); err != nil {
+		return err
+	}
 	stopHTTP, err := p.serve(fleetReady(p.holder, f))
 	if err != nil {
 		return err
@@ -75,7 +80,9 @@ func (p *process) runFleet(ctx context.Context, src AccountSource) error {
 func fleetStatus(f *fleet.Fleet, src AccountSource) FleetStatus {
 	fs := FleetStatus{Members: f.Members(), Listed: len(src.Accounts())}
 	if ps, ok := src.(ProblemSource); ok {
-		fs.Problems = ps.Problems()
+		for _, p := range ps.Problems() {
+			fs.Problems = append(fs.Problems, p.String())
+		}
 	}
 	return fs
 }
@@ -88,4 +95,23 @@ func fleetReady(holder string, f *fleet.Fleet) readiness {
 		body["members"], body["accounts"] = len(f.Members()), len(f.Owned())
 		return ""
 	}
+}
+
+// fleetState says where the fleet's gauges read.
+func fleetState(f *fleet.Fleet, src AccountSource) telemetry.FleetState {
+	st := telemetry.FleetState{
+		Members: func() int64 { return int64(len(f.Members())) },
+		Owned:   func() int64 { return int64(len(f.Owned())) },
+		Listed:  func() int64 { return int64(len(src.Accounts())) },
+	}
+	if ps, ok := src.(ProblemSource); ok {
+		st.Refused = func() int64 {
+			files := map[string]bool{}
+			for _, p := range ps.Problems() {
+				files[p.File] = true
+			}
+			return int64(len(files))
+		}
+	}
+	return st
 }

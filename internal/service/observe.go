@@ -110,17 +110,28 @@ func stateOf(store *cursor.Store, lim *callcenter.Limiter, relay *publish.Relay,
 	}
 }
 
-// redisErrors counts failed Redis commands (redis.Nil, a missing key, is not one).
+// redisErrors counts failed Redis commands (redis.Nil, a missing key, is not one)
+// of the process's one client, labelled with the account the command's context
+// names (telemetry.ContextWithAccount); the process's own commands (the fleet's
+// membership) go unlabelled.
 type redisErrors struct{ m *telemetry.Metrics }
 
 func (h redisErrors) DialHook(next redis.DialHook) redis.DialHook {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
 		c, err := next(ctx, network, addr)
 		if err != nil {
-			h.m.RedisErrors.Add(ctx, 1)
+			h.add(context.WithoutCancel(ctx))
 		}
 		return c, err
 	}
+}
+
+func (h redisErrors) add(ctx context.Context) {
+	if a := telemetry.AccountOf(ctx); a != "" {
+		h.m.RedisErrors.Add(ctx, 1, metric.WithAttributes(attribute.String(telemetry.AccountLabel, a)))
+		return
+	}
+	h.m.RedisErrors.Add(ctx, 1)
 }
 
 func (h redisErrors) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
@@ -141,6 +152,6 @@ func (h redisErrors) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.P
 
 func (h redisErrors) count(ctx context.Context, err error) {
 	if err != nil && !errors.Is(err, redis.Nil) && !errors.Is(err, context.Canceled) {
-		h.m.RedisErrors.Add(context.WithoutCancel(ctx), 1)
+		h.add(context.WithoutCancel(ctx))
 	}
 }

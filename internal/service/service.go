@@ -1,5 +1,7 @@
-// Package service assembles callbus: Redis, NATS, the API client, the store, the
-// relay, the poller and leadership, with health endpoints and an orderly shutdown.
+// Package service assembles callbus: Redis, NATS, the metrics and the HTTP
+// server once per process, and per account served the API client, the store, the
+// relay, the poller and leadership, with health endpoints and an orderly
+// shutdown (or hand-off of an account to another replica of a fleet).
 // It is wiring only: it joins the adapters (the outbox adapter between cursor and
 // publish), translates what the parts observe into telemetry's instruments, and
 // runs the leader's session; it decides nothing about polling, storing or
@@ -49,6 +51,9 @@ func Run(ctx context.Context, s config.Settings, log zerolog.Logger, opts ...Opt
 	defer closeProcess()
 	if o.accounts != nil {
 		return p.runFleet(ctx, o.accounts)
+	}
+	if s.AccountsDir != "" {
+		return errors.New("accounts_dir: the accounts come with WithAccounts (poller run watches the directory)")
 	}
 	return p.runSingle(ctx, s)
 }

@@ -181,10 +181,7 @@ func (b *statusBoard) snapshot(ctx context.Context) Status {
 		accounts = append(accounts, b.accounts[name])
 	}
 	b.mu.Unlock()
-	st.Accounts = make([]AccountStatus, 0, len(accounts))
-	for _, a := range accounts {
-		st.Accounts = append(st.Accounts, a.snapshot(ctx))
-	}
+	st.Accounts = snapshotAll(ctx, accounts)
 	if fleet != nil {
 		fs := fleet()
 		st.Fleet, st.Role = &fs, "member"
@@ -192,6 +189,26 @@ func (b *statusBoard) snapshot(ctx context.Context) Status {
 		st.Role = st.Accounts[0].Role
 	}
 	return st
+}
+
+// statusReaders bounds the accounts whose Redis state one request reads at once.
+const statusReaders = 16
+
+// snapshotAll reads the accounts' status, several at once: a fleet member may
+// serve hundreds, each needing a few Redis round trips.
+func snapshotAll(ctx context.Context, accounts []*accountBoard) []AccountStatus {
+	out := make([]AccountStatus, len(accounts))
+	sem := make(chan struct{}, statusReaders)
+	var wg sync.WaitGroup
+	for i, a := range accounts {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			out[i] = a.snapshot(ctx)
+		})
+	}
+	wg.Wait()
+	return out
 }
 
 // secretList is the secret values masked out of the page's messages. It is safe
