@@ -64,17 +64,21 @@ func newFleetBed(t *testing.T, n int) *fleetBed {
 	return b
 }
 
-// writeAccount writes name.json (api_url, api_key_file) and name.key.
-func (b *fleetBed) writeAccount(t *testing.T, name string) {
+// writeAccount writes name.json and name.key into the accounts_dir.
+func (b *fleetBed) writeAccount(t *testing.T, name string) { writeSimAccount(t, b.dir, b.sim, name) }
+
+// writeSimAccount writes dir/name.json (api_url: the account's base URL on a,
+// api_key_file) and dir/name.key.
+func writeSimAccount(t testing.TB, dir string, a *simtest.Accounts, name string) {
 	t.Helper()
-	v, err := json.Marshal(map[string]any{"api_url": b.sim.BaseURL(name), "api_key_file": name + ".key"})
+	v, err := json.Marshal(map[string]any{"api_url": a.BaseURL(name), "api_key_file": name + ".key"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(b.dir, name+".key"), []byte(simtest.AccountKey(name)), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, name+".key"), []byte(simtest.AccountKey(name)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(b.dir, name+".json"), v, 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, name+".json"), v, 0o600); err != nil {
 		t.Fatal(err)
 	}
 }
