@@ -63,14 +63,17 @@ func (a *account) ctx(ctx context.Context) context.Context {
 	return telemetry.ContextWithAccount(ctx, a.name)
 }
 
-// close takes the account off the status page and its gauges off /metrics, and
-// lets its JetStream context forget its publishes (the outbox was drained or
-// stays for the next leader).
+// close takes the account off the status page and its gauges off /metrics, lets
+// its JetStream context forget its publishes (the outbox was drained or stays for
+// the next leader) and closes its idle API connections.
 func (a *account) close() {
 	a.metrics.Stop()
 	a.removed()
 	if a.js != nil {
 		a.js.CleanupPublisher()
+	}
+	if a.session.transport != nil {
+		a.session.transport.CloseIdleConnections()
 	}
 }
 

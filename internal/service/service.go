@@ -118,13 +118,14 @@ func newLeaderSession(ctx context.Context, s config.Settings, o options, p parts
 	}
 	// Its own transport: an account whose API is slow holds its own connections,
 	// never another account's idle ones.
+	transport := apiTransport()
 	api, err := callcenter.New(s.APIURL, s.APIKey,
 		callcenter.WithLimiter(lim),
 		callcenter.WithLogger(log.With().Str("component", "api").Logger()),
 		callcenter.WithVersion(o.version),
 		callcenter.WithResponseHook(apiObserver(ctx, p.metrics)),
 		callcenter.WithRejectionHook(rejectObserver(ctx, p.metrics, log.With().Str("component", "api").Logger())),
-		callcenter.WithHTTPClient(apiHTTPClient(s.APITimeout, o.tp, apiTransport())))
+		callcenter.WithHTTPClient(apiHTTPClient(s.APITimeout, o.tp, transport)))
 	if err != nil {
 		return leaderSession{}, err
 	}
@@ -155,7 +156,7 @@ func newLeaderSession(ctx context.Context, s config.Settings, o options, p parts
 		return leaderSession{}, err
 	}
 	return leaderSession{
-		service: ctx, work: work, relay: relay, fence: fence, lim: lim, js: p.js, drainTimeout: s.ShutdownTimeout, log: log,
+		service: ctx, work: work, transport: transport, relay: relay, fence: fence, lim: lim, js: p.js, drainTimeout: s.ShutdownTimeout, log: log,
 		stream: publish.StreamConfig{
 			Name: s.StreamName, Prefix: s.SubjectPrefix, MaxAge: s.StreamMaxAge,
 			Dupes: s.StreamDuplicates, Replicas: s.StreamReplicas,
