@@ -24,6 +24,10 @@ import (
 // taking over a dead replica's accounts.
 const fleetLeaseTTL = 3 * time.Second
 
+// fleetShutdown is CALLBUS_SHUTDOWN_TIMEOUT_SECONDS of fleet pollers: the bound
+// on a leaving poller's drain.
+const fleetShutdown = 10 * time.Second
+
 // fleetBed is a fleet test's world: a 3-node NATS cluster, a Redis Cluster of
 // three shards (master and replica each), the multi-account simulator and an
 // accounts_dir holding one values file and one key file per account.
@@ -34,7 +38,8 @@ type fleetBed struct {
 	sim     *simtest.Accounts
 	dir     string
 	stores  map[string]*cursor.Store
-	pollers map[string]*fleetPoller
+	pollers map[string]*fleetPoller // the live ones
+	all     []*fleetPoller          // every one started
 }
 
 // fleetPoller is one poller process of the fleet.
@@ -64,17 +69,21 @@ func newFleetBed(t *testing.T, n int) *fleetBed {
 	return b
 }
 
-// writeAccount writes name.json (api_url, api_key_file) and name.key.
-func (b *fleetBed) writeAccount(t *testing.T, name string) {
+// writeAccount writes name.json and name.key into the accounts_dir.
+func (b *fleetBed) writeAccount(t *testing.T, name string) { writeSimAccount(t, b.dir, b.sim, name) }
+
+// writeSimAccount writes dir/name.json (api_url: the account's base URL on a,
+// api_key_file) and dir/name.key.
+func writeSimAccount(t testing.TB, dir string, a *simtest.Accounts, name string) {
 	t.Helper()
-	v, err := json.Marshal(map[string]any{"api_url": b.sim.BaseURL(name), "api_key_file": name + ".key"})
+	v, err := json.Marshal(map[string]any{"api_url": a.BaseURL(name), "api_key_file": name + ".key"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(b.dir, name+".key"), []byte(simtest.AccountKey(name)), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, name+".key"), []byte(simtest.AccountKey(name)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(b.dir, name+".json"), v, 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, name+".json"), v, 0o600); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -96,7 +105,7 @@ func (b *fleetBed) env(instance, httpAddr string) []string {
 		"CALLBUS_CALLS_INTERVAL_SECONDS=2", "CALLBUS_OPEN_CALLS_INTERVAL_SECONDS=2",
 		"CALLBUS_METRICS_INTERVAL_SECONDS=2", "CALLBUS_USERS_INTERVAL_SECONDS=2",
 		"CALLBUS_TEAMS_INTERVAL_SECONDS=5", "CALLBUS_USER_STATUSES_INTERVAL_SECONDS=30",
-		"CALLBUS_RATE_LIMIT_SHARE=100", "CALLBUS_SHUTDOWN_TIMEOUT_SECONDS=10", "CALLBUS_LOG_LEVEL=info",
+		"CALLBUS_RATE_LIMIT_SHARE=100", "CALLBUS_SHUTDOWN_TIMEOUT_SECONDS="+strings.TrimSuffix(fleetShutdown.String(), "s"), "CALLBUS_LOG_LEVEL=info",
 	)
 }
 
@@ -107,6 +116,7 @@ func (b *fleetBed) start(t *testing.T, instance string) *fleetPoller {
 	addr := simtest.FreeAddr(t)
 	p := &fleetPoller{child: startPoller(t, b.env(instance, addr)), instance: instance, addr: addr}
 	b.pollers[instance] = p
+	b.all = append(b.all, p)
 	t.Cleanup(func() {
 		for _, name := range b.sim.Names() {
 			if strings.Contains(p.stderr.String(), simtest.AccountKey(name)) {
@@ -148,24 +158,42 @@ func (b *fleetBed) holders(t *testing.T) map[string]lease {
 	return out
 }
 
+// instanceOf is the instance id of a lease holder ("<instance>/<random>").
+func instanceOf(holder string) string {
+	instance, _, _ := strings.Cut(holder, "/")
+	return instance
+}
+
 // lease is an account's holder and fencing token at one look.
 type lease struct {
 	holder string
 	token  int64
 }
 
-// allLed waits until every account has a leader among the live pollers.
+// allLed waits until every account has a leader among the live pollers; on
+// timeout it shows who holds what and the end of each poller's log.
 func (b *fleetBed) allLed(t *testing.T, limit time.Duration) {
 	t.Helper()
-	simtest.WaitFor(t, limit, "every account led by a live poller", func() bool {
+	deadline := time.Now().Add(limit)
+	for {
 		hs := b.holders(t)
+		var unled []string
 		for _, name := range b.sim.Names() {
-			if b.pollers[hs[name].holder] == nil {
-				return false
+			if b.pollers[instanceOf(hs[name].holder)] == nil {
+				unled = append(unled, name+"="+hs[name].holder)
 			}
 		}
-		return true
-	})
+		if len(unled) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			for _, p := range b.pollers {
+				t.Logf("%s log:\n%s", p.instance, tail(p.stderr.String(), 4000))
+			}
+			t.Fatalf("after %s, accounts not led by a live poller: %v", limit, unled)
+		}
+		time.Sleep(100 * time.Millisecond) // polling interval
+	}
 }
 
 // auditAll audits each account's events against its truth until every account
@@ -211,6 +239,29 @@ func (b *fleetBed) auditOnce(t *testing.T, msgs map[string][]audit.Message) (map
 		reports[name] = r
 	}
 	return reports, settled
+}
+
+// explain logs, for each account with problems, its lease, outbox and the
+// pollers' last log lines about it.
+func (b *fleetBed) explain(t *testing.T, reports map[string]*audit.Report) {
+	t.Helper()
+	hs := b.holders(t)
+	for name, r := range reports {
+		if r.OK() {
+			continue
+		}
+		n, err := b.stores[name].OutboxLen(t.Context())
+		t.Logf("%s: %d problems; lease %+v; outbox %d (%v); events %d", name, len(r.Problems), hs[name], n, err, r.Messages)
+		for _, p := range b.all {
+			var lines []string
+			for _, l := range strings.Split(p.stderr.String(), "\n") {
+				if strings.Contains(l, `"`+name+`"`) {
+					lines = append(lines, l)
+				}
+			}
+			t.Logf("%s about %s:\n%s", p.instance, name, strings.Join(lines[max(0, len(lines)-15):], "\n"))
+		}
+	}
 }
 
 // byAccount splits a stream's messages by the account their source names.

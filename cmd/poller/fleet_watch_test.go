@@ -5,6 +5,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/callbus/callbus/internal/simtest"
 )
 
 // leaseWatch samples every account's lease (holder, fencing token) every 100 ms
@@ -100,6 +102,23 @@ func (w *leaseWatch) Problems() []string {
 	return append([]string(nil), w.problems...)
 }
 
+// caughtUp waits until every account has a sample taken after now.
+func (w *leaseWatch) caughtUp(t *testing.T) {
+	t.Helper()
+	now := time.Now()
+	simtest.WaitFor(t, 30*time.Second, "the lease watch to catch up", func() bool {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		for _, name := range w.b.sim.Names() {
+			ss := w.samples[name]
+			if len(ss) == 0 || !ss[len(ss)-1].at.After(now) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
 // failover measures, for every account victim held at since, how long until
 // another live holder had it; it returns the worst, the number of such accounts
 // and those still not taken over.
@@ -112,7 +131,7 @@ func (w *leaseWatch) failover(victim string, since time.Time) (worst time.Durati
 			if s.at.After(since) {
 				break
 			}
-			held = s.holder == victim
+			held = instanceOf(s.holder) == victim
 		}
 		if !held {
 			continue
@@ -120,7 +139,7 @@ func (w *leaseWatch) failover(victim string, since time.Time) (worst time.Durati
 		moved++
 		took := time.Duration(-1)
 		for _, s := range ss {
-			if s.at.After(since) && s.holder != "" && s.holder != victim {
+			if s.at.After(since) && s.holder != "" && instanceOf(s.holder) != victim {
 				took = s.at.Sub(since)
 				break
 			}

@@ -33,10 +33,21 @@ func AccountKey(name string) string { return "key-" + name }
 // harness's). The server closes when the test ends.
 func NewAccounts(t testing.TB, n int, configure func(i int, name string, c *sim.Config)) *Accounts {
 	t.Helper()
-	a := &Accounts{truth: map[string]*Buffer{}, Clock: sim.NewManualClock(time.Now().UTC().Truncate(time.Second))}
+	clock := sim.NewManualClock(time.Now().UTC().Truncate(time.Second))
+	a := NewAccountsOn(t, n, clock, configure)
+	a.Clock = clock
+	return a
+}
+
+// NewAccountsOn is NewAccounts on the given clock (a sim.ScaledClock at speed 1
+// from now, say, for delays measured in real time); Run and Clock are for the
+// manual clock of NewAccounts only.
+func NewAccountsOn(t testing.TB, n int, clock sim.Clock, configure func(i int, name string, c *sim.Config)) *Accounts {
+	t.Helper()
+	a := &Accounts{truth: map[string]*Buffer{}}
 	sa, err := sim.NewAccounts(sim.AccountsConfig{
 		Names: sim.AccountNames(n),
-		Clock: a.Clock,
+		Clock: clock,
 		Config: func(i int, name string) sim.Config {
 			c := sim.Config{Seed: uint64(i + 1), APIKey: AccountKey(name)}
 			if configure != nil {
@@ -65,6 +76,9 @@ func NewAccounts(t testing.TB, n int, configure func(i int, name string, c *sim.
 // until Freeze (called at the end of the test at the latest); worlds catch up
 // when asked. Call it at most once.
 func (a *Accounts) Run(t testing.TB, speed float64) {
+	if a.Clock == nil {
+		t.Fatal("simtest: Run on accounts whose clock is not a manual one of their own")
+	}
 	a.run.start(t, speed, a.Clock.Advance)
 }
 

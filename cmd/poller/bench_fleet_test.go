@@ -1,0 +1,208 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/callbus/callbus/internal/audit"
+	"github.com/callbus/callbus/internal/cursor"
+	"github.com/callbus/callbus/internal/event"
+	"github.com/callbus/callbus/internal/natstest"
+	"github.com/callbus/callbus/internal/redistest"
+	"github.com/callbus/callbus/internal/sim"
+	"github.com/callbus/callbus/internal/simtest"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// fleetBenchIntervals is, per event type, the default interval of the read that
+// detects it (config defaults: calls 5 s, open calls 10 s, metrics and users
+// 30 s): the bound of issue 14 is p99 ≤ 1.2 × this.
+var fleetBenchIntervals = map[event.Type]time.Duration{
+	event.CallCreated:              5 * time.Second,
+	event.ParticipantStatusChanged: 10 * time.Second,
+	event.CallEnded:                10 * time.Second,
+	event.MetricFinalized:          30 * time.Second,
+	event.UserStatusChanged:        30 * time.Second,
+}
+
+// BenchmarkFleetAccounts: one poller process in fleet mode serving
+// CALLBUS_BENCH_ACCOUNTS (100) accounts of the multi-account simulator, each at
+// plan 100 (its own 100 requests a minute) with callbus's default share and
+// intervals, about 6 calls a minute each, simulator at real speed on the same
+// machine. After every account is led and a warm-up, it measures for
+// CALLBUS_BENCH_LIVE (3m): the poller's CPU-seconds and mean RSS, per account
+// and per account-minute, and each event type's detection delay p99 over all
+// accounts against 1.2 × its interval; it derives the accounts one replica
+// sustains per core from the CPU figure.
+func BenchmarkFleetAccounts(b *testing.B) {
+	n := envInt("CALLBUS_BENCH_ACCOUNTS", 100)
+	live := envDuration("CALLBUS_BENCH_LIVE", 3*time.Minute)
+	for range b.N {
+		fleetAccountsOnce(b, n, live)
+	}
+}
+
+func fleetAccountsOnce(b *testing.B, n int, live time.Duration) {
+	rs := redistest.Start(b)
+	ns := natstest.Start(b)
+	a := simtest.NewAccountsOn(b, n, sim.NewScaledClock(time.Now(), 1), func(_ int, _ string, c *sim.Config) {
+		c.Agents, c.CallRate, c.Plan = 20, 6, 100
+	})
+	dir := b.TempDir()
+	for _, name := range a.Names() {
+		writeSimAccount(b, dir, a, name)
+	}
+	var env []string
+	for _, kv := range pollerEnv(&simtest.World{}, ns.URL(), rs.URL, "bench-fleet", simtest.FreeAddr(b)) {
+		if !strings.Contains(kv, "_INTERVAL_SECONDS=") && !strings.HasPrefix(kv, "CALLBUS_RATE_LIMIT_SHARE=") &&
+			!strings.HasPrefix(kv, "CALLBUS_API_") && !strings.HasPrefix(kv, "CALLBUS_ACCOUNT=") && !strings.HasPrefix(kv, "CALLBUS_LEASE_TTL") {
+			env = append(env, kv) // the defaults of the configuration instead
+		}
+	}
+	env = append(env, "CALLBUS_ACCOUNTS_DIR="+dir, "CALLBUS_LOG_LEVEL=warn")
+	c := startPoller(b, env)
+	waitAllLed(b, rs, a.Names(), c)
+	time.Sleep(30 * time.Second) // warm-up: first reads and backfills out of the way, not a condition
+	from := time.Now()
+	cpu0 := procCPU(b, c.cmd.Process.Pid)
+	rss := sampleRSS(c.cmd.Process.Pid, live)
+	cpu := procCPU(b, c.cmd.Process.Pid) - cpu0
+	c.signal(syscall.SIGTERM)
+	if err := <-c.wait(60 * time.Second); err != nil {
+		b.Fatalf("poller: %v\n%s", err, tail(c.stderr.String(), 3000))
+	}
+	js, err := jetstream.New(ns.Conn(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	msgs, err := audit.ReadStream(b.Context(), js, "CALLCENTER")
+	if err != nil {
+		b.Fatal(err)
+	}
+	delays := map[event.Type][]time.Duration{}
+	for name, ms := range byAccount(msgs) {
+		var window []audit.Message
+		for _, m := range ms {
+			if m.Published.After(from) {
+				window = append(window, m)
+			}
+		}
+		for typ, ds := range audit.Delays(window, a.ReadTruth(b, name), func(t time.Time) time.Time { return t }) {
+			delays[typ] = append(delays[typ], ds...)
+		}
+	}
+	reportFleet(b, fleetRun{accounts: n, live: live, cpu: cpu, rss: rss, delays: delays, msgs: len(msgs)})
+}
+
+// fleetRun is what one BenchmarkFleetAccounts run measured.
+type fleetRun struct {
+	accounts int
+	live     time.Duration
+	cpu      float64 // poller CPU-seconds in the window
+	rss      rssStats
+	delays   map[event.Type][]time.Duration
+	msgs     int
+}
+
+func reportFleet(b *testing.B, r fleetRun) {
+	acctMin := float64(r.accounts) * r.live.Minutes()
+	cpuPer := r.cpu / acctMin
+	perCore := 60 / cpuPer // account-minutes one core serves per minute
+	b.ReportMetric(cpuPer, "cpu-s/account-min")
+	b.ReportMetric(r.rss.mean/float64(r.accounts), "RSS-MB/account")
+	b.ReportMetric(r.rss.peak, "peak-RSS-MB")
+	b.ReportMetric(perCore, "accounts/core")
+	lines := []string{"| event | n | p99 | interval | p99 ÷ interval | ≤ 1.2 |", "|---|---|---|---|---|---|"}
+	for _, typ := range []event.Type{event.CallCreated, event.ParticipantStatusChanged, event.CallEnded, event.MetricFinalized, event.UserStatusChanged} {
+		ds := r.delays[typ]
+		if len(ds) == 0 {
+			lines = append(lines, fmt.Sprintf("| `%s` | 0 | | | | |", typ))
+			continue
+		}
+		p99 := audit.Percentile(ds, 99)
+		ratio := p99.Seconds() / fleetBenchIntervals[typ].Seconds()
+		b.ReportMetric(p99.Seconds(), string(typ)+"-p99-s")
+		lines = append(lines, fmt.Sprintf("| `%s` | %d | %.1f s | %s | %.2f | %s |", typ, len(ds), p99.Seconds(), fleetBenchIntervals[typ], ratio, yesNo(ratio <= 1.2)))
+	}
+	b.Logf("%d accounts for %s (%d messages in all): poller CPU %.1f s = %.4f CPU-s per account-minute → %.0f accounts per core at 100%%; "+
+		"RSS mean %.1f MB (%.2f MB per account), peak %.1f MB\n%s",
+		r.accounts, r.live, r.msgs, r.cpu, cpuPer, perCore, r.rss.mean, r.rss.mean/float64(r.accounts), r.rss.peak, strings.Join(lines, "\n"))
+}
+
+func yesNo(ok bool) string {
+	if ok {
+		return "yes"
+	}
+	return "**no**"
+}
+
+// waitAllLed waits (up to 3 minutes) until every account has a lease holder.
+func waitAllLed(b *testing.B, rs *redistest.Server, names []string, c *child) {
+	rdb := rs.Client(b)
+	stores := make([]*cursor.Store, len(names))
+	for i, name := range names {
+		s, err := cursor.New(rdb, name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		stores[i] = s
+	}
+	deadline := time.Now().Add(3 * time.Minute)
+	for i := 0; i < len(stores); {
+		if h, _, _, err := stores[i].Leader(b.Context()); err == nil && h != "" {
+			i++
+			continue
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("account %s not led after 3 minutes\n%s", names[i], tail(c.stderr.String(), 3000))
+		}
+		time.Sleep(100 * time.Millisecond) // polling interval
+	}
+}
+
+// procCPU is the CPU-seconds (user + system) process pid has used so far, from
+// /proc/<pid>/stat (clock ticks of 1/100 s, Linux's USER_HZ).
+func procCPU(b *testing.B, pid int) float64 {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		b.Fatalf("read /proc stat: %v", err)
+	}
+	// Fields after the command name (in parentheses, which may hold spaces):
+	// utime and stime are the 14th and 15th of the line.
+	f := strings.Fields(string(raw[strings.LastIndexByte(string(raw), ')')+1:]))
+	ut, _ := strconv.ParseFloat(f[11], 64)
+	st, _ := strconv.ParseFloat(f[12], 64)
+	return (ut + st) / 100
+}
+
+// rssStats are the resident set sizes seen, in MB.
+type rssStats struct{ mean, peak float64 }
+
+// sampleRSS reads process pid's VmRSS every second for d.
+func sampleRSS(pid int, d time.Duration) rssStats {
+	var sum, peak float64
+	n := 0
+	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(time.Second) {
+		raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+		if err != nil {
+			continue
+		}
+		for _, l := range strings.Split(string(raw), "\n") {
+			if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
+				kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
+				sum += kb / 1024
+				peak = max(peak, kb/1024)
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		return rssStats{}
+	}
+	return rssStats{mean: sum / float64(n), peak: peak}
+}
