@@ -37,8 +37,9 @@ import (
 //
 // The process holds the shared parts once (process.go): the metrics provider,
 // the Redis client, the NATS connection and the HTTP server. It serves the one
-// account of s, or, when s.AccountsDir is set, the accounts the fleet gives it
-// (fleet.go), each with parts of its own (account.go).
+// account of s, or, given WithAccounts (poller run passes the accounts_dir
+// watcher), the accounts the fleet assigns to it (fleet.go), each with parts of
+// its own (account.go); in a fleet s holds the process's settings only.
 func Run(ctx context.Context, s config.Settings, log zerolog.Logger, opts ...Option) error {
 	o := newOptions(opts)
 	log.Info().Str("version", o.version).Object("config", s).Msg("starting")
