@@ -82,6 +82,7 @@ func TestReadAccountFileRefuses(t *testing.T) {
 		{"key twice", "acme.json", `{` + good + `, "api_key": "x"}`, "api_key_file"},
 		{"no API address", "acme.json", `{"api_key_file": "k.key"}`, "api_url"},
 		{"setting of the process", "acme.json", `{` + good + `, "redis_url": "redis://other:6379/0"}`, "redis_url"},
+		{"another setting of the process", "acme.json", `{` + good + `, "lease_ttl_seconds": 30}`, "lease_ttl_seconds"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -153,5 +154,25 @@ func TestProcessValues(t *testing.T) {
 	}
 	if v["redis_url"] != "redis://r:6379/0" || v["stream_name"] != "EVENTS" || len(v) != 2 {
 		t.Errorf("ProcessValues = %v", v)
+	}
+}
+
+// Every setting the process shares is declared, and the per-account ones are not
+// taken for shared ones.
+func TestProcessKeys(t *testing.T) {
+	d, err := Declarations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range processKeys {
+		if _, ok := d.Param(k); !ok {
+			t.Errorf("%s: not declared", k)
+		}
+	}
+	for _, k := range []string{"api_url", "api_domain", "api_key", "account", "rate_limit_share", "calls_interval_seconds",
+		"metrics_lookback_minutes", "resources", "outbox_max_events", "api_timeout_seconds", "export_backfill_above_hours"} {
+		if processKey(k) {
+			t.Errorf("%s: taken for a setting of the process", k)
+		}
 	}
 }
