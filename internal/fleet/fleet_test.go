@@ -220,3 +220,22 @@ func TestNewRefuses(t *testing.T) {
 		t.Error("New accepted a nil client")
 	}
 }
+
+// A member stopping while Redis is gone still returns, after its works did.
+func TestFleetStopsWithoutRedis(t *testing.T) {
+	srv := redistest.StartPrivate(t)
+	rdb := srv.Client(t)
+	log := &simtest.Buffer{}
+	dumpOnFailure(t, log)
+	src, rec := newSource("a", "b"), newRecorder()
+	m := join(t, rdb, "solo", src, rec, log, WithTTL(600*time.Millisecond))
+	simtest.WaitFor(t, waitLimit, "accounts running", func() bool { return converged(src, rec, []string{"solo"}, m) })
+	srv.Stop()
+	m.leave(t)
+	if running, _ := rec.snapshot(); len(running) != 0 {
+		t.Errorf("works still running after Run returned: %v", running)
+	}
+	if !strings.Contains(log.String(), "could not remove this replica's membership") {
+		t.Errorf("the failed leave is not logged:\n%s", log)
+	}
+}
