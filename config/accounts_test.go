@@ -11,7 +11,7 @@ import (
 )
 
 // accountsDir writes files (name → content) into a new directory.
-func accountsDir(t *testing.T, files map[string]string) string {
+func accountsDir(t testing.TB, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
 	for name, content := range files {
@@ -175,4 +175,33 @@ func TestProcessKeys(t *testing.T) {
 			t.Errorf("%s: taken for a setting of the process", k)
 		}
 	}
+}
+
+// Any account file is accepted or refused with problems, never a panic, and a
+// refusal never holds the API key.
+func FuzzReadAccountFile(f *testing.F) {
+	f.Add(`{"api_url": "http://sim:8080", "api_key_file": "k.key"}`)
+	f.Add(`{"api_domain": "acme", "api_key": "x", "rate_limit_share": 50, "resources": ["calls"]}`)
+	f.Add(`{"api_url": "http://sim:8080", "api_key_file": "k.key", "account": "acme", "redis_url": 7}`)
+	f.Add(`{"api_key_file": ["k.key"]}`)
+	f.Add(`[]`)
+	dir := accountsDir(f, nil)
+	if err := os.WriteFile(filepath.Join(dir, "k.key"), []byte(testKey), 0o600); err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, content string) {
+		if err := os.WriteFile(filepath.Join(dir, "acme.json"), []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		a, err := ReadAccountFile(dir, "acme.json", fleetBase)
+		var afe *AccountFileError
+		switch {
+		case err == nil && (a.Name != "acme" || a.Settings.Account != "acme" || a.Digest == ""):
+			t.Fatalf("accepted as %+v", a)
+		case err != nil && (!errors.As(err, &afe) || len(afe.Problems) == 0):
+			t.Fatalf("refused without problems: %v", err)
+		case err != nil && strings.Contains(err.Error(), testKey):
+			t.Fatalf("the key leaked: %v", err)
+		}
+	})
 }
