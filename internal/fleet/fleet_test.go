@@ -146,6 +146,7 @@ func TestFleetDeadMemberExpires(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	lastBeat := time.Now()
 	if _, err := dead.readMembers(t.Context(), true); err != nil { // one heartbeat, then silence
 		t.Fatal(err)
 	}
@@ -161,6 +162,13 @@ func TestFleetDeadMemberExpires(t *testing.T) {
 		return slices.Equal(m.Members(), both)
 	})
 	simtest.WaitFor(t, waitLimit, "the dead member's accounts moved", func() bool { return converged(src, rec, []string{"alive"}, m) })
+	// Expected: the TTL plus at most one check (1 s); twice the TTL allows for a
+	// loaded machine without letting a membership that never expires pass.
+	if moved := time.Since(lastBeat); moved > 2*dead.ttl {
+		t.Errorf("the dead member's accounts moved %s after its last heartbeat, TTL %s", moved, dead.ttl)
+	} else {
+		t.Logf("the dead member's accounts moved %s after its last heartbeat (TTL %s)", moved, dead.ttl)
+	}
 }
 
 // With Redis gone, the member keeps running its accounts and logs; when Redis

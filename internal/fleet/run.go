@@ -81,6 +81,7 @@ type loop struct {
 
 	lastBeat    time.Time // of the last heartbeat Redis accepted
 	unreachable bool      // the last call to Redis failed
+	lastFailLog time.Time // when a failure was last logged
 }
 
 // reconcile stops the works this replica should no longer run and starts the
