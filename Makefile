@@ -5,7 +5,7 @@ BENCH   ?= .
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: build demo test vet fmt-check asyncapi chart rules fuzz bench bench-micro sim clean
+.PHONY: build demo test vet fmt-check asyncapi chart rules fuzz bench bench-micro chaos sim clean
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/ ./cmd/...
@@ -105,6 +105,11 @@ rules:
 # profiles of the poller.
 bench:
 	$(GO) test -run '^$$' -bench '$(BENCH)' -benchtime 1x -timeout 60m ./cmd/poller/
+
+# The fleet chaos test in its full form (60 accounts, three rounds of every
+# fault); make test runs its short form (30 accounts, one round).
+chaos:
+	CALLBUS_FLEET_CHAOS=full $(GO) test -count=1 -run '^TestFleetChaos$$' -v -timeout 30m ./cmd/poller/
 
 # Micro-benchmarks of the packages (store commits, simulator, ...).
 bench-micro:

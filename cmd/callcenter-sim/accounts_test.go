@@ -62,6 +62,18 @@ func TestRunServesManyAccounts(t *testing.T) {
 		time.Sleep(20 * time.Millisecond) // pacing between polls, not a wait for a condition
 	}
 	cancel()
+	waitRun(t, done)
+	if b, err := os.ReadFile(filepath.Join(dir, "acct002.ndjson")); err != nil || !strings.Contains(string(b), `"entity":"call"`) {
+		t.Errorf("acct002 truth log (%v): %.200s", err, b)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "acct001.ndjson")); !os.IsNotExist(err) {
+		t.Errorf("acct001 was never asked for, yet its truth log: %v", err)
+	}
+}
+
+// waitRun waits for run to return after its context was cancelled.
+func waitRun(t *testing.T, done <-chan error) {
+	t.Helper()
 	select {
 	case err := <-done:
 		if err != nil {
@@ -69,12 +81,6 @@ func TestRunServesManyAccounts(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("run did not return after cancel")
-	}
-	if b, err := os.ReadFile(filepath.Join(dir, "acct002.ndjson")); err != nil || !strings.Contains(string(b), `"entity":"call"`) {
-		t.Errorf("acct002 truth log (%v): %.200s", err, b)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "acct001.ndjson")); !os.IsNotExist(err) {
-		t.Errorf("acct001 was never asked for, yet its truth log: %v", err)
 	}
 }
 

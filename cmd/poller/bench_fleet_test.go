@@ -69,9 +69,9 @@ func fleetAccountsOnce(b *testing.B, n int, live time.Duration) {
 	waitAllLed(b, rs, a.Names(), c)
 	time.Sleep(30 * time.Second) // warm-up: first reads and backfills out of the way, not a condition
 	from := time.Now()
-	cpu0 := procCPU(b, c.cmd.Process.Pid)
+	cpu0, simCPU0 := procCPU(b, c.cmd.Process.Pid), procCPU(b, os.Getpid())
 	rss := sampleRSS(c.cmd.Process.Pid, live)
-	cpu := procCPU(b, c.cmd.Process.Pid) - cpu0
+	cpu, simCPU := procCPU(b, c.cmd.Process.Pid)-cpu0, procCPU(b, os.Getpid())-simCPU0
 	c.signal(syscall.SIGTERM)
 	if err := <-c.wait(60 * time.Second); err != nil {
 		b.Fatalf("poller: %v\n%s", err, tail(c.stderr.String(), 3000))
@@ -96,7 +96,7 @@ func fleetAccountsOnce(b *testing.B, n int, live time.Duration) {
 			delays[typ] = append(delays[typ], ds...)
 		}
 	}
-	reportFleet(b, fleetRun{accounts: n, live: live, cpu: cpu, rss: rss, delays: delays, msgs: len(msgs)})
+	reportFleet(b, fleetRun{accounts: n, live: live, cpu: cpu, simCPU: simCPU, rss: rss, delays: delays, msgs: len(msgs)})
 }
 
 // fleetRun is what one BenchmarkFleetAccounts run measured.
@@ -104,6 +104,7 @@ type fleetRun struct {
 	accounts int
 	live     time.Duration
 	cpu      float64 // poller CPU-seconds in the window
+	simCPU   float64 // the benchmark's own (simulator, NATS server) CPU-seconds meanwhile
 	rss      rssStats
 	delays   map[event.Type][]time.Duration
 	msgs     int
@@ -130,8 +131,17 @@ func reportFleet(b *testing.B, r fleetRun) {
 		lines = append(lines, fmt.Sprintf("| `%s` | %d | %.1f s | %s | %.2f | %s |", typ, len(ds), p99.Seconds(), fleetBenchIntervals[typ], ratio, yesNo(ratio <= 1.2)))
 	}
 	b.Logf("%d accounts for %s (%d messages in all): poller CPU %.1f s = %.4f CPU-s per account-minute → %.0f accounts per core at 100%%; "+
-		"RSS mean %.1f MB (%.2f MB per account), peak %.1f MB\n%s",
-		r.accounts, r.live, r.msgs, r.cpu, cpuPer, perCore, r.rss.mean, r.rss.mean/float64(r.accounts), r.rss.peak, strings.Join(lines, "\n"))
+		"RSS mean %.1f MB (%.2f MB per account), peak %.1f MB; the simulator's process (with the NATS server) %.1f CPU-s, load average %s\n%s",
+		r.accounts, r.live, r.msgs, r.cpu, cpuPer, perCore, r.rss.mean, r.rss.mean/float64(r.accounts), r.rss.peak, r.simCPU, loadAvg(), strings.Join(lines, "\n"))
+}
+
+// loadAvg is the machine's 1, 5 and 15 minute load averages (/proc/loadavg).
+func loadAvg() string {
+	raw, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	return strings.Join(strings.Fields(string(raw))[:3], " ")
 }
 
 func yesNo(ok bool) string {

@@ -74,9 +74,10 @@ func TestFleetChaos(t *testing.T) {
 	}
 	b.allLed(t, 120*time.Second)
 	streamGrows(t, js, "the fleet to publish")
+	run := chaosRun{b: b, watch: watch, tally: &tally, newPoller: newPoller}
 	for round := range form.rounds {
 		t.Logf("round %d", round+1)
-		chaosRound(t, b, watch, &tally, newPoller, round)
+		run.round(t, round)
 	}
 	settle := time.Now()
 	b.allLed(t, 60*time.Second)
@@ -88,39 +89,52 @@ func TestFleetChaos(t *testing.T) {
 	chaosVerdict(t, form, tally, watch, reports, events)
 }
 
-// chaosRound injects one fault of each kind, waiting after each until every
-// account is led by a live poller again.
-func chaosRound(t *testing.T, b *fleetBed, watch *leaseWatch, tally *chaosTally, newPoller func() *fleetPoller, round int) {
+// chaosRun is one chaos test's fleet, lease watch and tally.
+type chaosRun struct {
+	b         *fleetBed
+	watch     *leaseWatch
+	tally     *chaosTally
+	newPoller func() *fleetPoller
+}
+
+// measure waits until every account is led by a live poller again and records
+// how long the accounts victim held at 'at' waited for another leader.
+func (c chaosRun) measure(t *testing.T, kind string, victim *fleetPoller, at time.Time) {
 	t.Helper()
-	failover := func(kind string, victim *fleetPoller, at time.Time) {
-		b.allLed(t, 60*time.Second)
-		watch.caughtUp(t)
-		worst, moved, stuck := watch.failover(victim.instance, at)
-		tally.faults[kind]++
-		tally.failovers += moved
-		// A dead poller's accounts wait for its leases to expire; a leaving one
-		// first drains each account's outbox (up to the shutdown timeout).
-		limit := fleetLeaseTTL + 2*time.Second
-		if kind == chaosRemoved {
-			tally.worstHandOff = max(tally.worstHandOff, worst)
-			limit = fleetShutdown + fleetLeaseTTL
-		} else {
-			tally.worstFailover = max(tally.worstFailover, worst)
-		}
-		t.Logf("%s %s: %d accounts moved, the last after %s", kind, victim.instance, moved, worst.Round(10*time.Millisecond))
-		if len(stuck) > 0 {
-			t.Errorf("%s %s: accounts not led again: %v", kind, victim.instance, stuck)
-		}
-		if worst > limit {
-			t.Errorf("%s %s: an account waited %s for a leader, more than %s", kind, victim.instance, worst, limit)
-		}
+	c.b.allLed(t, 60*time.Second)
+	c.watch.caughtUp(t)
+	worst, moved, stuck := c.watch.failover(victim.instance, at)
+	c.tally.faults[kind]++
+	c.tally.failovers += moved
+	// A dead poller's accounts wait for its leases to expire; a leaving one
+	// first drains each account's outbox (up to the shutdown timeout).
+	limit := fleetLeaseTTL + 2*time.Second
+	if kind == chaosRemoved {
+		c.tally.worstHandOff = max(c.tally.worstHandOff, worst)
+		limit = fleetShutdown + fleetLeaseTTL
+	} else {
+		c.tally.worstFailover = max(c.tally.worstFailover, worst)
 	}
+	t.Logf("%s %s: %d accounts moved, the last after %s", kind, victim.instance, moved, worst.Round(10*time.Millisecond))
+	if len(stuck) > 0 {
+		t.Errorf("%s %s: accounts not led again: %v", kind, victim.instance, stuck)
+	}
+	if worst > limit {
+		t.Errorf("%s %s: an account waited %s for a leader, more than %s", kind, victim.instance, worst, limit)
+	}
+}
+
+// round injects one fault of each kind, waiting after each until every account
+// is led by a live poller again.
+func (c chaosRun) round(t *testing.T, round int) {
+	t.Helper()
+	b := c.b
 	// SIGKILL: a crash; a replacement joins.
 	victim := b.busiest(t)
 	at := time.Now()
 	b.kill(t, victim)
-	failover("SIGKILL", victim, at)
-	newPoller()
+	c.measure(t, "SIGKILL", victim, at)
+	c.newPoller()
 	b.allLed(t, 60*time.Second)
 
 	// SIGSTOP past the lease: the frozen poller's accounts move; on SIGCONT it
@@ -129,27 +143,27 @@ func chaosRound(t *testing.T, b *fleetBed, watch *leaseWatch, tally *chaosTally,
 	at = time.Now()
 	frozen.signal(syscall.SIGSTOP)
 	delete(b.pollers, frozen.instance) // not live while frozen
-	failover("SIGSTOP", frozen, at)
+	c.measure(t, "SIGSTOP", frozen, at)
 	time.Sleep(fleetLeaseTTL) // frozen a while past the hand-over, not a condition
 	frozen.signal(syscall.SIGCONT)
 	b.pollers[frozen.instance] = frozen
-	tally.faults["SIGCONT"]++
+	c.tally.faults["SIGCONT"]++
 
 	// A poller joins (accounts move to it), another leaves gracefully.
-	newPoller()
-	tally.faults["poller added"]++
+	c.newPoller()
+	c.tally.faults["poller added"]++
 	b.allLed(t, 60*time.Second)
 	leaving := b.busiest(t)
 	at = time.Now()
 	b.stop(t, leaving)
-	failover(chaosRemoved, leaving, at)
+	c.measure(t, chaosRemoved, leaving, at)
 
 	// The NATS node leading the stream dies, and comes back.
 	chaosNATS(t, b)
-	tally.faults["NATS node killed"]++
+	c.tally.faults["NATS node killed"]++
 	// A Redis master hands over to its replica (CLUSTER FAILOVER).
 	b.redis.Failover(t, round%len(b.redis.Shards))
-	tally.faults["Redis master failover"]++
+	c.tally.faults["Redis master failover"]++
 	b.allLed(t, 60*time.Second)
 }
 
