@@ -19,15 +19,21 @@ import (
 // file gives rather than the process.
 var perAccountRequired = []string{"account", "api_key"}
 
-// processKeys are the settings shared by every account of a process (one Redis,
-// one NATS connection, one stream, one HTTP server, one lease TTL for the fleet's
-// membership): an account file that sets one is refused rather than silently
-// ignored.
-var processKeys = []string{
-	"accounts_dir", "nats_url", "nats_creds", "nats_user", "nats_password", "nats_tls_ca",
-	"redis_url", "redis_password", "subject_prefix", "stream_name", "stream_max_age_hours",
-	"stream_duplicate_window_seconds", "stream_replicas", "log_level", "log_format", "http_addr",
-	"debug_pprof", "lease_ttl_seconds", "instance_id", "shutdown_timeout_seconds",
+// processPrefixes and processKeys name the settings shared by every account of a
+// process (one Redis, one NATS connection, one stream, one HTTP server, one lease
+// TTL for the fleet's membership): an account file that sets one is refused
+// rather than silently ignored. Prefixes cover the settings added later too
+// (redis_cluster_addrs, …).
+var (
+	processPrefixes = []string{"redis_", "nats_", "stream_", "log_"}
+	processKeys     = []string{"accounts_dir", "subject_prefix", "http_addr", "debug_pprof",
+		"lease_ttl_seconds", "instance_id", "shutdown_timeout_seconds"}
+)
+
+// processKey reports whether key is a setting of the process, not of an account.
+func processKey(key string) bool {
+	return slices.Contains(processKeys, key) ||
+		slices.ContainsFunc(processPrefixes, func(p string) bool { return strings.HasPrefix(key, p) })
 }
 
 // apiKeyFile is the key of an account file naming the file of its API key.
@@ -140,8 +146,8 @@ func accountRules(name string, values map[string]any) iparams.Problems {
 	case !inline && !file:
 		ps = append(ps, iparams.Problem{Key: apiKeyFile, Message: "required: the path of the file holding the account's API key (relative to the accounts directory)"})
 	}
-	for _, k := range processKeys {
-		if _, ok := values[k]; ok {
+	for _, k := range slices.Sorted(maps.Keys(values)) {
+		if processKey(k) {
 			ps = append(ps, iparams.Problem{Key: k, Message: "a setting of the process, shared by every account: set it in the environment or --config, not in an account file"})
 		}
 	}

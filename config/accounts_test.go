@@ -11,7 +11,7 @@ import (
 )
 
 // accountsDir writes files (name → content) into a new directory.
-func accountsDir(t *testing.T, files map[string]string) string {
+func accountsDir(t testing.TB, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
 	for name, content := range files {
@@ -82,6 +82,7 @@ func TestReadAccountFileRefuses(t *testing.T) {
 		{"key twice", "acme.json", `{` + good + `, "api_key": "x"}`, "api_key_file"},
 		{"no API address", "acme.json", `{"api_key_file": "k.key"}`, "api_url"},
 		{"setting of the process", "acme.json", `{` + good + `, "redis_url": "redis://other:6379/0"}`, "redis_url"},
+		{"another setting of the process", "acme.json", `{` + good + `, "lease_ttl_seconds": 30}`, "lease_ttl_seconds"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -154,4 +155,53 @@ func TestProcessValues(t *testing.T) {
 	if v["redis_url"] != "redis://r:6379/0" || v["stream_name"] != "EVENTS" || len(v) != 2 {
 		t.Errorf("ProcessValues = %v", v)
 	}
+}
+
+// Every setting the process shares is declared, and the per-account ones are not
+// taken for shared ones.
+func TestProcessKeys(t *testing.T) {
+	d, err := Declarations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range processKeys {
+		if _, ok := d.Param(k); !ok {
+			t.Errorf("%s: not declared", k)
+		}
+	}
+	for _, k := range []string{"api_url", "api_domain", "api_key", "account", "rate_limit_share", "calls_interval_seconds",
+		"metrics_lookback_minutes", "resources", "outbox_max_events", "api_timeout_seconds", "export_backfill_above_hours"} {
+		if processKey(k) {
+			t.Errorf("%s: taken for a setting of the process", k)
+		}
+	}
+}
+
+// Any account file is accepted or refused with problems, never a panic, and a
+// refusal never holds the API key.
+func FuzzReadAccountFile(f *testing.F) {
+	f.Add(`{"api_url": "http://sim:8080", "api_key_file": "k.key"}`)
+	f.Add(`{"api_domain": "acme", "api_key": "x", "rate_limit_share": 50, "resources": ["calls"]}`)
+	f.Add(`{"api_url": "http://sim:8080", "api_key_file": "k.key", "account": "acme", "redis_url": 7}`)
+	f.Add(`{"api_key_file": ["k.key"]}`)
+	f.Add(`[]`)
+	dir := accountsDir(f, nil)
+	if err := os.WriteFile(filepath.Join(dir, "k.key"), []byte(testKey), 0o600); err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, content string) {
+		if err := os.WriteFile(filepath.Join(dir, "acme.json"), []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		a, err := ReadAccountFile(dir, "acme.json", fleetBase)
+		var afe *AccountFileError
+		switch {
+		case err == nil && (a.Name != "acme" || a.Settings.Account != "acme" || a.Digest == ""):
+			t.Fatalf("accepted as %+v", a)
+		case err != nil && (!errors.As(err, &afe) || len(afe.Problems) == 0):
+			t.Fatalf("refused without problems: %v", err)
+		case err != nil && strings.Contains(err.Error(), testKey):
+			t.Fatalf("the key leaked: %v", err)
+		}
+	})
 }

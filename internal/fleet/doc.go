@@ -12,7 +12,9 @@
 // A replica renews its membership every TTL/3 and reads the live members at every
 // check (WithCheckInterval, default 1 s). Keep the member TTL at most the lease
 // TTL: a dead replica then leaves the fleet, and its accounts get new owners,
-// within the lease TTL, and their leadership takes the lease when it expires.
+// within the lease TTL, and their leadership takes the lease when it expires. At
+// 2/3 of the lease TTL or less (see WithTTL), the new owner waits for the lease
+// before it expires, and takes it at once.
 //
 // # Hand-off
 //
@@ -30,7 +32,7 @@
 //
 //	type Account struct{ Name, Digest string }
 //	func New(rdb redis.UniversalClient, replica string, log zerolog.Logger, opts ...Option) (*Fleet, error)
-//	func WithTTL(time.Duration) Option           // member TTL, default 15 s
+//	func WithTTL(time.Duration) Option           // member TTL, default 10 s
 //	func WithName(string) Option                 // the fleet's name (its Redis key), default "callbus"
 //	func WithCheckInterval(time.Duration) Option // default 1 s
 //	func (f *Fleet) Run(ctx context.Context, accounts func() []Account, work func(ctx context.Context, account string) error) error

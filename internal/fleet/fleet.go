@@ -18,7 +18,7 @@ type Account struct{ Name, Digest string }
 
 // Defaults of the options.
 const (
-	DefaultTTL           = 15 * time.Second // the default lease TTL (lease_ttl_seconds)
+	DefaultTTL           = 10 * time.Second // 2/3 of the default lease TTL (lease_ttl_seconds 15)
 	DefaultName          = "callbus"
 	DefaultCheckInterval = time.Second
 )
@@ -54,8 +54,10 @@ type Option func(*Fleet)
 
 // WithTTL sets the membership's time to live (default DefaultTTL): a replica that
 // stops heartbeating (every TTL/3) leaves the fleet after it. Keep it at most the
-// lease TTL, so a dead replica's accounts are reassigned before their leases can
-// be taken.
+// lease TTL; at most 2/3 of it (less the check interval) for the fastest failover:
+// a lease renewed every lease TTL/3 outlives its dead holder by at least 2/3 of
+// its TTL, so the new owner is then known, and its leadership waiting, before
+// the lease expires.
 func WithTTL(ttl time.Duration) Option { return func(f *Fleet) { f.ttl = ttl } }
 
 // WithName sets the fleet's name (default DefaultName): replicas of one fleet

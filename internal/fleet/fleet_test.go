@@ -146,6 +146,7 @@ func TestFleetDeadMemberExpires(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	lastBeat := time.Now()
 	if _, err := dead.readMembers(t.Context(), true); err != nil { // one heartbeat, then silence
 		t.Fatal(err)
 	}
@@ -161,6 +162,13 @@ func TestFleetDeadMemberExpires(t *testing.T) {
 		return slices.Equal(m.Members(), both)
 	})
 	simtest.WaitFor(t, waitLimit, "the dead member's accounts moved", func() bool { return converged(src, rec, []string{"alive"}, m) })
+	// Expected: the TTL plus at most one check (1 s); twice the TTL allows for a
+	// loaded machine without letting a membership that never expires pass.
+	if moved := time.Since(lastBeat); moved > 2*dead.ttl {
+		t.Errorf("the dead member's accounts moved %s after its last heartbeat, TTL %s", moved, dead.ttl)
+	} else {
+		t.Logf("the dead member's accounts moved %s after its last heartbeat (TTL %s)", moved, dead.ttl)
+	}
 }
 
 // With Redis gone, the member keeps running its accounts and logs; when Redis
@@ -218,5 +226,24 @@ func TestNewRefuses(t *testing.T) {
 	}
 	if _, err := New(nil, "a", zerolog.Nop()); err == nil {
 		t.Error("New accepted a nil client")
+	}
+}
+
+// A member stopping while Redis is gone still returns, after its works did.
+func TestFleetStopsWithoutRedis(t *testing.T) {
+	srv := redistest.StartPrivate(t)
+	rdb := srv.Client(t)
+	log := &simtest.Buffer{}
+	dumpOnFailure(t, log)
+	src, rec := newSource("a", "b"), newRecorder()
+	m := join(t, rdb, "solo", src, rec, log, WithTTL(600*time.Millisecond))
+	simtest.WaitFor(t, waitLimit, "accounts running", func() bool { return converged(src, rec, []string{"solo"}, m) })
+	srv.Stop()
+	m.leave(t)
+	if running, _ := rec.snapshot(); len(running) != 0 {
+		t.Errorf("works still running after Run returned: %v", running)
+	}
+	if !strings.Contains(log.String(), "could not remove this replica's membership") {
+		t.Errorf("the failed leave is not logged:\n%s", log)
 	}
 }

@@ -18,7 +18,7 @@ func (l *loop) refresh(ctx context.Context) {
 		ms, err = l.f.readMembers(ctx, true)
 	}
 	if err != nil {
-		l.failed(ctx, err, beat)
+		l.failed(ctx, err)
 		return
 	}
 	if beat {
@@ -31,22 +31,23 @@ func (l *loop) refresh(ctx context.Context) {
 	l.setMembers(ms)
 }
 
-// failed logs a failed call to Redis: the first of a run, then every failed
-// heartbeat, loudly once the membership has surely expired.
-func (l *loop) failed(ctx context.Context, err error, beat bool) {
+// failed logs a failed call to Redis: the first of a run, then one every TTL/3
+// at most, loudly once the membership has surely expired.
+func (l *loop) failed(ctx context.Context, err error) {
 	if ctx.Err() != nil {
 		return // shutting down
 	}
 	first := !l.unreachable
 	l.unreachable = true
-	if !first && !beat {
+	if !first && time.Since(l.lastFailLog) < l.f.ttl/3 {
 		return
 	}
+	l.lastFailLog = time.Now()
 	ev := l.f.log.Warn()
 	if !l.lastBeat.IsZero() && time.Since(l.lastBeat) > l.f.ttl {
 		ev = l.f.log.Error()
 	}
-	ev.Err(err).Time("last_heartbeat", l.lastBeat).Strs("owned", l.f.Owned()).
+	ev.Err(err).Time("last_heartbeat", l.lastBeat).Int("owned", len(l.f.Owned())).
 		Msg("fleet: Redis unreachable; the accounts this replica runs keep running (their leases fence them), the others may take them once this membership expires")
 }
 

@@ -81,6 +81,7 @@ type loop struct {
 
 	lastBeat    time.Time // of the last heartbeat Redis accepted
 	unreachable bool      // the last call to Redis failed
+	lastFailLog time.Time // when a failure was last logged
 }
 
 // reconcile stops the works this replica should no longer run and starts the
@@ -97,7 +98,7 @@ func (l *loop) reconcile(ctx context.Context) {
 	}
 	l.f.mu.Lock()
 	defer l.f.mu.Unlock()
-	l.reap()
+	l.reap(func(name string) bool { _, ok := listed[name]; return ok && owners[name] == l.f.replica })
 	for name, w := range l.f.works {
 		digest, ok := listed[name]
 		switch {
@@ -155,8 +156,8 @@ func (l *loop) start(ctx context.Context, name, digest string) {
 }
 
 // reap forgets the works that returned, and delays the restart of those that
-// returned on their own. Under f.mu.
-func (l *loop) reap() {
+// returned on their own while still wanted (this replica's, listed). Under f.mu.
+func (l *loop) reap(wanted func(account string) bool) {
 	for name, w := range l.f.works {
 		select {
 		case <-w.done:
@@ -164,8 +165,8 @@ func (l *loop) reap() {
 			continue
 		}
 		delete(l.f.works, name)
-		if w.stopping {
-			l.f.log.Info().Str("account", name).Msg("fleet: the account's work returned")
+		if w.stopping || !wanted(name) {
+			l.f.log.Info().AnErr("error", w.err).Str("account", name).Msg("fleet: the account's work returned")
 			continue
 		}
 		r := l.retries[name]
@@ -196,7 +197,7 @@ func (l *loop) shutdown(ctx context.Context) {
 		<-d
 	}
 	l.f.mu.Lock()
-	l.reap()
+	l.reap(func(string) bool { return false })
 	l.f.mu.Unlock()
 	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), leaveTimeout)
 	defer cancel()

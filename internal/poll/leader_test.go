@@ -77,3 +77,31 @@ func TestLeadershipHandOver(t *testing.T) {
 		t.Errorf("b.Run: %v, want context.Canceled", err)
 	}
 }
+
+// With WithStandbyRetry a standby takes a released lease within its retry
+// period, long before the lease would have expired.
+func TestLeadershipStandbyRetry(t *testing.T) {
+	store, err := cursor.New(redistest.Start(t).Client(t), "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const ttl = time.Minute
+	held := func(ctx context.Context, _ func() cursor.Lease) error { <-ctx.Done(); return ctx.Err() }
+	a := NewLeadership(store, "a", ttl, zerolog.Nop())
+	actx, stopA := context.WithCancel(t.Context())
+	aDone := make(chan error, 1)
+	go func() { aDone <- a.Run(actx, held) }()
+	simtest.WaitFor(t, 5*time.Second, "a to lead", a.IsLeader)
+
+	tries := &countingLeaser{Leaser: store}
+	b := NewLeadership(tries, "b", ttl, zerolog.Nop(), WithStandbyRetry(20*time.Millisecond))
+	bctx, stopB := context.WithCancel(t.Context())
+	bDone := make(chan error, 1)
+	go func() { bDone <- b.Run(bctx, held) }()
+	simtest.WaitFor(t, 5*time.Second, "b to try twice", func() bool { return tries.acquires.Load() >= 2 })
+	stopA()
+	<-aDone
+	simtest.WaitFor(t, 10*time.Second, "b to take the released lease (TTL 1 min)", b.IsLeader)
+	stopB()
+	<-bDone
+}

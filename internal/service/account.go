@@ -32,7 +32,8 @@ type account struct {
 // newAccount builds the account of s on the process's connections. ctx is the
 // account's: its end is a shutdown or a hand-off, and the leader then drains the
 // outbox before it releases the lease. close undoes what newAccount registered.
-func (p *process) newAccount(ctx context.Context, s config.Settings, store *cursor.Store, log zerolog.Logger) (_ *account, err error) {
+func (p *process) newAccount(ctx context.Context, s config.Settings, store *cursor.Store, log zerolog.Logger,
+	lopts ...poll.LeadershipOption) (_ *account, err error) {
 	m := p.metrics.Account(s.Account)
 	board := p.board.add(s)
 	a := &account{name: s.Account, store: store, metrics: m, board: board, removed: func() { p.board.remove(board) }}
@@ -53,7 +54,7 @@ func (p *process) newAccount(ctx context.Context, s config.Settings, store *curs
 	if err != nil {
 		return nil, err
 	}
-	a.lead = poll.NewLeadership(store, p.holder, s.LeaseTTL, log, poll.WithRoleObserver(m.SetLeader))
+	a.lead = poll.NewLeadership(store, p.holder, s.LeaseTTL, log, append(lopts, poll.WithRoleObserver(m.SetLeader))...)
 	board.attach(a.lead, store, a.session.lim)
 	return a, nil
 }
@@ -63,14 +64,17 @@ func (a *account) ctx(ctx context.Context) context.Context {
 	return telemetry.ContextWithAccount(ctx, a.name)
 }
 
-// close takes the account off the status page and its gauges off /metrics, and
-// lets its JetStream context forget its publishes (the outbox was drained or
-// stays for the next leader).
+// close takes the account off the status page and its gauges off /metrics, lets
+// its JetStream context forget its publishes (the outbox was drained or stays for
+// the next leader) and closes its idle API connections.
 func (a *account) close() {
 	a.metrics.Stop()
 	a.removed()
 	if a.js != nil {
 		a.js.CleanupPublisher()
+	}
+	if a.session.transport != nil {
+		a.session.transport.CloseIdleConnections()
 	}
 }
 
@@ -83,7 +87,9 @@ func (p *process) runAccount(ctx context.Context, s config.Settings) error {
 	if err != nil {
 		return err
 	}
-	a, err := p.newAccount(ctx, s, store, log)
+	// The previous owner releases the lease when it has drained: try often, not
+	// only when the lease would expire.
+	a, err := p.newAccount(ctx, s, store, log, poll.WithStandbyRetry(fleetStandbyRetry))
 	if err != nil {
 		return err
 	}

@@ -68,8 +68,12 @@ func failoverOptions(o *redis.Options, s config.Settings) *redis.FailoverOptions
 // connectNATS connects to NATS, reconnecting forever: an outage leaves events in
 // the outbox, never loses them.
 func connectNATS(ctx context.Context, s config.Settings, log zerolog.Logger) (*nats.Conn, error) {
+	name := "callbus-" + s.Account
+	if s.Account == "" { // a fleet member: its accounts share the connection
+		name = "callbus-" + s.InstanceID
+	}
 	opts := append([]nats.Option{
-		nats.Name("callbus-" + s.Account),
+		nats.Name(name),
 		nats.MaxReconnects(-1),
 		nats.RetryOnFailedConnect(true),
 	}, NATSLogOptions(log)...)

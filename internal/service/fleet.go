@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/callbus/callbus/config"
 	"github.com/callbus/callbus/internal/cursor"
@@ -28,6 +29,10 @@ type ProblemSource interface {
 	Problems() []fleet.Problem
 }
 
+// fleetStandbyRetry is how often an account's new owner tries the lease while
+// the previous owner hands it off (drains, then releases).
+const fleetStandbyRetry = 500 * time.Millisecond
+
 // runFleet serves the accounts the fleet assigns to this replica, each with
 // parts of its own (runAccount), until ctx ends; then every account is handed
 // off (stop polling, drain the outbox, release the lease) and the replica
@@ -43,9 +48,9 @@ func (p *process) runFleet(ctx context.Context, src AccountSource) error {
 	if err := checkRedis(ctx, check, p.log); err != nil {
 		return err
 	}
-	// The membership lives no longer than a lease: a dead replica's accounts get
-	// a new owner before their leases can be taken.
-	f, err := fleet.New(p.rdb, p.holder, p.log.With().Str("component", "fleet").Logger(), fleet.WithTTL(p.s.LeaseTTL))
+	// The membership lives 2/3 of a lease: a dead replica's accounts have their
+	// new owner waiting before their leases expire.
+	f, err := fleet.New(p.rdb, p.holder, p.log.With().Str("component", "fleet").Logger(), fleet.WithTTL(p.s.LeaseTTL*2/3))
 	if err != nil {
 		return err
 	}

@@ -2,8 +2,10 @@ package service
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +20,7 @@ import (
 	"github.com/callbus/callbus/internal/sim"
 	"github.com/callbus/callbus/internal/simtest"
 	"github.com/callbus/callbus/internal/telemetry"
+	"github.com/redis/go-redis/v9"
 	"github.com/rs/zerolog"
 )
 
@@ -126,7 +129,9 @@ func TestFleetIsolatesAccounts(t *testing.T) {
 		return a >= 30 && g >= 30 && s+sf >= 2
 	})
 	for _, name := range []string{"acme", "globex"} {
-		if ok, failed, longest := cyc.get(name); longest >= slowLatency || failed > 0 {
+		ok, failed, longest := cyc.get(name)
+		t.Logf("%s: %d calls cycles, %d failed, longest wait between two %s", name, ok, failed, longest)
+		if longest >= slowLatency || failed > 0 {
 			t.Errorf("%s: %d calls cycles, %d failed, longest wait %s: it waited as long as the slow account's answers (%s)",
 				name, ok, failed, longest, slowLatency)
 		}
@@ -153,7 +158,12 @@ func checkFleetStatus(t *testing.T, r *served, n int) {
 	var st Status
 	simtest.WaitFor(t, 30*time.Second, "every account led on /status", func() bool {
 		st = Status{}
-		if err := decodeStatus(r.get(t, "/status?format=json", ""), &st); err != nil {
+		resp, err := http.Get("http://" + r.s.HTTPAddr + "/status?format=json")
+		if err != nil {
+			return false // not serving yet
+		}
+		defer resp.Body.Close()
+		if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
 			t.Fatal(err)
 		}
 		led := 0
@@ -188,4 +198,44 @@ func checkFleetStream(t *testing.T, ns *natstest.Server, names ...string) {
 		}
 		return len(counts) == len(names)
 	})
+}
+
+// An account removed from the source is handed off: its lease is released, it
+// leaves /status, its scrape-time gauges leave /metrics and callbus_leader of it
+// reads 0; the other account goes on.
+func TestFleetAccountRemoved(t *testing.T) {
+	rs := redistest.Start(t)
+	ns := natstest.Start(t)
+	src := &staticAccounts{s: map[string]config.Settings{}}
+	for _, name := range []string{"acme", "globex"} {
+		s := testSettings(newWorld(t, nil), ns.URL(), rs.URL, "fleet-1")
+		s.Account = name
+		src.s[name] = s
+	}
+	proc := testSettings(&simtest.World{URL: "http://127.0.0.1:1"}, ns.URL(), rs.URL, "fleet-1")
+	proc.Account, proc.HTTPAddr = "", simtest.FreeAddr(t)
+	r := &served{running: start(t, nil, proc, zerolog.New(io.Discard), WithAccounts(src)), s: proc}
+	t.Cleanup(func() { r.stop(t) })
+	checkFleetStatus(t, r, 2)
+
+	src.mu.Lock()
+	delete(src.s, "globex")
+	src.mu.Unlock()
+	var metrics string
+	simtest.WaitFor(t, 30*time.Second, "globex handed off", func() bool {
+		var st Status
+		if err := decodeStatus(r.get(t, "/status?format=json", ""), &st); err != nil {
+			t.Fatal(err)
+		}
+		metrics = scrape(t, proc.HTTPAddr)
+		return len(st.Accounts) == 1 && st.Accounts[0].Account == "acme" && !strings.Contains(metrics, `callbus_outbox_depth{account="globex"}`)
+	})
+	for _, want := range []string{`callbus_leader{account="globex"} 0`, `callbus_leader{account="acme"} 1`, `callbus_outbox_depth{account="acme"}`} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+	if n, err := redis.NewClient(&redis.Options{Addr: rs.Addr}).Exists(t.Context(), "callbus:{globex}:lease").Result(); err != nil || n != 0 {
+		t.Errorf("globex's lease is still held (%d, %v): the hand-off did not release it", n, err)
+	}
 }

@@ -37,8 +37,9 @@ import (
 //
 // The process holds the shared parts once (process.go): the metrics provider,
 // the Redis client, the NATS connection and the HTTP server. It serves the one
-// account of s, or, when s.AccountsDir is set, the accounts the fleet gives it
-// (fleet.go), each with parts of its own (account.go).
+// account of s, or, given WithAccounts (poller run passes the accounts_dir
+// watcher), the accounts the fleet assigns to it (fleet.go), each with parts of
+// its own (account.go); in a fleet s holds the process's settings only.
 func Run(ctx context.Context, s config.Settings, log zerolog.Logger, opts ...Option) error {
 	o := newOptions(opts)
 	log.Info().Str("version", o.version).Object("config", s).Msg("starting")
@@ -118,13 +119,14 @@ func newLeaderSession(ctx context.Context, s config.Settings, o options, p parts
 	}
 	// Its own transport: an account whose API is slow holds its own connections,
 	// never another account's idle ones.
+	transport := apiTransport()
 	api, err := callcenter.New(s.APIURL, s.APIKey,
 		callcenter.WithLimiter(lim),
 		callcenter.WithLogger(log.With().Str("component", "api").Logger()),
 		callcenter.WithVersion(o.version),
 		callcenter.WithResponseHook(apiObserver(ctx, p.metrics)),
 		callcenter.WithRejectionHook(rejectObserver(ctx, p.metrics, log.With().Str("component", "api").Logger())),
-		callcenter.WithHTTPClient(apiHTTPClient(s.APITimeout, o.tp, apiTransport())))
+		callcenter.WithHTTPClient(apiHTTPClient(s.APITimeout, o.tp, transport)))
 	if err != nil {
 		return leaderSession{}, err
 	}
@@ -155,7 +157,7 @@ func newLeaderSession(ctx context.Context, s config.Settings, o options, p parts
 		return leaderSession{}, err
 	}
 	return leaderSession{
-		service: ctx, work: work, relay: relay, fence: fence, lim: lim, js: p.js, drainTimeout: s.ShutdownTimeout, log: log,
+		service: ctx, work: work, transport: transport, relay: relay, fence: fence, lim: lim, js: p.js, drainTimeout: s.ShutdownTimeout, log: log,
 		stream: publish.StreamConfig{
 			Name: s.StreamName, Prefix: s.SubjectPrefix, MaxAge: s.StreamMaxAge,
 			Dupes: s.StreamDuplicates, Replicas: s.StreamReplicas,

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"net/http"
 	"sync/atomic"
 	"time"
 
@@ -23,6 +24,7 @@ type leaderSession struct {
 	relay        *publish.Relay
 	fence        *leaseFence
 	lim          *callcenter.Limiter
+	transport    *http.Transport // the API client's, closed with the account
 	js           jetstream.JetStream
 	stream       publish.StreamConfig
 	drainTimeout time.Duration
