@@ -27,10 +27,12 @@ func TestDeclaredKeys(t *testing.T) {
 	}
 	want := map[string]iparams.Type{
 		"api_url": iparams.URL, "api_domain": iparams.Domain, "api_key": iparams.APIKey,
-		"account": iparams.Text, "nats_url": iparams.Text, "nats_creds": iparams.Text,
+		"account": iparams.Text, "accounts_dir": iparams.Text, "nats_url": iparams.Text, "nats_creds": iparams.Text,
 		"nats_user": iparams.Text, "nats_password": iparams.Text, "nats_tls_ca": iparams.Text,
 		"redis_url": iparams.URL, "redis_password": iparams.Text, "subject_prefix": iparams.Text,
-		"stream_name": iparams.Text, "stream_max_age_hours": iparams.Number,
+		"redis_cluster_addrs": iparams.Text, "redis_sentinel_addrs": iparams.Text, "redis_sentinel_master": iparams.Text,
+		"redis_sentinel_password": iparams.Text,
+		"stream_name":             iparams.Text, "stream_max_age_hours": iparams.Number,
 		"stream_duplicate_window_seconds": iparams.Number, "stream_replicas": iparams.Number,
 		"rate_limit_share": iparams.Number, "calls_interval_seconds": iparams.Number,
 		"open_calls_interval_seconds": iparams.Number, "metrics_interval_seconds": iparams.Number,
@@ -56,7 +58,7 @@ func TestDeclaredKeys(t *testing.T) {
 	if len(d.Keys()) != len(want) {
 		t.Errorf("declared %d keys, the test knows %d: add the new ones here", len(d.Keys()), len(want))
 	}
-	for _, key := range []string{"api_key", "nats_password", "redis_password"} {
+	for _, key := range []string{"api_key", "nats_password", "redis_password", "redis_sentinel_password"} {
 		if p, _ := d.Param(key); !p.Secure {
 			t.Errorf("%s: not secure", key)
 		}

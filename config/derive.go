@@ -20,16 +20,19 @@ import (
 // reports problems that may repeat those of the failed values. Messages name other
 // parameters by key (Load names them by variable).
 func FromValues(v *iparams.Values) (Settings, iparams.Problems) {
-	return fromValues(v, func(key string) string { return key })
+	return fromValues(v, func(key string) string { return key }, false)
 }
 
 // fromValues is FromValues with name giving the name of a parameter in messages.
-func fromValues(v *iparams.Values, name func(key string) string) (Settings, iparams.Problems) {
-	r := reader{v: v, name: name}
+// With fleet, the settings each account file gives may be missing (see
+// perAccountRequired).
+func fromValues(v *iparams.Values, name func(key string) string, fleet bool) (Settings, iparams.Problems) {
+	r := reader{v: v, name: name, fleet: fleet}
 	s := Settings{
 		APIKey:               r.secret("api_key"),
 		APITimeout:           r.duration("api_timeout_seconds", time.Second),
 		Account:              r.text("account"),
+		AccountsDir:          r.text("accounts_dir"),
 		NATSURL:              joinServers(r.text("nats_url")),
 		NATSCreds:            r.text("nats_creds"),
 		NATSUser:             r.text("nats_user"),
@@ -63,6 +66,10 @@ func fromValues(v *iparams.Values, name func(key string) string) (Settings, ipar
 		ShutdownTimeout:      r.duration("shutdown_timeout_seconds", time.Second),
 	}
 	s.APIURL = r.apiURL()
+	s.RedisClusterAddrs = splitList(r.text("redis_cluster_addrs"))
+	s.RedisSentinelAddrs = splitList(r.text("redis_sentinel_addrs"))
+	s.RedisSentinelMaster = r.text("redis_sentinel_master")
+	s.RedisSentinelPassword = r.secret("redis_sentinel_password")
 	if s.InstanceID == "" {
 		s.InstanceID = hostname()
 	}
@@ -86,6 +93,8 @@ func fromValues(v *iparams.Values, name func(key string) string) (Settings, ipar
 func (r *reader) apiURL() string {
 	raw, domain := r.text("api_url"), r.text("api_domain")
 	switch {
+	case raw == "" && domain == "" && r.fleet:
+		return "" // each account file gives it
 	case raw == "" && domain == "":
 		r.add("api_url", "required unless %s is set: the API base URL, e.g. https://acme.mycallcenter.com", r.name("api_domain"))
 		return ""
@@ -135,9 +144,31 @@ func (r *reader) checkRedis(s Settings) {
 	if _, hasPassword := u.User.Password(); hasPassword && !s.RedisPassword.IsZero() {
 		r.add("redis_password", "%s holds a password already: give it in one place", r.name("redis_url"))
 	}
-	if db := strings.Trim(u.Path, "/"); db != "" && strings.Trim(db, "0123456789") != "" {
+	db := strings.Trim(u.Path, "/")
+	if db != "" && strings.Trim(db, "0123456789") != "" {
 		r.add("redis_url", "the path must be a database number, e.g. /0")
 	}
+	switch {
+	case len(s.RedisClusterAddrs) > 0 && len(s.RedisSentinelAddrs) > 0:
+		r.add("redis_sentinel_addrs", "set %s or %s, not both", r.name("redis_cluster_addrs"), r.name("redis_sentinel_addrs"))
+	case len(s.RedisClusterAddrs) > 0 && strings.Trim(db, "0") != "":
+		r.add("redis_url", "a Redis Cluster has database 0 only (with %s)", r.name("redis_cluster_addrs"))
+	case len(s.RedisSentinelAddrs) > 0 && s.RedisSentinelMaster == "":
+		r.add("redis_sentinel_master", "required with %s", r.name("redis_sentinel_addrs"))
+	case len(s.RedisSentinelAddrs) == 0 && (s.RedisSentinelMaster != "" || !s.RedisSentinelPassword.IsZero()):
+		r.add("redis_sentinel_addrs", "required with %s", r.name("redis_sentinel_master"))
+	}
+}
+
+// splitList splits a comma-separated list, dropping spaces and empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // joinServers normalizes "a, b" to "a,b".
@@ -159,9 +190,10 @@ func hostname() string {
 
 // reader reads typed values, collecting problems instead of failing on the first.
 type reader struct {
-	v    *iparams.Values
-	ps   iparams.Problems
-	name func(key string) string // a parameter in messages
+	v     *iparams.Values
+	ps    iparams.Problems
+	name  func(key string) string // a parameter in messages
+	fleet bool                    // the process of a fleet: no account of its own
 }
 
 func (r *reader) add(key, format string, args ...any) {

@@ -11,7 +11,9 @@ import (
 // Load reads every parameter from the environment (through getenv, e.g.
 // os.Getenv), the CALLBUS_<KEY>_FILE files and the values file configFile ("" for
 // none), in that order of precedence over the declared defaults; validates them; and
-// derives Settings. It also checks that the NATS credentials and CA files it names
+// derives Settings. With accounts_dir set (a fleet), the settings each account
+// file gives (account, api_key, api_url or api_domain) are not required of the
+// process. It also checks that the NATS credentials and CA files it names
 // can be read. On failure the error lists every problem (iparams.Problems inside,
 // by parameter key; IsInvalid reports it), its text naming each setting as the
 // user gave it or can give it (CALLBUS_API_KEY, CALLBUS_API_KEY_FILE, or the key
@@ -24,8 +26,12 @@ func Load(getenv func(string) string, configFile string) (Settings, error) {
 	src := sources{d: d, file: configFile, from: map[string]string{}}
 	raw, ps := gather(d, getenv, &src)
 	v, bad := d.ValidatePartial(raw)
+	fleet := v.IsSet("accounts_dir")
+	if fleet {
+		bad = withoutPerAccountRequired(bad)
+	}
 	ps = append(ps, bad...)
-	s, derived := fromValues(v, src.name)
+	s, derived := fromValues(v, src.name, fleet)
 	if len(derived) > 0 {
 		ps = ps.Merge(derived)
 	} else {

@@ -16,7 +16,12 @@ type Settings struct {
 	APIURL     string
 	APIKey     secret.Value
 	APITimeout time.Duration // one request, retries aside
-	Account    string        // a NATS subject token
+	Account    string        // a NATS subject token; "" for the process of a fleet
+
+	// AccountsDir is the directory of account files of a fleet, "" for one
+	// account. With it, Load leaves account, api_key and api_url unset when the
+	// process does not give them: each account file does (ReadAccountFile).
+	AccountsDir string
 
 	NATSURL      string // one or more server URLs, comma-separated without spaces
 	NATSCreds    string // path of a .creds file, or ""
@@ -26,6 +31,14 @@ type Settings struct {
 
 	RedisURL      string // redis:// or rediss://
 	RedisPassword secret.Value
+	// RedisClusterAddrs are a Redis Cluster's seed nodes (host:port): callbus
+	// then connects to the Cluster, with RedisURL's scheme and user.
+	RedisClusterAddrs []string
+	// RedisSentinelAddrs (host:port) and RedisSentinelMaster name a primary
+	// managed by Sentinel, reached with RedisURL's scheme, user and database.
+	RedisSentinelAddrs    []string
+	RedisSentinelMaster   string
+	RedisSentinelPassword secret.Value // the Sentinels' own, or empty
 
 	SubjectPrefix, StreamName string
 	StreamMaxAge              time.Duration

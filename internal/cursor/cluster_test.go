@@ -1,55 +1,16 @@
 package cursor
 
 import (
-	"net"
-	"os/exec"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/callbus/callbus/internal/redistest"
-	"github.com/callbus/callbus/internal/simtest"
 	"github.com/redis/go-redis/v9"
 )
 
-// startCluster runs a one-node Redis Cluster owning every slot. One node is enough
-// to prove the layout: Cluster refuses multi-key commands and scripts whose keys
-// hash to different slots (CROSSSLOT) even on a single node.
-func startCluster(t *testing.T) *redis.ClusterClient {
-	t.Helper()
-	bin := redistest.Binary(t)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	_ = l.Close()
-	dir := t.TempDir()
-	cmd := exec.Command(bin, "--bind", "127.0.0.1", "--port", strconv.Itoa(port),
-		"--cluster-enabled", "yes", "--cluster-config-file", filepath.Join(dir, "nodes.conf"),
-		"--save", "", "--appendonly", "no", "--dir", dir, "--logfile", filepath.Join(dir, "redis.log"))
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	node := redis.NewClient(&redis.Options{Addr: addr})
-	defer node.Close()
-	simtest.WaitFor(t, 10*time.Second, "redis cluster node up", func() bool { return node.Ping(ctxT(t)).Err() == nil })
-	if err := node.Do(ctxT(t), "CLUSTER", "ADDSLOTSRANGE", 0, 16383).Err(); err != nil {
-		t.Fatalf("cluster addslotsrange: %v", err)
-	}
-	simtest.WaitFor(t, 10*time.Second, "cluster state ok", func() bool {
-		info, err := node.ClusterInfo(ctxT(t)).Result()
-		return err == nil && strings.Contains(info, "cluster_state:ok")
-	})
-	c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{addr}})
-	t.Cleanup(func() { _ = c.Close() })
-	return c
-}
+// startCluster runs a one-node Redis Cluster owning every slot (redistest.StartCluster).
+func startCluster(t *testing.T) *redis.ClusterClient { return redistest.StartCluster(t) }
 
 // Every operation works on Redis Cluster: all keys of an account share a slot.
 func TestCluster(t *testing.T) {

@@ -12,10 +12,13 @@ import (
 	"github.com/rs/zerolog"
 )
 
-// connectRedis opens the Redis client (redis:// or rediss://, password from the
-// configuration when set). It does not wait for the server: the store's calls fail
-// and are retried while Redis is away.
-func connectRedis(s config.Settings) (*redis.Client, error) {
+// connectRedis opens the Redis client: a single node (redis_url: redis:// or
+// rediss://), a Redis Cluster (redis_cluster_addrs) or the primary Sentinel names
+// (redis_sentinel_addrs, redis_sentinel_master). The URL's scheme (TLS), user,
+// password, database and options apply to all three; the password from the
+// configuration, when set, replaces the URL's. It does not wait for the server:
+// the store's calls fail and are retried while Redis is away.
+func connectRedis(s config.Settings) (redis.UniversalClient, error) {
 	opt, err := redis.ParseURL(s.RedisURL)
 	if err != nil {
 		return nil, fmt.Errorf("redis url: %w", err)
@@ -23,7 +26,43 @@ func connectRedis(s config.Settings) (*redis.Client, error) {
 	if !s.RedisPassword.IsZero() {
 		opt.Password = s.RedisPassword.Reveal()
 	}
+	if opt.TLSConfig != nil && (len(s.RedisClusterAddrs) > 0 || len(s.RedisSentinelAddrs) > 0) {
+		// The URL's host is not a server here: each connection checks the
+		// certificate against the host it dials.
+		opt.TLSConfig = opt.TLSConfig.Clone()
+		opt.TLSConfig.ServerName = ""
+	}
+	switch {
+	case len(s.RedisClusterAddrs) > 0:
+		return redis.NewClusterClient(clusterOptions(opt, s.RedisClusterAddrs)), nil
+	case len(s.RedisSentinelAddrs) > 0:
+		return redis.NewFailoverClient(failoverOptions(opt, s)), nil
+	}
 	return redis.NewClient(opt), nil
+}
+
+// clusterOptions are the Cluster client's options: the seed nodes, with the
+// parsed URL's credentials, TLS and timeouts (the URL's host is not used).
+func clusterOptions(o *redis.Options, addrs []string) *redis.ClusterOptions {
+	return &redis.ClusterOptions{
+		Addrs: addrs, Username: o.Username, Password: o.Password, TLSConfig: o.TLSConfig,
+		ClientName: o.ClientName, Protocol: o.Protocol,
+		DialTimeout: o.DialTimeout, ReadTimeout: o.ReadTimeout, WriteTimeout: o.WriteTimeout,
+		PoolSize: o.PoolSize, MinIdleConns: o.MinIdleConns, MaxRetries: o.MaxRetries,
+	}
+}
+
+// failoverOptions are the Sentinel client's options: the Sentinels and the
+// primary's name, with the parsed URL's credentials, database, TLS and timeouts.
+func failoverOptions(o *redis.Options, s config.Settings) *redis.FailoverOptions {
+	return &redis.FailoverOptions{
+		MasterName: s.RedisSentinelMaster, SentinelAddrs: s.RedisSentinelAddrs,
+		SentinelPassword: s.RedisSentinelPassword.Reveal(),
+		Username:         o.Username, Password: o.Password, DB: o.DB, TLSConfig: o.TLSConfig,
+		ClientName: o.ClientName, Protocol: o.Protocol,
+		DialTimeout: o.DialTimeout, ReadTimeout: o.ReadTimeout, WriteTimeout: o.WriteTimeout,
+		PoolSize: o.PoolSize, MinIdleConns: o.MinIdleConns, MaxRetries: o.MaxRetries,
+	}
 }
 
 // connectNATS connects to NATS, reconnecting forever: an outage leaves events in

@@ -9,15 +9,30 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/callbus/callbus/internal/poll"
 	"github.com/redis/go-redis/v9"
 	"github.com/rs/zerolog"
 )
 
+// readiness fills /readyz's body with this replica's role and names why it is
+// not ready ("" when it is), beyond Redis answering.
+type readiness func(body map[string]any) (why string)
+
+// singleReady is the readiness of a single-account replica: ready while polling
+// is not paused (paused says why when it is); the body says whether this replica
+// leads or stands by — a standby is ready.
+func singleReady(a *account) readiness {
+	return func(body map[string]any) string {
+		body["role"], body["instance"] = "standby", a.lead.Holder()
+		if a.lead.IsLeader() {
+			body["role"] = "leader"
+		}
+		return a.session.work.poller.Paused()
+	}
+}
+
 // healthHandler serves /healthz (the process is alive), /readyz (Redis answers
-// and polling is not paused — paused() says why when it is; the body says whether
-// this replica leads or stands by — a standby is ready) and /metrics.
-func healthHandler(rdb *redis.Client, lead *poll.Leadership, paused func() string, metrics http.Handler) http.Handler {
+// and ready names no problem) and /metrics.
+func healthHandler(rdb redis.UniversalClient, ready readiness, metrics http.Handler) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", metrics)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
@@ -27,15 +42,13 @@ func healthHandler(rdb *redis.Client, lead *poll.Leadership, paused func() strin
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), time.Second)
 		defer cancel()
-		body := map[string]any{"role": "standby", "instance": lead.Holder()}
-		if lead.IsLeader() {
-			body["role"] = "leader"
-		}
+		body := map[string]any{}
+		why := ready(body)
 		status := http.StatusOK
 		if err := rdb.Ping(ctx).Err(); err != nil {
 			status, body["error"] = http.StatusServiceUnavailable, "redis unreachable"
 		}
-		if why := paused(); why != "" {
+		if why != "" {
 			status, body["error"] = http.StatusServiceUnavailable, why
 		}
 		w.Header().Set("Content-Type", "application/json")

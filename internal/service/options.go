@@ -17,6 +17,7 @@ type options struct {
 	poll        []poll.Option
 	tp          trace.TracerProvider
 	backfill    *BackfillOptions
+	accounts    AccountSource
 }
 
 func newOptions(opts []Option) options {
@@ -57,4 +58,11 @@ func WithTracerProvider(tp trace.TracerProvider) Option {
 // relay published every event, and returns.
 func WithBackfill(b BackfillOptions) Option {
 	return func(o *options) { o.backfill = &b }
+}
+
+// WithAccounts runs the service as a member of a fleet serving src's accounts
+// (fleet mode; accounts_dir gives one too): the settings given to Run are the
+// process's (Redis, NATS, HTTP, lease TTL), each account's come from src.
+func WithAccounts(src AccountSource) Option {
+	return func(o *options) { o.accounts = src }
 }

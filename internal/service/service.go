@@ -23,7 +23,6 @@ import (
 	"github.com/callbus/callbus/internal/publish"
 	"github.com/callbus/callbus/internal/telemetry"
 	"github.com/nats-io/nats.go/jetstream"
-	"github.com/redis/go-redis/v9"
 	"github.com/rs/zerolog"
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 	"go.opentelemetry.io/otel/trace"
@@ -33,74 +32,62 @@ import (
 // (an interrupted cycle is simply redone: commits are atomic), drain the outbox to
 // JetStream, release the lease, stop serving HTTP, drain NATS, close Redis, stop
 // the metrics. Each teardown is deferred right after its constructor.
+//
+// The process holds the shared parts once (process.go): the metrics provider,
+// the Redis client, the NATS connection and the HTTP server. It serves the one
+// account of s, or, when s.AccountsDir is set, the accounts the fleet gives it
+// (fleet.go), each with parts of its own (account.go).
 func Run(ctx context.Context, s config.Settings, log zerolog.Logger, opts ...Option) error {
 	o := newOptions(opts)
 	log.Info().Str("version", o.version).Object("config", s).Msg("starting")
-	board := newStatusBoard(s, o.version) // GET /status: keeps the last warnings too
+	board := newStatusBoard(o.version) // GET /status: keeps the last warnings too
 	log = log.Hook(board)
-	metrics, err := telemetry.NewMetrics(telemetry.WithAccount(s.Account))
+	p, closeProcess, err := openProcess(ctx, s, o, board, log)
 	if err != nil {
 		return err
 	}
-	defer func() { _ = metrics.Shutdown(context.WithoutCancel(ctx)) }()
-	rdb, err := connectRedis(s)
-	if err != nil {
-		return err
+	defer closeProcess()
+	if o.accounts != nil {
+		return p.runFleet(ctx, o.accounts)
 	}
-	defer rdb.Close()
-	rdb.AddHook(redisErrors{metrics})
-	nc, err := connectNATS(ctx, s, log)
-	if err != nil {
-		return err
-	}
-	defer drainNATS(nc, log)
-	// Acks that never come must not pile up: after AckWait the relay gives up on a
-	// future and publishes again; the library then forgets it too.
-	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(256), jetstream.WithPublishAsyncTimeout(10*time.Second))
-	if err != nil {
-		return fmt.Errorf("jetstream: %w", err)
-	}
-	store, err := cursor.New(rdb, s.Account)
-	if err != nil {
-		return err
-	}
-	if err := checkRedis(ctx, store, log); err != nil {
-		return err
-	}
-	session, err := newLeaderSession(ctx, s, o, parts{js: js, maxPayload: nc.MaxPayload, store: store, metrics: metrics, board: board}, log)
-	if err != nil {
-		return err
-	}
-	return lead(ctx, s, o, session, parts{store: store, metrics: metrics, board: board}, rdb, log)
+	return p.runSingle(ctx, s)
 }
 
-// lead serves HTTP and runs the leader session whenever this replica holds the
-// account's lease, until ctx ends (or, for poller backfill, the backfill does).
-func lead(ctx context.Context, s config.Settings, o options, session leaderSession, p parts, rdb *redis.Client, log zerolog.Logger) error {
-	// The holder is unique per process, even when two share an instance id (a
-	// host name, a pod restarted in place): only one of them may pass the fence.
-	lead := poll.NewLeadership(p.store, s.InstanceID+"/"+randomSuffix(), s.LeaseTTL, log,
-		poll.WithRoleObserver(p.metrics.SetLeader))
-	if o.backfill != nil { // poller backfill: this process must lead, and ends when done
-		if err := session.work.claim(ctx, lead.Holder()); err != nil {
+// runSingle serves the one account of s: HTTP, and the leader session whenever
+// this replica holds the account's lease, until ctx ends (or, for poller
+// backfill, the backfill does).
+func (p *process) runSingle(ctx context.Context, s config.Settings) error {
+	store, err := cursor.New(p.rdb, s.Account)
+	if err != nil {
+		return err
+	}
+	if err := checkRedis(ctx, store, p.log); err != nil {
+		return err
+	}
+	a, err := p.newAccount(ctx, s, store, p.log)
+	if err != nil {
+		return err
+	}
+	defer a.close()
+	ctx = a.ctx(ctx)
+	if p.o.backfill != nil { // poller backfill: this process must lead, and ends when done
+		if err := a.session.work.claim(ctx, a.lead.Holder()); err != nil {
 			return err
 		}
-		ctx, session.work.finish = context.WithCancel(ctx)
-		defer session.work.finish()
+		ctx, a.session.work.finish = context.WithCancel(ctx)
+		defer a.session.work.finish()
 	}
-	p.board.attach(lead, p.store, session.lim)
-	health := healthHandler(rdb, lead, session.work.poller.Paused, p.metrics.Handler())
-	stopHTTP, err := serveHTTP(s.HTTPAddr, withPprof(s.DebugPprof, p.board.routes(health)), log)
+	stopHTTP, err := p.serve(singleReady(a))
 	if err != nil {
 		return err
 	}
 	defer stopHTTP()
-	err = lead.Run(ctx, session.run)
-	if o.backfill != nil && session.work.result != nil {
-		return session.work.result
+	err = a.lead.Run(ctx, a.session.run)
+	if p.o.backfill != nil && a.session.work.result != nil {
+		return a.session.work.result
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		log.Info().Msg("stopped")
+		p.log.Info().Msg("stopped")
 		return nil
 	}
 	return err
@@ -113,7 +100,7 @@ type parts struct {
 	maxPayload func() int64 // the NATS server's max_payload (nats.Conn.MaxPayload)
 	store      *cursor.Store
 	metrics    *telemetry.Metrics
-	board      *statusBoard
+	board      *accountBoard
 }
 
 // newLeaderSession builds what the leader runs: the API client, the relay and
@@ -124,13 +111,15 @@ func newLeaderSession(ctx context.Context, s config.Settings, o options, p parts
 	if err != nil {
 		return leaderSession{}, err
 	}
+	// Its own transport: an account whose API is slow holds its own connections,
+	// never another account's idle ones.
 	api, err := callcenter.New(s.APIURL, s.APIKey,
 		callcenter.WithLimiter(lim),
 		callcenter.WithLogger(log.With().Str("component", "api").Logger()),
 		callcenter.WithVersion(o.version),
 		callcenter.WithResponseHook(apiObserver(ctx, p.metrics)),
 		callcenter.WithRejectionHook(rejectObserver(ctx, p.metrics, log.With().Str("component", "api").Logger())),
-		callcenter.WithHTTPClient(apiHTTPClient(s.APITimeout, o.tp)))
+		callcenter.WithHTTPClient(apiHTTPClient(s.APITimeout, o.tp, apiTransport())))
 	if err != nil {
 		return leaderSession{}, err
 	}
@@ -172,10 +161,10 @@ func newLeaderSession(ctx context.Context, s config.Settings, o options, p parts
 // apiHTTPClient traces each request (a child of the poll cycle's span; otelhttp
 // records method, URL without credentials — the key travels in a header it does
 // not record — and status).
-func apiHTTPClient(timeout time.Duration, tp trace.TracerProvider) *http.Client {
+func apiHTTPClient(timeout time.Duration, tp trace.TracerProvider, base http.RoundTripper) *http.Client {
 	return &http.Client{
 		Timeout:   timeout,
-		Transport: otelhttp.NewTransport(http.DefaultTransport, otelhttp.WithTracerProvider(tp), otelhttp.WithPropagators(telemetry.Propagator)),
+		Transport: otelhttp.NewTransport(base, otelhttp.WithTracerProvider(tp), otelhttp.WithPropagators(telemetry.Propagator)),
 		// The recording download answers 302: report the location, never follow it.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
@@ -200,6 +189,16 @@ func pollConfig(s config.Settings) poll.Config {
 		Account: s.Account, Prefix: s.SubjectPrefix, Intervals: iv,
 		MetricsLookback: s.MetricsLookback, Backfill: s.CallsBackfill, OutboxMax: s.OutboxMaxEvents,
 	}
+}
+
+// apiTransport is one account's HTTP transport: Go's defaults (proxy from the
+// environment, HTTP/2, timeouts) with a pool of its own, so accounts served by
+// one host (a reseller's API, the simulator) neither share nor evict each other's
+// connections.
+func apiTransport() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = 4 // the poller's resources run concurrently
+	return t
 }
 
 // randomSuffix is a short random hex string.

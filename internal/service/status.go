@@ -9,10 +9,7 @@ import (
 	"time"
 
 	"github.com/callbus/callbus/config"
-	"github.com/callbus/callbus/internal/callcenter"
-	"github.com/callbus/callbus/internal/cursor"
-	"github.com/callbus/callbus/internal/poll"
-	"github.com/callbus/callbus/internal/publish"
+	"github.com/callbus/callbus/internal/secret"
 	"github.com/rs/zerolog"
 )
 
@@ -22,18 +19,31 @@ import (
 // are masked out of every message). `poller status` decodes it from
 // /status?format=json.
 type Status struct {
-	Instance string          `json:"instance"` // this replica's lease holder name
-	Version  string          `json:"version"`
-	Role     string          `json:"role"` // "leader" or "standby"
+	Instance string `json:"instance"` // this replica's lease holder name
+	Version  string `json:"version"`
+	// Role is "leader" or "standby" for the one account of a single-account
+	// replica, "member" in fleet mode (each account has its own role).
+	Role     string          `json:"role"`
 	Started  time.Time       `json:"started"`
 	Now      time.Time       `json:"now"`
-	Accounts []AccountStatus `json:"accounts"`
-	Errors   []StatusLine    `json:"errors"` // newest first
+	Fleet    *FleetStatus    `json:"fleet,omitempty"` // fleet mode only
+	Accounts []AccountStatus `json:"accounts"`        // by name
+	Errors   []StatusLine    `json:"errors"`          // newest first
+}
+
+// FleetStatus is the fleet as this replica sees it: the live members (lease
+// holder names), how many accounts the source lists, and the account files it
+// refused.
+type FleetStatus struct {
+	Members  []string `json:"members"`
+	Listed   int      `json:"listed"`
+	Problems []string `json:"problems,omitempty"`
 }
 
 // AccountStatus is one account as this replica sees it.
 type AccountStatus struct {
 	Account         string           `json:"account"`
+	Role            string           `json:"role"`   // of this replica: "leader" or "standby"
 	Leader          string           `json:"leader"` // holder named by Redis; "" when nobody leads
 	LeaseTTLSeconds float64          `json:"lease_ttl_seconds"`
 	LeaderError     string           `json:"leader_error,omitempty"` // Redis could not tell
@@ -84,92 +94,57 @@ type StatusLine struct {
 // statusLines is how many events and errors the page keeps.
 const statusLines = 12
 
-// statusBoard collects what the status page shows, from the poller's and the
-// relay's hooks and the service's logger, and reads the rest (leadership, budget,
-// outbox) when asked. It is safe for concurrent use.
+// statusBoard collects what the status page shows: the process's part here (the
+// last warnings and errors it logged, the fleet), each served account's on its
+// accountBoard. It reads the rest (leadership, budget, outbox) when asked. It is
+// safe for concurrent use.
 type statusBoard struct {
-	account, version string
-	share            float64
-	targets          map[string]time.Duration
-	secrets          []string
-	started          time.Time
+	version string
+	started time.Time
+	secrets secretList
 
-	// Set by attach once the service has built them.
-	lead  *poll.Leadership
-	store *cursor.Store
-	lim   *callcenter.Limiter
-
-	mu        sync.Mutex
-	effective map[string]time.Duration
-	cycles    map[string]ResourceStatus
-	events    []published // newest last, at most statusLines
-	errors    []StatusLine
+	mu       sync.Mutex
+	instance string
+	fleet    func() FleetStatus // nil: a single-account replica
+	accounts map[string]*accountBoard
+	errors   []StatusLine
 }
 
-// published is an acknowledged event, as the page shows it: its type and id (the
-// body is not decoded again: the record carries what the page needs).
-type published struct {
-	at  time.Time
-	typ string
-	id  string
+func newStatusBoard(version string) *statusBoard {
+	return &statusBoard{version: version, started: time.Now(), accounts: map[string]*accountBoard{}}
 }
 
-func newStatusBoard(s config.Settings, version string) *statusBoard {
-	share := s.RateLimitShare
-	if share == 0 {
-		share = callcenter.DefaultShare
-	}
-	b := &statusBoard{account: s.Account, version: version, share: share, targets: pollConfig(s).Intervals,
-		started: time.Now(), effective: map[string]time.Duration{}, cycles: map[string]ResourceStatus{}}
-	for _, v := range []string{s.APIKey.Reveal(), s.NATSPassword.Reveal(), s.RedisPassword.Reveal()} {
-		if v != "" {
-			b.secrets = append(b.secrets, v)
-		}
-	}
-	return b
-}
-
-// attach gives the board the parts it reads at request time.
-func (b *statusBoard) attach(lead *poll.Leadership, store *cursor.Store, lim *callcenter.Limiter) {
+// setInstance names this replica (its lease holder name) on the page.
+func (b *statusBoard) setInstance(holder string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.lead, b.store, b.lim = lead, store, lim
+	b.instance = holder
 }
 
-// pollOptions record cycles and effective intervals on the board.
-func (b *statusBoard) pollOptions() []poll.Option {
-	return []poll.Option{poll.WithCycleObserver(b.cycle), poll.WithIntervalObserver(b.intervals)}
-}
-
-// cycle keeps a resource's last cycle (poll.CycleObserver).
-func (b *statusBoard) cycle(_ context.Context, res string, _ time.Duration, requests int, err error) {
+// setFleet shows the fleet, read from f at each request: fleet mode.
+func (b *statusBoard) setFleet(f func() FleetStatus) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	rs := ResourceStatus{LastCycle: time.Now(), LastRequests: requests}
-	if err != nil {
-		rs.LastError = b.mask(err.Error())
-	}
-	b.cycles[res] = rs
+	b.fleet = f
 }
 
-// intervals keeps the effective intervals.
-func (b *statusBoard) intervals(_ context.Context, eff map[string]time.Duration) {
+// add shows the account of s (replacing one of the same name) and masks its
+// secrets out of every message from now on; remove takes it off.
+func (b *statusBoard) add(s config.Settings) *accountBoard {
+	b.secrets.add(s.APIKey, s.NATSPassword, s.RedisPassword)
+	a := newAccountBoard(s, b.secrets.mask)
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	for res, d := range eff {
-		b.effective[res] = d
-	}
+	b.accounts[s.Account] = a
+	return a
 }
 
-// published keeps the last acknowledged events, then calls also.
-func (b *statusBoard) published(also func(publish.Record)) func(publish.Record) {
-	return func(r publish.Record) {
-		b.mu.Lock()
-		b.events = keepLast(append(b.events, published{at: time.Now(), typ: string(r.Type), id: r.ID}))
-		b.mu.Unlock()
-		if also != nil {
-			also(r)
-		}
+// remove takes a off the page, unless another board of its account replaced it.
+func (b *statusBoard) remove(a *accountBoard) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.accounts[a.account] == a {
+		delete(b.accounts, a.account)
 	}
 }
 
@@ -179,9 +154,10 @@ func (b *statusBoard) Run(_ *zerolog.Event, level zerolog.Level, msg string) {
 	if level < zerolog.WarnLevel || level == zerolog.NoLevel {
 		return
 	}
+	line := StatusLine{Time: time.Now(), Kind: level.String(), Text: b.secrets.mask(msg)}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.errors = keepLast(append(b.errors, StatusLine{Time: time.Now(), Kind: level.String(), Text: b.mask(msg)}))
+	b.errors = keepLast(append(b.errors, line))
 }
 
 // keepLast drops the oldest entries beyond statusLines.
@@ -192,69 +168,55 @@ func keepLast[T any](s []T) []T {
 	return s
 }
 
-// mask replaces every secret value in s.
-func (b *statusBoard) mask(s string) string {
-	for _, v := range b.secrets {
-		s = strings.ReplaceAll(s, v, "***")
-	}
-	return s
-}
-
 // snapshot reads the status now; Redis reads are bound to ctx.
 func (b *statusBoard) snapshot(ctx context.Context) Status {
 	b.mu.Lock()
-	lead, store, lim := b.lead, b.store, b.lim
-	st := Status{Version: b.version, Role: "standby", Started: b.started, Now: time.Now()}
-	acct := AccountStatus{Account: b.account, Budget: BudgetStatus{Share: b.share, ServerRemaining: -1}}
-	for _, res := range slices.Sorted(maps.Keys(b.targets)) {
-		rs := b.cycles[res]
-		rs.Name, rs.TargetSeconds, rs.EffectiveSeconds = res, b.targets[res].Seconds(), b.effective[res].Seconds()
-		acct.Resources = append(acct.Resources, rs)
-	}
-	for i := len(b.events) - 1; i >= 0; i-- {
-		e := b.events[i]
-		acct.Events = append(acct.Events, StatusLine{Time: e.at, Kind: e.typ, Text: e.id})
-	}
+	st := Status{Instance: b.instance, Version: b.version, Role: "standby", Started: b.started, Now: time.Now()}
 	for i := len(b.errors) - 1; i >= 0; i-- {
 		st.Errors = append(st.Errors, b.errors[i])
 	}
+	fleet := b.fleet
+	accounts := make([]*accountBoard, 0, len(b.accounts))
+	for _, name := range slices.Sorted(maps.Keys(b.accounts)) {
+		accounts = append(accounts, b.accounts[name])
+	}
 	b.mu.Unlock()
-	if lead != nil {
-		st.Instance = lead.Holder()
-		if lead.IsLeader() {
-			st.Role = "leader"
-		}
+	st.Accounts = make([]AccountStatus, 0, len(accounts))
+	for _, a := range accounts {
+		st.Accounts = append(st.Accounts, a.snapshot(ctx))
 	}
-	if lim != nil {
-		ls := lim.Stats()
-		acct.Budget.Limit, acct.Budget.Budget, acct.Budget.UsedInWindow = ls.Limit, ls.Budget, ls.UsedInWindow
-		acct.Budget.ServerRemaining, acct.Budget.Throttled = ls.ServerRemaining, ls.Throttled
+	if fleet != nil {
+		fs := fleet()
+		st.Fleet, st.Role = &fs, "member"
+	} else if len(st.Accounts) == 1 {
+		st.Role = st.Accounts[0].Role
 	}
-	if store != nil {
-		b.readStore(ctx, store, &acct)
-	}
-	st.Accounts = []AccountStatus{acct}
 	return st
 }
 
-// readStore fills the leader and the outbox from Redis.
-func (b *statusBoard) readStore(ctx context.Context, store *cursor.Store, acct *AccountStatus) {
-	holder, _, ttl, err := store.Leader(ctx)
-	if err != nil {
-		acct.LeaderError = b.mask(err.Error())
-	}
-	acct.Leader, acct.LeaseTTLSeconds = holder, ttl.Seconds()
-	n, err := store.OutboxLen(ctx)
-	if err == nil {
-		var oldest time.Time
-		var ok bool
-		oldest, ok, err = store.OutboxOldest(ctx)
-		if ok {
-			acct.Outbox.LagSeconds = time.Since(oldest).Seconds()
+// secretList is the secret values masked out of the page's messages. It is safe
+// for concurrent use.
+type secretList struct {
+	mu   sync.RWMutex
+	vals []string
+}
+
+func (l *secretList) add(vals ...secret.Value) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, v := range vals {
+		if r := v.Reveal(); r != "" && !slices.Contains(l.vals, r) {
+			l.vals = append(l.vals, r)
 		}
 	}
-	acct.Outbox.Depth = n
-	if err != nil {
-		acct.Outbox.Error = b.mask(err.Error())
+}
+
+// mask replaces every secret value in s.
+func (l *secretList) mask(s string) string {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	for _, v := range l.vals {
+		s = strings.ReplaceAll(s, v, "***")
 	}
+	return s
 }

@@ -22,13 +22,14 @@ import (
 func TestStatusBoard(t *testing.T) {
 	s := testSettings(&simtest.World{URL: "http://127.0.0.1:1"}, "nats://127.0.0.1:1", "redis://127.0.0.1:1", "i-1")
 	s.RedisPassword = secret.New("redis-pass-77")
-	b := newStatusBoard(s, "v9")
+	b := newStatusBoard("v9")
+	ab := b.add(s)
 	log := zerolog.New(nil).Level(zerolog.InfoLevel).Hook(b)
 	log.Info().Msg("not kept")
 	log.Warn().Msg("cannot reach redis-pass-77 and " + testKey)
-	b.intervals(t.Context(), map[string]time.Duration{poll.ResCalls: 3 * time.Second})
-	b.cycle(t.Context(), poll.ResCalls, time.Millisecond, 2, errors.New("list calls: 503 with key "+testKey))
-	pub := b.published(nil)
+	ab.intervals(t.Context(), map[string]time.Duration{poll.ResCalls: 3 * time.Second})
+	ab.cycle(t.Context(), poll.ResCalls, time.Millisecond, 2, errors.New("list calls: 503 with key "+testKey))
+	pub := ab.published(nil)
 	for i := range statusLines + 3 {
 		pub(publish.Record{Message: event.Message{ID: "id-" + string(rune('a'+i)), Type: "call.created", Data: []byte(`{"subject":"calls/812"}`)}})
 	}

@@ -3,6 +3,7 @@ package service
 import (
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 )
 
@@ -12,6 +13,13 @@ import (
 func (st Status) WriteText(out io.Writer) error {
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(w, "callbus %s\tinstance %s\trole %s\tup %s\n", st.Version, st.Instance, st.Role, fmtSeconds(st.Now.Sub(st.Started).Seconds()))
+	if f := st.Fleet; f != nil {
+		fmt.Fprintf(w, "fleet\t%d members: %s\n", len(f.Members), strings.Join(f.Members, ", "))
+		fmt.Fprintf(w, "accounts\t%d listed, %d served here\n", f.Listed, len(st.Accounts))
+		for _, p := range f.Problems {
+			fmt.Fprintf(w, "  refused\t%s\n", p)
+		}
+	}
 	for _, a := range st.Accounts {
 		leader := a.Leader
 		if leader == "" {
@@ -22,7 +30,7 @@ func (st Status) WriteText(out io.Writer) error {
 		if a.LeaderError != "" {
 			leader += " error: " + a.LeaderError
 		}
-		fmt.Fprintf(w, "\naccount %s\tleader %s\n", a.Account, leader)
+		fmt.Fprintf(w, "\naccount %s\trole %s\tleader %s\n", a.Account, a.Role, leader)
 		b := a.Budget
 		remaining := "–"
 		if b.ServerRemaining >= 0 {

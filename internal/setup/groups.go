@@ -37,8 +37,8 @@ var groups = []group{
 		prefixes: []string{"stream_", "subject_"}},
 	{ID: "polling", Title: "Polling", Summary: "How often each resource is read.", Advanced: true,
 		prefixes: []string{"calls_", "metrics_", "export_"}, suffixes: []string{"_interval_seconds"}},
-	{ID: "operations", Title: "Operations", Summary: "Logs, health and profiling endpoints, leader lease, outbox limit and shutdown.", Advanced: true,
-		prefixes: []string{"log_", "http_", "debug_", "lease_", "instance_", "outbox_", "shutdown_"}},
+	{ID: "operations", Title: "Operations", Summary: "Logs, health and profiling endpoints, leader lease, outbox limit, shutdown and the accounts directory of a fleet.", Advanced: true,
+		prefixes: []string{"accounts_", "log_", "http_", "debug_", "lease_", "instance_", "outbox_", "shutdown_"}},
 	{ID: groupOther, Title: "Other parameters"},
 }
 

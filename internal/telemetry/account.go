@@ -1,57 +1,160 @@
 package telemetry
 
 import (
-	"fmt"
+	"context"
+	"sync"
 
 	"go.opentelemetry.io/otel/attribute"
-	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
-	"go.opentelemetry.io/otel/sdk/resource"
+	"go.opentelemetry.io/otel/metric"
 )
 
 // AccountLabel is the Prometheus label naming the call-center account a series
 // belongs to. The dashboard and the alerts group by it.
 const AccountLabel = "account"
 
-// Option configures NewMetrics.
-type Option func(*options)
-
-type options struct{ account string }
-
-// WithAccount labels every callbus series with account=<account>. One process
-// serves one account today, so the label rides on the meter provider's resource
-// (exported as a constant label) rather than on each recording: no instrument
-// call changes. Go and process metrics stay unlabelled.
-func WithAccount(account string) Option { return func(o *options) { o.account = account } }
-
-func newOptions(opts []Option) options {
-	var o options
-	for _, f := range opts {
-		f(&o)
+// Account returns the instruments of one account: the same instruments, on the
+// same provider, with account=<name> added to every recording (the label comes
+// last, so no attribute of a caller can replace it). Its scrape-time gauges
+// (ObserveState, ObservePoller, ObserveBackfill) are observed with the label too,
+// until Stop. One process serves many accounts with one provider this way.
+// callbus_leader and callbus_redis_errors_total of the account show 0 from the
+// start. Shutdown is the process's: call it on the Metrics of NewMetrics only.
+func (m *Metrics) Account(name string) *Metrics {
+	attr := metric.WithAttributes(attribute.String(AccountLabel, name))
+	a := &Metrics{
+		APIRequests:     int64Counter{m.APIRequests, attr},
+		RateLimitTotal:  int64Gauge{m.RateLimitTotal, attr},
+		RateLimitRemain: int64Gauge{m.RateLimitRemain, attr},
+		Interval:        float64Gauge{m.Interval, attr},
+		TargetInterval:  float64Gauge{m.TargetInterval, attr},
+		CycleDuration:   float64Histogram{m.CycleDuration, attr},
+		CycleRequests:   int64Counter{m.CycleRequests, attr},
+		EventsPublished: int64Counter{m.EventsPublished, attr},
+		DetectionDelay:  float64Histogram{m.DetectionDelay, attr},
+		TruncatedSize:   int64Histogram{m.TruncatedSize, attr},
+		Leader:          int64Gauge{m.Leader, attr},
+		RedisErrors:     int64Counter{m.RedisErrors, attr},
+		RecordsRejected: int64Counter{m.RecordsRejected, attr},
+		meter:           m.meter, handler: m.handler, provider: m.provider,
+		account: name, attr: attr, regs: &registrations{},
 	}
-	return o
+	a.RedisErrors.Add(context.Background(), 0)
+	a.Leader.Record(context.Background(), 0)
+	return a
 }
 
-// exporter returns the Prometheus exporter's options for o: the account, when
-// set, becomes a label of every series.
-func (o options) exporter() []otelprom.Option {
-	if o.account == "" {
+// Name is the account these instruments label ("" for the process's).
+func (m *Metrics) Name() string { return m.account }
+
+// Stop unregisters the account's scrape-time gauges, so an account this replica
+// no longer serves leaves them (its counters and histograms stay, as counters
+// do). Stopping the process's Metrics does nothing.
+func (m *Metrics) Stop() {
+	if m.regs != nil {
+		m.regs.stop()
+	}
+}
+
+// observeOpts are the options of a scrape-time observation: the account's label.
+func (m *Metrics) observeOpts() []metric.ObserveOption {
+	if m.attr == nil {
 		return nil
 	}
-	return []otelprom.Option{otelprom.WithResourceAsConstantLabels(func(kv attribute.KeyValue) bool {
-		return kv.Key == AccountLabel
-	})}
+	return []metric.ObserveOption{m.attr}
 }
 
-// provider returns the meter provider's options for o: the default resource,
-// with the account when set.
-func (o options) provider() ([]sdkmetric.Option, error) {
-	if o.account == "" {
-		return nil, nil
+// register registers a scrape-time callback, kept for Stop.
+func (m *Metrics) register(f metric.Callback, insts ...metric.Observable) error {
+	reg, err := m.meter.RegisterCallback(f, insts...)
+	if err == nil && m.regs != nil {
+		m.regs.add(reg)
 	}
-	res, err := resource.Merge(resource.Default(), resource.NewSchemaless(attribute.String(AccountLabel, o.account)))
-	if err != nil {
-		return nil, fmt.Errorf("metrics resource: %w", err)
+	return err
+}
+
+// registrations are an account's scrape-time callbacks.
+type registrations struct {
+	mu   sync.Mutex
+	regs []metric.Registration
+}
+
+func (r *registrations) add(reg metric.Registration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.regs = append(r.regs, reg)
+}
+
+func (r *registrations) stop() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, reg := range r.regs {
+		_ = reg.Unregister() // fails only when already unregistered
 	}
-	return []sdkmetric.Option{sdkmetric.WithResource(res)}, nil
+	r.regs = nil
+}
+
+// accountKey is the context key of ContextWithAccount.
+type accountKey struct{}
+
+// ContextWithAccount returns ctx naming the account its work is for: shared
+// clients' hooks (the Redis error count) label what they record with it.
+func ContextWithAccount(ctx context.Context, account string) context.Context {
+	return context.WithValue(ctx, accountKey{}, account)
+}
+
+// AccountOf is the account ctx names ("" when none).
+func AccountOf(ctx context.Context) string {
+	a, _ := ctx.Value(accountKey{}).(string)
+	return a
+}
+
+// withAttr appends the account's attribute to a caller's options, last, without
+// writing into the caller's slice.
+func withAttr[O any](opts []O, attr O) []O {
+	return append(opts[:len(opts):len(opts)], attr)
+}
+
+type int64Counter struct {
+	metric.Int64Counter
+	attr metric.MeasurementOption
+}
+
+func (c int64Counter) Add(ctx context.Context, v int64, opts ...metric.AddOption) {
+	c.Int64Counter.Add(ctx, v, withAttr[metric.AddOption](opts, c.attr)...)
+}
+
+type int64Gauge struct {
+	metric.Int64Gauge
+	attr metric.MeasurementOption
+}
+
+func (g int64Gauge) Record(ctx context.Context, v int64, opts ...metric.RecordOption) {
+	g.Int64Gauge.Record(ctx, v, withAttr[metric.RecordOption](opts, g.attr)...)
+}
+
+type float64Gauge struct {
+	metric.Float64Gauge
+	attr metric.MeasurementOption
+}
+
+func (g float64Gauge) Record(ctx context.Context, v float64, opts ...metric.RecordOption) {
+	g.Float64Gauge.Record(ctx, v, withAttr[metric.RecordOption](opts, g.attr)...)
+}
+
+type float64Histogram struct {
+	metric.Float64Histogram
+	attr metric.MeasurementOption
+}
+
+func (h float64Histogram) Record(ctx context.Context, v float64, opts ...metric.RecordOption) {
+	h.Float64Histogram.Record(ctx, v, withAttr[metric.RecordOption](opts, h.attr)...)
+}
+
+type int64Histogram struct {
+	metric.Int64Histogram
+	attr metric.MeasurementOption
+}
+
+func (h int64Histogram) Record(ctx context.Context, v int64, opts ...metric.RecordOption) {
+	h.Int64Histogram.Record(ctx, v, withAttr[metric.RecordOption](opts, h.attr)...)
 }

@@ -14,7 +14,7 @@ type BackfillState struct {
 }
 
 // ObserveBackfill registers the backfill gauges (callbus_backfill_*), read from
-// state at scrape time. Call it once.
+// state at scrape time. Call it once per account (on Account's instruments: Stop unregisters them).
 func (m *Metrics) ObserveBackfill(state func() BackfillState) error {
 	records, e1 := m.meter.Int64ObservableGauge("callbus.backfill.records", metric.WithDescription("Export report records a backfill committed."), metric.WithUnit("{record}"))
 	events, e2 := m.meter.Int64ObservableGauge("callbus.backfill.events", metric.WithDescription("Events a backfill committed."), metric.WithUnit("{event}"))
@@ -23,13 +23,13 @@ func (m *Metrics) ObserveBackfill(state func() BackfillState) error {
 	if err := errors.Join(e1, e2, e3, e4); err != nil {
 		return err
 	}
-	_, err := m.meter.RegisterCallback(func(_ context.Context, o metric.Observer) error {
+	opts := m.observeOpts()
+	return m.register(func(_ context.Context, o metric.Observer) error {
 		s := state()
-		o.ObserveInt64(records, s.Records)
-		o.ObserveInt64(events, s.Events)
-		o.ObserveInt64(requests, s.Requests)
-		o.ObserveFloat64(done, s.Fraction)
+		o.ObserveInt64(records, s.Records, opts...)
+		o.ObserveInt64(events, s.Events, opts...)
+		o.ObserveInt64(requests, s.Requests, opts...)
+		o.ObserveFloat64(done, s.Fraction, opts...)
 		return nil
 	}, records, events, requests, done)
-	return err
 }

@@ -37,23 +37,27 @@ type Metrics struct {
 	meter           metric.Meter
 	handler         http.Handler
 	provider        *sdkmetric.MeterProvider
+
+	// Set on an account's instruments (Account).
+	account string
+	attr    metric.MeasurementOption
+	regs    *registrations
 }
 
-// NewMetrics creates the instruments on a meter provider exporting to a fresh
-// Prometheus registry (with Go and process collectors), served by Handler.
-func NewMetrics(opts ...Option) (*Metrics, error) {
-	o := newOptions(opts)
+// NewMetrics creates the process's instruments on a meter provider exporting to
+// a fresh Prometheus registry (with Go and process collectors), served by
+// Handler. Per-account series are recorded through Account. The provider has no
+// cardinality limit: the series grow with the accounts a replica serves (see the
+// README's note for operators), and a limit would fold the accounts past it into
+// one overflow series that no dashboard can tell apart.
+func NewMetrics() (*Metrics, error) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
-	exp, err := otelprom.New(append([]otelprom.Option{otelprom.WithRegisterer(reg), otelprom.WithoutScopeInfo()}, o.exporter()...)...)
+	exp, err := otelprom.New(otelprom.WithRegisterer(reg), otelprom.WithoutScopeInfo())
 	if err != nil {
 		return nil, fmt.Errorf("prometheus exporter: %w", err)
 	}
-	po, err := o.provider()
-	if err != nil {
-		return nil, err
-	}
-	mp := sdkmetric.NewMeterProvider(append(po, sdkmetric.WithReader(exp))...)
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(exp), sdkmetric.WithCardinalityLimit(0))
 	m := &Metrics{meter: mp.Meter("github.com/callbus/callbus"), provider: mp,
 		handler: promhttp.HandlerFor(reg, promhttp.HandlerOpts{})}
 	var errs []error
@@ -95,9 +99,6 @@ func NewMetrics(opts ...Option) (*Metrics, error) {
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("metrics: %v", errs)
 	}
-	// Shown from the start, not from the first error or the first lease.
-	m.RedisErrors.Add(context.Background(), 0)
-	m.Leader.Record(context.Background(), 0)
 	return m, nil
 }
 

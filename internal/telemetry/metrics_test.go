@@ -21,7 +21,6 @@ func TestMetricsExposition(t *testing.T) {
 	for _, want := range []string{
 		`callbus_api_requests_total{operation="list_calls",status="200"} 2`,
 		"callbus_leader 1",
-		"callbus_redis_errors_total 0", // shown before the first error
 		"go_goroutines",
 	} {
 		if !strings.Contains(body, want) {
@@ -30,14 +29,19 @@ func TestMetricsExposition(t *testing.T) {
 	}
 }
 
-// WithAccount puts the account on every callbus series (not on Go's), and the
-// instruments the dashboard and alerts read are declared under their names.
+// Account puts the account on every series it records (not on Go's), one
+// provider serving several accounts; a caller's account attribute cannot replace
+// it; the instruments the dashboard and alerts read are declared under their
+// names.
 func TestMetricsAccountLabel(t *testing.T) {
-	m, err := NewMetrics(WithAccount("acme"))
+	root, err := NewMetrics()
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = m.Shutdown(context.Background()) })
+	t.Cleanup(func() { _ = root.Shutdown(context.Background()) })
+	m, other := root.Account("acme"), root.Account("globex")
+	other.Leader.Record(t.Context(), 0)
+	other.CycleRequests.Add(t.Context(), 3, metric.WithAttributes(attribute.String("resource", "calls"), attribute.String(AccountLabel, "acme")))
 	res := metric.WithAttributes(attribute.String("resource", "calls"))
 	m.TargetInterval.Record(t.Context(), 5, res)
 	m.RecordsRejected.Add(t.Context(), 1, metric.WithAttributes(attribute.String("resource", "calls"), attribute.String("reason", "undecodable")))
@@ -47,7 +51,9 @@ func TestMetricsAccountLabel(t *testing.T) {
 		`callbus_poll_target_interval_seconds{account="acme",resource="calls"} 5`,
 		`callbus_records_rejected_total{account="acme",reason="undecodable",resource="calls"} 1`,
 		`callbus_leader{account="acme"} 1`,
-		`callbus_redis_errors_total{account="acme"} 0`,
+		`callbus_redis_errors_total{account="acme"} 0`, // shown before the first error
+		`callbus_leader{account="globex"} 0`,
+		`callbus_poll_requests_total{account="globex",resource="calls"} 3`,
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("/metrics lacks %q", want)

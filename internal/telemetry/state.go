@@ -26,19 +26,20 @@ type State struct {
 
 // ObserveState registers the scrape-time gauges: outbox depth and relay lag, the
 // share of the rate budget used, the relay's publish errors, and the budget's
-// share and size. Call it once.
+// share and size. Call it once per account (on Account's instruments: Stop
+// unregisters them).
 func (m *Metrics) ObserveState(s State) error {
 	g, err := m.stateGauges()
 	if err != nil {
 		return err
 	}
-	_, err = m.meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
+	opts := m.observeOpts()
+	return m.register(func(ctx context.Context, o metric.Observer) error {
 		ctx, cancel := context.WithTimeout(ctx, time.Second)
 		defer cancel()
-		g.observe(ctx, o, s)
+		g.observe(ctx, o, s, opts)
 		return nil
 	}, g.depth, g.lag, g.used, g.pubErrs, g.share, g.budget)
-	return err
 }
 
 // stateGauges are the instruments ObserveState reads into.
@@ -60,10 +61,10 @@ func (m *Metrics) stateGauges() (g stateGauges, err error) {
 
 // observe reads s into the gauges; a source that fails is left out of this
 // scrape.
-func (g stateGauges) observe(ctx context.Context, o metric.Observer, s State) {
+func (g stateGauges) observe(ctx context.Context, o metric.Observer, s State, opts []metric.ObserveOption) {
 	if s.OutboxDepth != nil {
 		if n, err := s.OutboxDepth(ctx); err == nil {
-			o.ObserveInt64(g.depth, n)
+			o.ObserveInt64(g.depth, n, opts...)
 		}
 	}
 	if s.OutboxOldest != nil {
@@ -72,28 +73,29 @@ func (g stateGauges) observe(ctx context.Context, o metric.Observer, s State) {
 			if ok {
 				age = time.Since(oldest).Seconds()
 			}
-			o.ObserveFloat64(g.lag, age)
+			o.ObserveFloat64(g.lag, age, opts...)
 		}
 	}
 	if s.BudgetUsed != nil {
 		if share, ok := s.BudgetUsed(); ok {
-			o.ObserveFloat64(g.used, share)
+			o.ObserveFloat64(g.used, share, opts...)
 		}
 	}
 	if s.PublishErrors != nil {
-		o.ObserveInt64(g.pubErrs, s.PublishErrors())
+		o.ObserveInt64(g.pubErrs, s.PublishErrors(), opts...)
 	}
 	if s.Share > 0 {
-		o.ObserveFloat64(g.share, s.Share)
+		o.ObserveFloat64(g.share, s.Share, opts...)
 	}
 	if s.Budget != nil {
 		if n, ok := s.Budget(); ok {
-			o.ObserveInt64(g.budget, n)
+			o.ObserveInt64(g.budget, n, opts...)
 		}
 	}
 }
 
-// SetLeader records this replica's role in callbus_leader.
+// SetLeader records this replica's role in callbus_leader (the account's, on
+// Account's instruments).
 func (m *Metrics) SetLeader(ctx context.Context, leader bool) {
 	v := int64(0)
 	if leader {

@@ -9,15 +9,17 @@ import (
 	"time"
 )
 
-// The scrape-time gauges read their State at each scrape; a func that fails or is
-// missing leaves its gauge out; the leader gauge reads 0 from the start.
+// The scrape-time gauges read their State at each scrape, labelled by account;
+// a func that fails or is missing leaves its gauge out; the leader gauge reads 0
+// from the start; Stop takes the account's gauges off /metrics.
 func TestObserveState(t *testing.T) {
-	m, err := NewMetrics()
+	root, err := NewMetrics()
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = m.Shutdown(context.Background()) }) // t.Context() is done by now
-	if body := expose(t, m); !strings.Contains(body, "callbus_leader 0") {
+	t.Cleanup(func() { _ = root.Shutdown(context.Background()) }) // t.Context() is done by now
+	m := root.Account("acme")
+	if body := expose(t, m); !strings.Contains(body, `callbus_leader{account="acme"} 0`) {
 		t.Errorf("before any lease /metrics lacks callbus_leader 0")
 	}
 	err = m.ObserveState(State{
@@ -31,13 +33,24 @@ func TestObserveState(t *testing.T) {
 	}
 	m.SetLeader(t.Context(), true)
 	body := expose(t, m)
-	for _, want := range []string{"callbus_outbox_depth 7", "callbus_rate_budget_used_ratio 0.25", "callbus_publish_errors_total 3", "callbus_leader 1"} {
+	for _, want := range []string{`callbus_outbox_depth{account="acme"} 7`, `callbus_rate_budget_used_ratio{account="acme"} 0.25`,
+		`callbus_publish_errors_total{account="acme"} 3`, `callbus_leader{account="acme"} 1`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("/metrics lacks %q", want)
 		}
 	}
-	if strings.Contains(body, "callbus_relay_lag_seconds ") {
+	if strings.Contains(body, "callbus_relay_lag_seconds") {
 		t.Error("/metrics shows the relay lag although reading it failed")
+	}
+	if err := m.ObservePoller(func() string { return "" }, func() int64 { return 2 }); err != nil {
+		t.Fatal(err)
+	}
+	if body := expose(t, m); !strings.Contains(body, `callbus_state_rollbacks_total{account="acme"} 2`) {
+		t.Errorf("/metrics lacks the account's rollbacks:\n%s", body)
+	}
+	m.Stop()
+	if body := expose(t, m); strings.Contains(body, "callbus_outbox_depth") || strings.Contains(body, "callbus_state_rollbacks") {
+		t.Errorf("the stopped account's gauges stay on /metrics:\n%s", body)
 	}
 }
 

@@ -1,0 +1,52 @@
+// Package fleet shares accounts among the replicas of a fleet: it keeps each
+// replica's membership in Redis and gives every account to one live member by
+// rendezvous hashing, so that an account moves only when its owner joins or
+// leaves. It decides who tries to lead an account; the per-account lease of
+// package cursor (with its fencing token) stays the guarantee of one writer.
+//
+// # Membership
+//
+// One sorted set, callbus:fleet:{<name>}:members, holds the members scored by
+// their expiry in milliseconds of Redis's own clock: a Lua script reads TIME, so
+// the replicas' clocks never matter, and one key lives in one Redis Cluster slot.
+// A replica renews its membership every TTL/3 and reads the live members at every
+// check (WithCheckInterval, default 1 s). Keep the member TTL at most the lease
+// TTL: a dead replica then leaves the fleet, and its accounts get new owners,
+// within the lease TTL, and their leadership takes the lease when it expires.
+//
+// # Hand-off
+//
+// When an account moves (a member joined or left), disappears from the accounts,
+// or its settings change (its Digest), the context of its work is cancelled; the
+// work stops polling, drains its outbox and releases its lease, then returns. A
+// replica that stops (Run's ctx ends) cancels all its works, waits for them, and
+// only then removes its membership, so the new owners start when the leases are
+// free.
+//
+// While Redis is unreachable a replica keeps the accounts it runs (their leases
+// fence their writes) and logs; nothing here crashes or stops for it.
+//
+// # API
+//
+//	type Account struct{ Name, Digest string }
+//	func New(rdb redis.UniversalClient, replica string, log zerolog.Logger, opts ...Option) (*Fleet, error)
+//	func WithTTL(time.Duration) Option           // member TTL, default 15 s
+//	func WithName(string) Option                 // the fleet's name (its Redis key), default "callbus"
+//	func WithCheckInterval(time.Duration) Option // default 1 s
+//	func (f *Fleet) Run(ctx context.Context, accounts func() []Account, work func(ctx context.Context, account string) error) error
+//	func (f *Fleet) Members() []string // live members, sorted
+//	func (f *Fleet) Owned() []string   // accounts this replica runs, sorted
+//	func Owner(account string, members []string) string
+//
+// The accounts of a fleet come from a directory of account files (the
+// accounts_dir setting), re-read every few seconds by content:
+//
+//	func WatchDir(ctx context.Context, dir string, base map[string]any, log zerolog.Logger, opts ...DirOption) (*Dir, error)
+//	func WithRescan(time.Duration) DirOption                 // default 2 s
+//	func (d *Dir) Accounts() []Account                       // the good files' accounts: Run's accounts
+//	func (d *Dir) Settings(account string) (config.Settings, bool)
+//	func (d *Dir) Lookup(account string) (config.AccountFile, bool) // settings with their Digest
+//	func (d *Dir) Problems() []Problem                       // {File, Key, Message} of each refused file
+//
+// base is config.ProcessValues; each file is read by config.ReadAccountFile.
+package fleet

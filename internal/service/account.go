@@ -1,0 +1,98 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/callbus/callbus/config"
+	"github.com/callbus/callbus/internal/cursor"
+	"github.com/callbus/callbus/internal/poll"
+	"github.com/callbus/callbus/internal/telemetry"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/rs/zerolog"
+)
+
+// account is what one account has of its own in the process: its store, its
+// instruments (labelled account=<name>), its part of the status page, its
+// leader session (limiter, API client, relay, poller) and its leadership. Two
+// accounts share no goroutine, limiter, HTTP connection or JetStream publish
+// window: one that is throttled, refused or slow delays no other.
+type account struct {
+	name    string
+	store   *cursor.Store
+	metrics *telemetry.Metrics
+	board   *accountBoard
+	js      jetstream.JetStream
+	session leaderSession
+	lead    *poll.Leadership
+	removed func()
+}
+
+// newAccount builds the account of s on the process's connections. ctx is the
+// account's: its end is a shutdown or a hand-off, and the leader then drains the
+// outbox before it releases the lease. close undoes what newAccount registered.
+func (p *process) newAccount(ctx context.Context, s config.Settings, store *cursor.Store, log zerolog.Logger) (_ *account, err error) {
+	m := p.metrics.Account(s.Account)
+	board := p.board.add(s)
+	a := &account{name: s.Account, store: store, metrics: m, board: board, removed: func() { p.board.remove(board) }}
+	defer func() {
+		if err != nil {
+			a.close()
+		}
+	}()
+	// A window of async publishes of its own: an account whose acks are slow or
+	// that publishes a backlog fills only its own. Acks that never come must not
+	// pile up: after AckWait the relay gives up on a future and publishes again;
+	// the library then forgets it too.
+	a.js, err = jetstream.New(p.nc, jetstream.WithPublishAsyncMaxPending(256), jetstream.WithPublishAsyncTimeout(10*time.Second))
+	if err != nil {
+		return nil, fmt.Errorf("jetstream: %w", err)
+	}
+	a.session, err = newLeaderSession(a.ctx(ctx), s, p.o, parts{js: a.js, maxPayload: p.nc.MaxPayload, store: store, metrics: m, board: board}, log)
+	if err != nil {
+		return nil, err
+	}
+	a.lead = poll.NewLeadership(store, p.holder, s.LeaseTTL, log, poll.WithRoleObserver(m.SetLeader))
+	board.attach(a.lead, store, a.session.lim)
+	return a, nil
+}
+
+// ctx is ctx naming the account, for the shared clients' hooks.
+func (a *account) ctx(ctx context.Context) context.Context {
+	return telemetry.ContextWithAccount(ctx, a.name)
+}
+
+// close takes the account off the status page and its gauges off /metrics, and
+// lets its JetStream context forget its publishes (the outbox was drained or
+// stays for the next leader).
+func (a *account) close() {
+	a.metrics.Stop()
+	a.removed()
+	if a.js != nil {
+		a.js.CleanupPublisher()
+	}
+}
+
+// runAccount serves one account of the fleet until ctx ends, then hands it off:
+// the leader stops polling, drains the outbox and releases the lease (see
+// leaderSession.run and poll.Leadership.Run). It returns nil once handed off.
+func (p *process) runAccount(ctx context.Context, s config.Settings) error {
+	log := p.log.With().Str("account", s.Account).Logger()
+	store, err := cursor.New(p.rdb, s.Account)
+	if err != nil {
+		return err
+	}
+	a, err := p.newAccount(ctx, s, store, log)
+	if err != nil {
+		return err
+	}
+	defer a.close()
+	log.Info().Msg("account: serving")
+	err = a.lead.Run(a.ctx(ctx), a.session.run)
+	if ctx.Err() != nil {
+		log.Info().Msg("account: handed off")
+		return nil
+	}
+	return err
+}
