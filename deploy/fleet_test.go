@@ -1,6 +1,9 @@
 package deploy
 
 import (
+	"encoding/json"
+	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -10,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/callbus/callbus/config"
+	"github.com/callbus/callbus/internal/iparams"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 )
@@ -66,6 +71,9 @@ func TestEgressPortsDerived(t *testing.T) {
 		{"api domain", []string{"config.api_domain=acme"}, 3, []string{"443"}},
 		{"accounts' APIs", []string{"accounts.a.api_url=http://sim:8080", "accounts.a.api_key=k", "accounts.b.api_domain=b",
 			"accounts.b.api_key=k"}, 3, []string{"443", "8080"}},
+		{"redis cluster", []string{`config.redis_cluster_addrs=r0:6380\,r1:6381\, r2:6380`}, 2, []string{"6380", "6381"}},
+		{"redis sentinels", []string{`config.redis_sentinel_addrs=s0:26379\,s1:26379`, "config.redis_sentinel_master=m",
+			"networkPolicy.egress.redis.ports[0].port=6379"}, 2, []string{"26379", "6379"}},
 		{"ports added", []string{"config.redis_url=redis://r:6380/0", "networkPolicy.egress.redis.ports[0].port=16380"}, 2, []string{"6380", "16380"}},
 		{"existing accounts with ports", []string{"existingAccountsSecret=accs", "networkPolicy.egress.api.ports[0].port=443"}, 3, []string{"443"}},
 	}
@@ -152,6 +160,11 @@ func TestRenderRefusesFleet(t *testing.T) {
 		{"nats creds twice", []string{"nats.credsSecret.name=n", "config.nats_creds=/x"}, "config.nats_creds"},
 		{"redis port not a number", []string{"networkPolicy.enabled=true", "config.redis_url=redis://r:63x9/0"}, "redis_url"},
 		{"api port out of range", []string{"networkPolicy.enabled=true", "config.api_url=https://a:70000"}, "70000"},
+		{"sentinels without the primary's port", []string{"networkPolicy.enabled=true", "config.redis_sentinel_addrs=s0:26379",
+			"config.redis_sentinel_master=m"}, "networkPolicy.egress.redis.ports"},
+		{"cluster address without a port", []string{"networkPolicy.enabled=true", "config.redis_cluster_addrs=r0"}, "redis_cluster_addrs"},
+		{"process setting in an account", []string{"accounts.acme.redis_url=redis://r:6379/0", "accounts.acme.api_key=k"}, "redis_url"},
+		{"accounts_dir in config", []string{"config.accounts_dir=/x"}, "accounts_dir"},
 		{"existing accounts without API ports", []string{"networkPolicy.enabled=true", "existingAccountsSecret=accs"}, "networkPolicy.egress.api.ports"},
 		{"memory limit with an exponent", []string{"resources.limits.memory=5e8"}, "resources.limits.memory"},
 	}
@@ -225,5 +238,101 @@ func TestNotes(t *testing.T) {
 	}
 	if !strings.Contains(fleet, "2 account(s) (acme, globex)") || strings.Contains(fleet, "WARNING") {
 		t.Errorf("fleet notes:\n%s", fleet)
+	}
+}
+
+// The chart offers under `accounts` only settings an account file accepts: for each
+// one, a file setting it draws no "setting of the process" refusal from the service's
+// own reader (config.ReadAccountFile), which does refuse redis_url there.
+func TestAccountSettingsAccepted(t *testing.T) {
+	data, err := HelmValuesSchema()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var root struct {
+		Properties struct {
+			Accounts struct {
+				AdditionalProperties struct {
+					Properties map[string]json.RawMessage `json:"properties"`
+				} `json:"additionalProperties"`
+			} `json:"accounts"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(data, &root); err != nil {
+		t.Fatal(err)
+	}
+	offered := slices.Sorted(maps.Keys(root.Properties.Accounts.AdditionalProperties.Properties))
+	if len(offered) < 5 {
+		t.Fatalf("accounts offer %v", offered)
+	}
+	refused := func(key string) bool {
+		dir := t.TempDir()
+		file, _ := json.Marshal(map[string]any{key: "x", "api_key_file": "acme.key"})
+		if err := os.WriteFile(filepath.Join(dir, "acme.json"), file, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "acme.key"), []byte("k"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, err := config.ReadAccountFile(dir, "acme.json", nil)
+		var fe *config.AccountFileError
+		if !errors.As(err, &fe) {
+			return false
+		}
+		return slices.ContainsFunc(fe.Problems, func(p iparams.Problem) bool {
+			return p.Key == key && strings.Contains(p.Message, "of the process")
+		})
+	}
+	if !refused("redis_url") {
+		t.Fatal("an account file setting redis_url is not refused as a process setting: this test proves nothing")
+	}
+	for _, key := range offered {
+		if key != "api_key" && refused(key) {
+			t.Errorf("accounts offer %s, which an account file refuses", key)
+		}
+	}
+}
+
+// The account files the chart writes are valid for the service: each <account>.json
+// of ci/fleet.yaml's accounts Secret, with its key file, read by
+// config.ReadAccountFile over the process's settings from the ConfigMap.
+func TestAccountFilesValid(t *testing.T) {
+	file := filepath.Join(chartDir, "ci", "fleet.yaml")
+	m, err := decode(render(t, file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := readValues(t, file)
+	dir := t.TempDir()
+	var names []string
+	for _, s := range m.Secrets {
+		if s.Name != release+"-callbus-accounts" {
+			continue
+		}
+		for name, data := range s.Data {
+			if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if account, ok := strings.CutSuffix(name, ".json"); ok {
+				names = append(names, account)
+				// ci/fleet.yaml takes the keys from accountKeysSecret: stand in for it.
+				if err := os.WriteFile(filepath.Join(dir, account+".key"), []byte("key-of-"+account+"\n"), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	if len(names) != len(v.Accounts) {
+		t.Fatalf("accounts Secret holds %v, values %d accounts", names, len(v.Accounts))
+	}
+	for _, name := range names {
+		a, err := config.ReadAccountFile(dir, name+".json", v.Config)
+		if err != nil {
+			t.Errorf("%s.json refused: %v", name, err)
+			continue
+		}
+		if a.Name != name || a.Settings.APIKey.Reveal() != "key-of-"+name {
+			t.Errorf("%s.json read as account %q with another key", name, a.Name)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/callbus/callbus/config"
@@ -13,7 +14,19 @@ import (
 // chartOwnedKeys are the parameters the Helm chart sets itself, so its `config`
 // value refuses them: the instance id is the pod's name (downward API) and the
 // HTTP address is the container port the probes and the Service use.
-var chartOwnedKeys = []string{"instance_id", "http_addr"}
+var chartOwnedKeys = []string{"instance_id", "http_addr", "accounts_dir"}
+
+// processKeys are the settings shared by every account of a process, which
+// `accounts` entries do not take: those an account file refuses (config's own list;
+// TestAccountSettingsAccepted checks that the chart offers none of them) and the
+// Redis connection's (one client per process). account is the entry's name.
+var processKeys = []string{
+	"account", "nats_url", "nats_creds", "nats_user", "nats_tls_ca", "redis_url",
+	"redis_cluster_addrs", "redis_sentinel_addrs", "redis_sentinel_master",
+	"subject_prefix", "stream_name", "stream_max_age_hours", "stream_duplicate_window_seconds",
+	"stream_replicas", "log_level", "log_format", "debug_pprof", "lease_ttl_seconds",
+	"shutdown_timeout_seconds",
+}
 
 // accountNamePattern is an account's name in `accounts`: a NATS subject token, and
 // with ".json" a Secret key.
@@ -70,7 +83,9 @@ func HelmValuesSchema() ([]byte, error) {
 			}})
 		case !owned[p.Key]:
 			settings = append(settings, jsonMember{p.Key, prop})
-			account = append(account, jsonMember{p.Key, prop})
+			if !slices.Contains(processKeys, p.Key) {
+				account = append(account, jsonMember{p.Key, prop})
+			}
 		}
 	}
 	root := chartSchema(settings, secrets, secretKeys, account)
