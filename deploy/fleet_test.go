@@ -50,6 +50,19 @@ func TestGoMemLimit(t *testing.T) {
 	if e := env(m.Deployments[0].Spec.Template.Spec.Containers[0], "GOMEMLIMIT"); e != nil {
 		t.Errorf("GOMEMLIMIT %+v without a memory limit", e)
 	}
+	m = renderSet(t, chartDir, "extraEnv[0].name=GOMEMLIMIT", "extraEnv[0].value=300MiB")
+	var n int
+	for _, e := range m.Deployments[0].Spec.Template.Spec.Containers[0].Env {
+		if e.Name == "GOMEMLIMIT" {
+			n++
+			if e.Value != "300MiB" {
+				t.Errorf("GOMEMLIMIT %q, want extraEnv's 300MiB", e.Value)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("GOMEMLIMIT set %d times, want once (extraEnv's)", n)
+	}
 }
 
 // The NetworkPolicy's egress ports are those of the configured URLs: Redis on 6380

@@ -2,7 +2,7 @@
 GOMEMLIMIT, in bytes: 90% of resources.limits.memory, so that the Go runtime collects
 harder before the container reaches its limit and is OOM-killed, leaving 10% for what
 the runtime does not count (stacks' slack, the binary's pages). Empty without a
-memory limit. The limit is a Kubernetes quantity: an integer or decimal with an
+memory limit, or when extraEnv sets GOMEMLIMIT itself. The limit is a Kubernetes quantity: an integer or decimal with an
 optional binary (Ki, Mi, Gi, Ti, Pi) or decimal (k, M, G, T, P) suffix, below 1 EB; any
 other form (an exponent, milli-bytes) fails the render with the value named.
 */}}
@@ -13,6 +13,7 @@ other form (an exponent, milli-bytes) fails the render with the value named.
 {{- /* A YAML number arrives as float64, which toString would write 2.68435456e+08. */}}
 {{- if kindIs "float64" $raw }}{{ $limit = printf "%.0f" $raw }}{{ else if $raw }}{{ $limit = toString $raw }}{{ end }}
 {{- end }}
+{{- range .Values.extraEnv }}{{ if eq .name "GOMEMLIMIT" }}{{ $limit = "" }}{{ end }}{{ end }}
 {{- if $limit }}
 {{- $m := regexFindAll "^([0-9]+)(\\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|k|M|G|T|P)?$" $limit 1 }}
 {{- if not $m }}
