@@ -153,6 +153,7 @@ func TestRenderCases(t *testing.T) {
 		{"ci/existing-secret.yaml", 2, true, false, "callbus-credentials", false, false, 0, 0},
 		{"ci/monitoring.yaml", 2, true, true, "", true, false, 0, 0},
 		{"ci/fleet.yaml", 5, true, false, "callbus-credentials", false, true, 3, 1},
+		{"ci/fleet-existing-secret.yaml", 3, true, false, "callbus-credentials", false, false, 0, 0},
 	}
 	for _, tt := range tests {
 		t.Run(caseName(tt.file), func(t *testing.T) {

@@ -20,11 +20,14 @@ import (
 
 const accountsDir = "/var/run/callbus/accounts"
 
-// budget: the values' minAvailable or maxUnavailable (exactly one), over the pods,
+// budget: the values' minAvailable or maxUnavailable (neither: maxUnavailable 1), over the pods,
 // and not-ready pods always evictable so that a drain never waits on them.
 func (c *check) budget(pdb policyv1.PodDisruptionBudget, labels map[string]string) {
 	want := c.v.PodDisruptionBudget
 	got := pdb.Spec
+	if want.MinAvailable == nil && want.MaxUnavailable == nil {
+		want.MaxUnavailable = float64(1) // the chart's default budget
+	}
 	switch {
 	case want.MaxUnavailable != nil:
 		if got.MinAvailable != nil || got.MaxUnavailable == nil || got.MaxUnavailable.String() != fmt.Sprint(want.MaxUnavailable) {

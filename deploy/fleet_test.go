@@ -161,8 +161,7 @@ func TestRenderRefusesFleet(t *testing.T) {
 		set  []string
 		want string
 	}{
-		{"both budgets", []string{"podDisruptionBudget.minAvailable=1"}, "podDisruptionBudget"},
-		{"no budget", []string{"podDisruptionBudget.maxUnavailable=null"}, "podDisruptionBudget"},
+		{"both budgets", []string{"podDisruptionBudget.minAvailable=1", "podDisruptionBudget.maxUnavailable=1"}, "podDisruptionBudget"},
 		{"account name not a token", []string{"accounts.acme\\.eu.api_domain=a"}, "acme.eu"},
 		{"unknown account setting", []string{"accounts.acme.api_domian=a"}, "api_domian"},
 		{"account without a key", []string{"accounts.acme.api_domain=a"}, "accounts.acme has no API key"},

@@ -310,19 +310,22 @@ func helmSecretKey(desc string) jsonObject {
 	})
 }
 
-// helmPDB is the PodDisruptionBudget: exactly one of minAvailable and
-// maxUnavailable (the other null or absent), as the API requires.
+// helmPDB is the PodDisruptionBudget: at most one of minAvailable and
+// maxUnavailable (the other null or absent), as the API requires; neither means
+// maxUnavailable 1. Both default to null, so that giving one needs no null for the
+// other (helm lint does not apply a null override).
 func helmPDB() jsonObject {
 	budget := jsonObject{{"type", []string{"integer", "string", "null"}}, {"minimum", 0}, {"pattern", `^[0-9]+%$`}}
 	given := func(key string) jsonObject {
 		return jsonObject{{"properties", jsonObject{{key, jsonObject{{"type", []string{"integer", "string"}}}}}}, {"required", []string{key}}}
 	}
-	s := helmClosed("Rendered when enabled and replicaCount > 1; unhealthy pods may always be evicted.", jsonObject{
+	s := helmClosed("Rendered when enabled and replicaCount > 1; unhealthy pods may always be evicted. "+
+		"At most one of minAvailable and maxUnavailable; neither: maxUnavailable 1.", jsonObject{
 		{"enabled", helmBool("Render it.")},
 		{"minAvailable", budget},
 		{"maxUnavailable", budget},
 	})
-	return append(s, jsonMember{"oneOf", []any{given("minAvailable"), given("maxUnavailable")}})
+	return append(s, jsonMember{"not", jsonObject{{"allOf", []any{given("minAvailable"), given("maxUnavailable")}}}})
 }
 
 // helmDescribed puts desc first in s, when there is one.

@@ -82,7 +82,6 @@ func TestHelmValuesSchema(t *testing.T) {
 		`{"podAntiAffinity": "always"}`,
 		`{"terminationGracePeriodSeconds": 0}`,
 		`{"podDisruptionBudget": {"minAvailable": 1, "maxUnavailable": 1}}`,
-		`{"podDisruptionBudget": {"minAvailable": null, "maxUnavailable": null}}`,
 		`{"podDisruptionBudget": {"maxUnavailable": "half"}}`,
 		`{"accounts": {"acme.eu": {"api_domain": "acme"}}}`,
 		`{"accounts": {"acme": {"api_domian": "acme"}}}`,
@@ -94,6 +93,8 @@ func TestHelmValuesSchema(t *testing.T) {
 	)
 	schematest.Check(t, schema, true,
 		`{"podDisruptionBudget": {"enabled": true, "minAvailable": null, "maxUnavailable": "25%"}}`,
+		`{"podDisruptionBudget": {"enabled": true, "minAvailable": null, "maxUnavailable": null}}`,
+		`{"podDisruptionBudget": {"minAvailable": 1}}`,
 		`{"accounts": {"acme": {"api_domain": "acme", "api_key": "k", "rate_limit_share": 50, "resources": ["calls"]}, "globex_2": null}}`,
 		`{"accountKeysSecret": "keys", "existingAccountsSecret": "", "nats": {"credsSecret": {"name": "n", "key": "c.creds"}}}`,
 	)
