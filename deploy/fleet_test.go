@@ -169,6 +169,7 @@ func TestRenderRefusesFleet(t *testing.T) {
 		{"accounts twice", []string{"accounts.acme.api_key=k", "existingAccountsSecret=accs"}, "existingAccountsSecret and accounts"},
 		{"keys without accounts", []string{"accountKeysSecret=keys"}, "accounts is empty"},
 		{"process API key in a fleet", []string{"existingAccountsSecret=accs", "secret.api_key=k"}, "secret.api_key"},
+		{"existingSecret's API key in a fleet", []string{"existingAccountsSecret=accs", "existingSecret.name=creds"}, "existingSecret.keys.api_key"},
 		{"nats creds twice", []string{"nats.credsSecret.name=n", "config.nats_creds=/x"}, "config.nats_creds"},
 		{"redis port not a number", []string{"networkPolicy.enabled=true", "config.redis_url=redis://r:63x9/0"}, "redis_url"},
 		{"api port out of range", []string{"networkPolicy.enabled=true", "config.api_url=https://a:70000"}, "70000"},
