@@ -28,9 +28,45 @@ type chartValues struct {
 		SidecarLabel      string `json:"sidecarLabel"`
 		SidecarLabelValue string `json:"sidecarLabelValue"`
 	} `json:"grafanaDashboard"`
-	NetworkPolicy       struct{ Enabled bool } `json:"networkPolicy"`
-	PodDisruptionBudget struct{ Enabled bool } `json:"podDisruptionBudget"`
-	PodAntiAffinity     string                 `json:"podAntiAffinity"`
+	NetworkPolicy struct {
+		Enabled bool `json:"enabled"`
+		Ingress struct {
+			From []map[string]any `json:"from"`
+		} `json:"ingress"`
+		Egress struct {
+			Nats  egressValues `json:"nats"`
+			Redis egressValues `json:"redis"`
+			API   egressValues `json:"api"`
+		} `json:"egress"`
+	} `json:"networkPolicy"`
+	PodDisruptionBudget struct {
+		Enabled        bool `json:"enabled"`
+		MinAvailable   any  `json:"minAvailable"`
+		MaxUnavailable any  `json:"maxUnavailable"`
+	} `json:"podDisruptionBudget"`
+	PodAntiAffinity           string                    `json:"podAntiAffinity"`
+	TopologySpreadConstraints []map[string]any          `json:"topologySpreadConstraints"`
+	Accounts                  map[string]map[string]any `json:"accounts"`
+	AccountKeysSecret         string                    `json:"accountKeysSecret"`
+	ExistingAccountsSecret    string                    `json:"existingAccountsSecret"`
+	Nats                      struct {
+		CredsSecret struct{ Name, Key string } `json:"credsSecret"`
+		TLSCASecret struct{ Name, Key string } `json:"tlsCASecret"`
+	} `json:"nats"`
+	Resources struct {
+		Limits map[string]any `json:"limits"`
+	} `json:"resources"`
+	Tests struct {
+		Enabled bool `json:"enabled"`
+	} `json:"tests"`
+}
+
+// egressValues is one egress rule of networkPolicy.egress: the ports given beside
+// the derived ones.
+type egressValues struct {
+	Ports []struct {
+		Port any `json:"port"`
+	} `json:"ports"`
 }
 
 func readValues(t *testing.T, file string) chartValues {
@@ -89,6 +125,13 @@ func TestRender(t *testing.T) {
 			c.monitoring()
 			c.alerts()
 			c.dashboard()
+			c.labels()
+			c.memoryLimit()
+			c.fleet()
+			c.natsFiles()
+			c.egress()
+			c.spread()
+			c.helmTest()
 		})
 	}
 }
@@ -96,16 +139,21 @@ func TestRender(t *testing.T) {
 // What each values file is for, stated rather than derived from the values.
 func TestRenderCases(t *testing.T) {
 	tests := []struct {
-		file           string
-		replicas       int32
-		pdb, monitor   bool
-		existingSecret string
-		hardSpread     bool // replicas required, not preferred, on different nodes
+		file            string
+		replicas        int32
+		pdb, monitor    bool
+		existingSecret  string
+		hardSpread      bool // replicas required, not preferred, on different nodes
+		noAnti          bool // podAntiAffinity none
+		accounts        int  // accounts in the chart's accounts Secret
+		accountsSecrets int  // Secrets rendered beside existingSecret: the accounts'
 	}{
-		{"", 2, true, false, "", false},
-		{"ci/minimal.yaml", 1, false, false, "", false},
-		{"ci/existing-secret.yaml", 2, true, false, "callbus-credentials", false},
-		{"ci/monitoring.yaml", 2, true, true, "", true},
+		{"", 2, true, false, "", false, false, 0, 0},
+		{"ci/minimal.yaml", 1, false, false, "", false, false, 0, 0},
+		{"ci/existing-secret.yaml", 2, true, false, "callbus-credentials", false, false, 0, 0},
+		{"ci/monitoring.yaml", 2, true, true, "", true, false, 0, 0},
+		{"ci/fleet.yaml", 5, true, false, "callbus-credentials", false, true, 3, 1},
+		{"ci/fleet-existing-secret.yaml", 3, true, false, "callbus-credentials", false, false, 0, 0},
 	}
 	for _, tt := range tests {
 		t.Run(caseName(tt.file), func(t *testing.T) {
@@ -124,16 +172,21 @@ func TestRenderCases(t *testing.T) {
 			if got := len(m.PodDisruptionBudget) == 1; got != tt.pdb {
 				t.Errorf("PodDisruptionBudget rendered %v, want %v", got, tt.pdb)
 			}
-			if got := len(m.ServiceMonitors) == 1 && len(m.NetworkPolicies) == 1; got != tt.monitor {
-				t.Errorf("ServiceMonitor and NetworkPolicy rendered %v, want %v", got, tt.monitor)
+			if got := len(m.ServiceMonitors) == 1; got != tt.monitor {
+				t.Errorf("ServiceMonitor rendered %v, want %v", got, tt.monitor)
 			}
 			var anti *corev1.PodAntiAffinity
 			if aff := d.Spec.Template.Spec.Affinity; aff != nil {
 				anti = aff.PodAntiAffinity
 			}
-			if anti == nil || (len(anti.RequiredDuringSchedulingIgnoredDuringExecution) > 0) != tt.hardSpread ||
-				(len(anti.PreferredDuringSchedulingIgnoredDuringExecution) > 0) == tt.hardSpread {
+			if tt.noAnti != (anti == nil) {
+				t.Errorf("pod anti-affinity %+v, want none %v", anti, tt.noAnti)
+			} else if !tt.noAnti && ((len(anti.RequiredDuringSchedulingIgnoredDuringExecution) > 0) != tt.hardSpread ||
+				(len(anti.PreferredDuringSchedulingIgnoredDuringExecution) > 0) == tt.hardSpread) {
 				t.Errorf("pod anti-affinity %+v, want hard %v", anti, tt.hardSpread)
+			}
+			if tt.accounts > 0 && (len(m.Secrets) == 0 || len(m.Secrets[0].Data) != tt.accounts) {
+				t.Errorf("accounts Secret %+v, want %d accounts", m.Secrets, tt.accounts)
 			}
 			var secretName string
 			for _, vol := range d.Spec.Template.Spec.Volumes {
@@ -142,7 +195,7 @@ func TestRenderCases(t *testing.T) {
 				}
 			}
 			switch {
-			case tt.existingSecret != "" && (secretName != tt.existingSecret || len(m.Secrets) != 0):
+			case tt.existingSecret != "" && (secretName != tt.existingSecret || len(m.Secrets) != tt.accountsSecrets):
 				t.Errorf("secret volume of %q and %d Secrets rendered; want %q and none", secretName, len(m.Secrets), tt.existingSecret)
 			case tt.existingSecret == "" && tt.file != "" && secretName != release+"-callbus":
 				t.Errorf("secret volume of %q, want the chart's %s-callbus", secretName, release)

@@ -93,6 +93,7 @@ type manifests struct {
 	ServiceMonitors     []serviceMonitor
 	PrometheusRules     []prometheusRule
 	DashboardMaps       []corev1.ConfigMap // the Grafana dashboard's, apart from the settings'
+	Pods                []corev1.Pod       // the `helm test` hook's
 }
 
 // serviceMonitor is the part of monitoring.coreos.com/v1 ServiceMonitor the chart
@@ -148,6 +149,8 @@ func decode(out []byte) (manifests, error) {
 			} else {
 				m.ConfigMaps, err = appendStrict(m.ConfigMaps, doc)
 			}
+		case "v1 Pod":
+			m.Pods, err = appendStrict(m.Pods, doc)
 		case "v1 Secret":
 			m.Secrets, err = appendStrict(m.Secrets, doc)
 		case "v1 Service":
@@ -200,7 +203,7 @@ func TestDecodeIsStrict(t *testing.T) {
 		{"unknown field", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndatum:\n  K: v\n", false},
 		{"misplaced field", "apiVersion: apps/v1\nkind: Deployment\nspec:\n  replicas: 1\n  containers: []\n", false},
 		{"duplicate field", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  name: b\n", false},
-		{"unknown kind", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: a\n", false},
+		{"unknown kind", "apiVersion: v1\nkind: Endpoints\nmetadata:\n  name: a\n", false},
 		{"unknown ServiceMonitor field", "apiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nspec:\n  jobLabel: x\n", false},
 	}
 	for _, tt := range tests {

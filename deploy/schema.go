@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/callbus/callbus/config"
@@ -13,7 +14,23 @@ import (
 // chartOwnedKeys are the parameters the Helm chart sets itself, so its `config`
 // value refuses them: the instance id is the pod's name (downward API) and the
 // HTTP address is the container port the probes and the Service use.
-var chartOwnedKeys = []string{"instance_id", "http_addr"}
+var chartOwnedKeys = []string{"instance_id", "http_addr", "accounts_dir"}
+
+// processKeys are the settings shared by every account of a process, which
+// `accounts` entries do not take: those an account file refuses (config's own list;
+// TestAccountSettingsAccepted checks that the chart offers none of them) and the
+// Redis connection's (one client per process). account is the entry's name.
+var processKeys = []string{
+	"account", "nats_url", "nats_creds", "nats_user", "nats_tls_ca", "redis_url",
+	"redis_cluster_addrs", "redis_sentinel_addrs", "redis_sentinel_master",
+	"subject_prefix", "stream_name", "stream_max_age_hours", "stream_duplicate_window_seconds",
+	"stream_replicas", "log_level", "log_format", "debug_pprof", "lease_ttl_seconds",
+	"shutdown_timeout_seconds",
+}
+
+// accountNamePattern is an account's name in `accounts`: a NATS subject token, and
+// with ".json" a Secret key.
+const accountNamePattern = `^[A-Za-z0-9_-]+$`
 
 // HelmValuesSchema returns the draft-07 JSON Schema of the Helm chart's whole
 // values file, checked in as helm/callbus/values.schema.json (Helm refuses values
@@ -40,9 +57,17 @@ func HelmValuesSchema() ([]byte, error) {
 	for _, k := range chartOwnedKeys {
 		owned[k] = true
 	}
-	var settings, secrets, secretKeys jsonObject
+	var settings, secrets, secretKeys, account jsonObject
 	for _, p := range d.Params() { // declaration order
 		prop := generated.Properties[p.Key]
+		if p.Key == "api_key" {
+			account = append(account, jsonMember{p.Key, jsonObject{
+				{"title", p.DisplayName},
+				{"description", "The account's key, written to the chart's accounts Secret as <account>.key; empty: from accountKeysSecret."},
+				{"writeOnly", true},
+				{"anyOf", []any{jsonObject{{"const", ""}}, prop}},
+			}})
+		}
 		switch {
 		case p.Secure:
 			secrets = append(secrets, jsonMember{p.Key, jsonObject{
@@ -58,9 +83,12 @@ func HelmValuesSchema() ([]byte, error) {
 			}})
 		case !owned[p.Key]:
 			settings = append(settings, jsonMember{p.Key, prop})
+			if !slices.Contains(processKeys, p.Key) {
+				account = append(account, jsonMember{p.Key, prop})
+			}
 		}
 	}
-	root := chartSchema(settings, secrets, secretKeys)
+	root := chartSchema(settings, secrets, secretKeys, account)
 	compact, err := root.MarshalJSON()
 	if err != nil {
 		return nil, fmt.Errorf("marshal chart schema: %w", err)
@@ -75,7 +103,7 @@ func HelmValuesSchema() ([]byte, error) {
 
 // chartSchema is the values file: the chart's values in values.yaml's order, with
 // the generated settings.
-func chartSchema(settings, secrets, secretKeys jsonObject) jsonObject {
+func chartSchema(settings, secrets, secretKeys, account jsonObject) jsonObject {
 	return jsonObject{
 		{"$schema", iparams.SchemaDraft},
 		{"title", "callbus Helm chart values"},
@@ -96,7 +124,7 @@ func chartSchema(settings, secrets, secretKeys jsonObject) jsonObject {
 			{"nameOverride", helmString("Replaces the chart's name in resource names.")},
 			{"fullnameOverride", helmString("Replaces <release>-<chart> in resource names.")},
 			{"replicaCount", jsonObject{
-				{"description", "Replicas: one leads (holds the Redis lease), the others stand by."},
+				{"description", "Replicas. One account: one leads (holds the Redis lease), the others stand by. A fleet: any number, sharing the accounts."},
 				{"type", "integer"}, {"minimum", 0}}},
 			{"config", jsonObject{
 				{"title", "callbus settings"},
@@ -112,8 +140,25 @@ func chartSchema(settings, secrets, secretKeys jsonObject) jsonObject {
 				"Leave empty when existingSecret is used.", secrets)},
 			{"existingSecret", helmClosed("A Secret managed outside the chart, used instead of secret.", jsonObject{
 				{"name", jsonObject{{"description", "Name of the Secret in the release's namespace; empty: use secret."},
-					{"type", "string"}, {"pattern", `^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$`}}},
+					{"type", "string"}, {"pattern", secretNamePattern}}},
 				{"keys", helmClosed("Key of the Secret holding each secure setting.", secretKeys)},
+			})},
+			{"accounts", jsonObject{
+				{"description", "A fleet: one entry per account (its name), with its settings by iparams key, laid over config, and its api_key; " +
+					"written to a Secret as <account>.json and mounted as the accounts directory."},
+				{"type", "object"},
+				{"propertyNames", jsonObject{{"pattern", accountNamePattern}}},
+				{"additionalProperties", jsonObject{
+					{"type", []string{"object", "null"}},
+					{"additionalProperties", false},
+					{"properties", account},
+				}},
+			}},
+			{"accountKeysSecret", helmSecretName("A Secret of yours holding <account>.key for each account of accounts; empty: the keys are in accounts.")},
+			{"existingAccountsSecret", helmSecretName("A Secret of yours that is the whole accounts directory (<account>.json and key files), instead of accounts.")},
+			{"nats", helmClosed("NATS files from Secrets of yours; the chart sets nats_creds and nats_tls_ca to them.", jsonObject{
+				{"credsSecret", helmSecretKey("The NATS .creds file.")},
+				{"tlsCASecret", helmSecretKey("The CA certificate (PEM) of the NATS servers.")},
 			})},
 			{"serviceAccount", helmClosed("The pod's ServiceAccount.", jsonObject{
 				{"create", helmBool("Create a ServiceAccount (no token is mounted).")},
@@ -170,10 +215,7 @@ func chartSchema(settings, secrets, secretKeys jsonObject) jsonObject {
 					{"extra", helmArray("More NetworkPolicyEgressRule objects.", helmOpen("object", ""))},
 				})},
 			})},
-			{"podDisruptionBudget", helmClosed("Rendered when enabled and replicaCount > 1.", jsonObject{
-				{"enabled", helmBool("Render it.")},
-				{"minAvailable", jsonObject{{"type", []string{"integer", "string"}}, {"minimum", 0}, {"pattern", `^[0-9]+%$`}}},
-			})},
+			{"podDisruptionBudget", helmPDB()},
 			{"podAntiAffinity", helmEnum("Spread replicas over nodes: soft (preferred), hard (required), none; ignored when affinity is set.",
 				"soft", "hard", "none")},
 			{"affinity", helmOpen("object", "Affinity of the pods; replaces podAntiAffinity.")},
@@ -184,6 +226,15 @@ func chartSchema(settings, secrets, secretKeys jsonObject) jsonObject {
 			{"extraEnv", helmArray("More EnvVar objects for the poller container.", helmOpen("object", ""))},
 			{"extraVolumes", helmArray("More Volume objects.", helmOpen("object", ""))},
 			{"extraVolumeMounts", helmArray("More VolumeMount objects for the poller container.", helmOpen("object", ""))},
+			{"tests", helmClosed("The `helm test` pod: GET /readyz through the Service.", jsonObject{
+				{"enabled", helmBool("Render it.")},
+				{"image", helmClosed("An image with sh and wget (busybox).", jsonObject{
+					{"repository", jsonObject{{"type", "string"}, {"minLength", 1}}},
+					{"tag", helmString("")},
+					{"digest", jsonObject{{"type", "string"}, {"pattern", `^(sha256:[a-f0-9]{64})?$`}}},
+				})},
+				{"attempts", jsonObject{{"description", "Tries, 5 s apart."}, {"type", "integer"}, {"minimum", 1}}},
+			})},
 		}},
 	}
 }
@@ -242,6 +293,39 @@ func helmPorts() jsonObject {
 
 func helmEgressRule(what string) jsonObject {
 	return helmClosed("Egress to "+what+".", jsonObject{{"ports", helmPorts()}, {"to", helmPeers("Its peers; empty: any destination on these ports.")}})
+}
+
+// secretNamePattern is a Secret's name (a DNS subdomain), or empty.
+const secretNamePattern = `^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$`
+
+func helmSecretName(desc string) jsonObject {
+	return helmDescribed(desc, jsonObject{{"type", "string"}, {"pattern", secretNamePattern}})
+}
+
+// helmSecretKey is a key of a Secret of the user's: its name (empty: none) and key.
+func helmSecretKey(desc string) jsonObject {
+	return helmClosed(desc, jsonObject{
+		{"name", helmSecretName("The Secret; empty: none.")},
+		{"key", jsonObject{{"type", "string"}, {"pattern", `^[-._a-zA-Z0-9]+$`}}},
+	})
+}
+
+// helmPDB is the PodDisruptionBudget: at most one of minAvailable and
+// maxUnavailable (the other null or absent), as the API requires; neither means
+// maxUnavailable 1. Both default to null, so that giving one needs no null for the
+// other (helm lint does not apply a null override).
+func helmPDB() jsonObject {
+	budget := jsonObject{{"type", []string{"integer", "string", "null"}}, {"minimum", 0}, {"pattern", `^[0-9]+%$`}}
+	given := func(key string) jsonObject {
+		return jsonObject{{"properties", jsonObject{{key, jsonObject{{"type", []string{"integer", "string"}}}}}}, {"required", []string{key}}}
+	}
+	s := helmClosed("Rendered when enabled and replicaCount > 1; unhealthy pods may always be evicted. "+
+		"At most one of minAvailable and maxUnavailable; neither: maxUnavailable 1.", jsonObject{
+		{"enabled", helmBool("Render it.")},
+		{"minAvailable", budget},
+		{"maxUnavailable", budget},
+	})
+	return append(s, jsonMember{"not", jsonObject{{"allOf", []any{given("minAvailable"), given("maxUnavailable")}}}})
 }
 
 // helmDescribed puts desc first in s, when there is one.

@@ -81,6 +81,22 @@ func TestHelmValuesSchema(t *testing.T) {
 		`{"serviceMonitor": {"interval": "30"}}`,
 		`{"podAntiAffinity": "always"}`,
 		`{"terminationGracePeriodSeconds": 0}`,
+		`{"podDisruptionBudget": {"minAvailable": 1, "maxUnavailable": 1}}`,
+		`{"podDisruptionBudget": {"maxUnavailable": "half"}}`,
+		`{"accounts": {"acme.eu": {"api_domain": "acme"}}}`,
+		`{"accounts": {"acme": {"api_domian": "acme"}}}`,
+		`{"accounts": {"acme": {"instance_id": "x"}}}`,
+		`{"accounts": {"acme": {"nats_password": "x"}}}`,
+		`{"accounts": {"acme": {"rate_limit_share": 0}}}`,
+		`{"accountKeysSecret": "Not_A_Name"}`,
+		`{"nats": {"credsSecret": {"name": "n", "key": "a/b"}}}`,
+	)
+	schematest.Check(t, schema, true,
+		`{"podDisruptionBudget": {"enabled": true, "minAvailable": null, "maxUnavailable": "25%"}}`,
+		`{"podDisruptionBudget": {"enabled": true, "minAvailable": null, "maxUnavailable": null}}`,
+		`{"podDisruptionBudget": {"minAvailable": 1}}`,
+		`{"accounts": {"acme": {"api_domain": "acme", "api_key": "k", "rate_limit_share": 50, "resources": ["calls"]}, "globex_2": null}}`,
+		`{"accountKeysSecret": "keys", "existingAccountsSecret": "", "nats": {"credsSecret": {"name": "n", "key": "c.creds"}}}`,
 	)
 }
 

@@ -27,12 +27,22 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 app.kubernetes.io/component: poller
 {{- end }}
 
-{{- define "callbus.labels" -}}
-helm.sh/chart: {{ include "callbus.chart" . }}
+{{/*
+The pods' labels: the selector's and the other app.kubernetes.io/* labels, but not
+helm.sh/chart, so that a chart version alone does not change the pod template (which
+would roll every pod and move the accounts' leaders for nothing).
+*/}}
+{{- define "callbus.podLabels" -}}
 {{ include "callbus.selectorLabels" . }}
-app.kubernetes.io/version: {{ .Values.image.tag | default .Chart.AppVersion | trunc 63 | quote }}
+app.kubernetes.io/version: {{ .Values.image.tag | default .Chart.AppVersion | trunc 63 | trimSuffix "-" | quote }}
 app.kubernetes.io/managed-by: {{ .Release.Service }}
 app.kubernetes.io/part-of: callbus
+{{- end }}
+
+{{/* The labels of every object but the pods: the pods' and the chart's version. */}}
+{{- define "callbus.labels" -}}
+helm.sh/chart: {{ include "callbus.chart" . }}
+{{ include "callbus.podLabels" . }}
 {{- end }}
 
 {{- define "callbus.serviceAccountName" -}}
@@ -129,8 +139,70 @@ integers (YAML numbers arrive as float64, which would print as 1e+06), the rest 
 {{- fail (printf "secret.%s and existingSecret.name are both set: give the secure settings in one place" $key) }}
 {{- end }}
 {{- end }}
-{{- if not .Values.existingSecret.keys.api_key }}
+{{- if not (or .Values.existingSecret.keys.api_key (include "callbus.fleet" .)) }}
 {{- fail "existingSecret.keys.api_key is empty: name the key of the existing Secret that holds the API key" }}
 {{- end }}
 {{- end }}
+{{- if and .Values.nats.credsSecret.name .Values.config.nats_creds }}
+{{- fail "nats.credsSecret.name and config.nats_creds are both set: the chart mounts the .creds file and sets nats_creds itself" }}
+{{- end }}
+{{- if and .Values.nats.tlsCASecret.name .Values.config.nats_tls_ca }}
+{{- fail "nats.tlsCASecret.name and config.nats_tls_ca are both set: the chart mounts the CA certificate and sets nats_tls_ca itself" }}
+{{- end }}
+{{- end }}
+
+{{/* Where the NATS .creds file and CA certificate of `nats` are mounted. */}}
+{{- define "callbus.natsDir" -}}/var/run/secrets/callbus-nats{{- end }}
+
+{{/* The volume of the NATS files from `nats.credsSecret` and `nats.tlsCASecret`, if any. */}}
+{{- define "callbus.natsVolume" -}}
+{{- $n := .Values.nats }}
+{{- if or $n.credsSecret.name $n.tlsCASecret.name }}
+- name: nats
+  projected:
+    defaultMode: 0440
+    sources:
+      {{- with $n.credsSecret.name }}
+      - secret:
+          name: {{ . }}
+          items:
+            - key: {{ $n.credsSecret.key | quote }}
+              path: nats.creds
+      {{- end }}
+      {{- with $n.tlsCASecret.name }}
+      - secret:
+          name: {{ . }}
+          items:
+            - key: {{ $n.tlsCASecret.key | quote }}
+              path: ca.crt
+      {{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
+topologySpreadConstraints as given, each without a labelSelector given the pods'
+selector labels, and matchLabelKeys pod-template-hash (unless set), so that during a
+rollout the new pods are spread among themselves.
+*/}}
+{{- define "callbus.topologySpread" -}}
+{{- $selector := include "callbus.selectorLabels" . | fromYaml }}
+{{- $out := list }}
+{{- range .Values.topologySpreadConstraints }}
+{{- $c := deepCopy . }}
+{{- if not (hasKey $c "labelSelector") }}
+{{- $_ := set $c "labelSelector" (dict "matchLabels" $selector) }}
+{{- end }}
+{{- if not (hasKey $c "matchLabelKeys") }}
+{{- $_ := set $c "matchLabelKeys" (list "pod-template-hash") }}
+{{- end }}
+{{- $out = append $out $c }}
+{{- end }}
+{{- toYaml $out }}
+{{- end }}
+
+{{/* The `helm test` pod's labels: the release's, another component than the poller's. */}}
+{{- define "callbus.testLabels" -}}
+app.kubernetes.io/name: {{ include "callbus.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/component: test
 {{- end }}
