@@ -19,6 +19,13 @@ type Batch struct {
 	Terminal  []Tracked         // calls now terminal: At = end time
 	Cursors   map[string]string // named cursor values to set
 	Events    []OutboxEntry     // appended to the outbox in this order
+
+	// OutboxSeen, when set, is the newest outbox stream id the caller committed
+	// (CommitResult.StreamIDs): the commit is refused with ErrRolledBack, in the
+	// same script and so without a round trip of its own, when the outbox's last
+	// generated id is older, i.e. Redis lost writes the caller saw applied. It is
+	// not an item: a batch with nothing else writes nothing.
+	OutboxSeen string
 }
 
 // Snapshot is the stored state of one entity: opaque bytes, as compact as the
@@ -54,8 +61,8 @@ func (b Batch) Items() int {
 
 // Commit applies b atomically if l is still the account's lease: one Lua script
 // checks the lease (holder and token) and the fence (no newer token has written)
-// and then writes everything. A refused commit returns ErrStaleLeader and writes
-// nothing. A batch over the store's limit returns ErrBatchTooLarge (see
+// and then writes everything. A refused commit returns ErrStaleLeader (or
+// ErrRolledBack, see Batch.OutboxSeen) and writes nothing. A batch over the store's limit returns ErrBatchTooLarge (see
 // RecommendedMaxEvents); a malformed one ErrInvalid; neither reaches Redis. An
 // empty batch returns at once without checking the lease: it writes nothing.
 //
@@ -102,6 +109,11 @@ func (s *Store) encode(l Lease, b Batch) ([]string, []any, error) {
 	if l.Holder == "" || l.Token <= 0 {
 		return nil, nil, fmt.Errorf("%w: lease without holder or token", ErrInvalid)
 	}
+	if b.OutboxSeen != "" {
+		if _, err := parseStreamID(b.OutboxSeen); err != nil {
+			return nil, nil, fmt.Errorf("outbox seen: %w", err)
+		}
+	}
 	sk := &snapKeys{
 		s:    s,
 		keys: []string{s.k.lease, s.k.fence, s.k.open, s.k.terminal, s.k.cursor, s.k.outbox, s.k.kinds},
@@ -115,9 +127,9 @@ func (s *Store) encode(l Lease, b Batch) ([]string, []any, error) {
 	if items, err = appendCallItems(items, b); err != nil {
 		return nil, nil, err
 	}
-	args := make([]any, 0, 9+len(sk.kinds)+len(items))
+	args := make([]any, 0, 10+len(sk.kinds)+len(items))
 	args = append(args, l.Holder, l.Token, len(sk.kinds), len(b.Deletes), len(b.Snapshots),
-		len(b.Open), len(b.Terminal), len(b.Cursors), len(b.Events))
+		len(b.Open), len(b.Terminal), len(b.Cursors), len(b.Events), b.OutboxSeen)
 	for _, k := range sk.kinds {
 		args = append(args, k)
 	}

@@ -2,7 +2,8 @@
 -- KEYS[1] lease, KEYS[2] fence, KEYS[3] open, KEYS[4] terminal, KEYS[5] cursor,
 -- KEYS[6] outbox, KEYS[7] kinds, KEYS[8..] snapshot hashes (one per kind used).
 -- ARGV[1] holder, ARGV[2] token, ARGV[3..9] counts: kinds, deletes, snapshots,
--- open, terminal, cursors, events; then, in that order:
+-- open, terminal, cursors, events; ARGV[10] the newest outbox id the caller
+-- committed ("" for no check); then, in that order:
 --   kind names                     (one per KEYS[8..])
 --   deletes    key index, id
 --   snapshots  key index, id, data
@@ -10,15 +11,25 @@
 --   terminal   ended ms, id
 --   cursors    name, value
 --   events     id, subject, data, headers (JSON), type, time (RFC 3339 or "")
--- Reply: {1, stream id...} applied; {0, reason, holder, token} refused.
+-- Reply: {1, stream id...} applied; {0, reason, holder, token} refused by the
+-- fence; {0, 'rollback', outbox last id, ARGV[10]} refused because the outbox's
+-- last generated id is older than what the caller committed: Redis went back in
+-- time (restored, failed over, restarted without its last writes). Either way
+-- nothing was written but the fence (raised to the caller's own token).
 local refused = fence_check()
 if refused then
   return refused
 end
+if ARGV[10] ~= '' then
+  local last = outbox_last_id(KEYS[6])
+  if stream_id_less(last, ARGV[10]) then
+    return {0, 'rollback', last, ARGV[10]}
+  end
+end
 
 local nk, nd, ns = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local no, nt, nc, ne = tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[9])
-local i = 10
+local i = 11
 
 for _ = 1, nk do
   redis.call('SADD', KEYS[7], ARGV[i])
