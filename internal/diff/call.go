@@ -152,11 +152,11 @@ func (s *callSnap) ended(c callcenter.Call, seen time.Time) (time.Time, bool) {
 
 // CallStateOf reads the state of a call from its snapshot (for the metric diff).
 func CallStateOf(snap []byte) (CallState, error) {
-	var s callSnap
-	if err := decodeCallSnap(snap, &s); err != nil {
+	end, err := callSnapEnd(snap)
+	if err != nil {
 		return CallState{}, fmt.Errorf("decode call snapshot: %w", err)
 	}
-	return CallState{Ended: s.End != 0, EndedAt: fromMS(s.End)}, nil
+	return CallState{Ended: end != 0, EndedAt: fromMS(end)}, nil
 }
 
 // orTime is t, or else when t is zero.

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // Snapshots of calls and metrics are stored in a compact binary form, versioned by
@@ -112,13 +113,33 @@ func appendValue(b []byte, v string) []byte {
 	case "false":
 		return append(b, tagFalse)
 	}
-	if n, err := strconv.ParseInt(v, 10, 64); err == nil && strconv.FormatInt(n, 10) == v {
+	if canonicalInt(v) {
+		n, _ := strconv.ParseInt(v, 10, 64) // canonicalInt checked the syntax
 		return binary.AppendUvarint(append(b, tagInt), zigzag(n))
 	}
 	if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
 		return appendString(append(b, tagString), v[1:len(v)-1])
 	}
 	return appendString(append(b, tagJSON), v)
+}
+
+// canonicalInt reports whether v is an integer as strconv.FormatInt writes it:
+// no sign but '-', no leading zero, no "-0", and within int64.
+func canonicalInt(v string) bool {
+	d := strings.TrimPrefix(v, "-")
+	if d == "" || len(d) > 19 || (d[0] == '0' && (len(d) > 1 || len(v) > 1)) {
+		return false
+	}
+	for i := 0; i < len(d); i++ {
+		if d[i] < '0' || d[i] > '9' {
+			return false
+		}
+	}
+	if len(d) < 19 {
+		return true
+	}
+	_, err := strconv.ParseInt(v, 10, 64) // 19 digits: may overflow
+	return err == nil
 }
 
 // reader decodes the binary form; the first error sticks and zero values follow.

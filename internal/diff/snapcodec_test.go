@@ -3,6 +3,7 @@ package diff
 import (
 	"encoding/json"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -143,4 +144,26 @@ func FuzzDecodeSnapshot(f *testing.F) {
 		_ = decodeMetricSnap(b, &m)
 		_, _ = CallStateOf(b)
 	})
+}
+
+// raw's shortcuts give what encoding/json gives.
+func TestRawMatchesJSON(t *testing.T) {
+	n := int64(-42)
+	s := "Ann <a&b> \"q\" \\ é \u2028 \x01"
+	for _, v := range []any{nil, int64(0), int64(-9), &n, (*int64)(nil), "", "plain text 123", s, &s, (*string)(nil), "a<b", "tab\t"} {
+		want, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := raw(v); got != string(want) {
+			t.Errorf("raw(%#v) = %s, want %s", v, got, want)
+		}
+	}
+	for _, v := range []string{"0", "-0", "007", "9223372036854775807", "9223372036854775808", "-9223372036854775808", "1.5", "-", "12a"} {
+		n, err := strconv.ParseInt(v, 10, 64)
+		want := err == nil && strconv.FormatInt(n, 10) == v
+		if got := canonicalInt(v); got != want {
+			t.Errorf("canonicalInt(%q) = %v, want %v", v, got, want)
+		}
+	}
 }

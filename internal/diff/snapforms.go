@@ -39,6 +39,24 @@ func decodeCallSnap(b []byte, s *callSnap) error {
 	return r.err
 }
 
+// callSnapEnd reads when the call ended (0: open) from a call snapshot in either
+// form; of the binary form it reads the head only.
+func callSnapEnd(b []byte) (int64, error) {
+	if len(b) > 0 && b[0] == '{' {
+		var s callSnap
+		err := json.Unmarshal(b, &s)
+		return s.End, err
+	}
+	r := reader{b: b}
+	if r.byte() != snapV1 {
+		return 0, fmt.Errorf("%w: unknown version", errSnapshot)
+	}
+	r.uvarint()
+	upd := r.time(0)
+	end := r.time(upd)
+	return end, r.err
+}
+
 // encodeCallSnap gives the binary form of s, appended to buf. Participants keyed
 // by something else than an integer (only a corrupt earlier snapshot could hold
 // one) are dropped.
