@@ -114,90 +114,110 @@ func (s *Store) encode(l Lease, b Batch) ([]string, []any, error) {
 			return nil, nil, fmt.Errorf("outbox seen: %w", err)
 		}
 	}
-	sk := &snapKeys{
-		s:    s,
-		keys: []string{s.k.lease, s.k.fence, s.k.open, s.k.terminal, s.k.cursor, s.k.outbox, s.k.kinds},
-		at:   map[string]int{},
+	ks := newKeySet(s.k.lease, s.k.fence, s.k.open, s.k.terminal, s.k.cursor, s.k.outbox, s.k.kinds, s.k.tb)
+	var kinds []string
+	items := make([]any, 0, 5*len(b.Deletes)+7*len(b.Snapshots)+5*(len(b.Open)+len(b.Terminal))+2*len(b.Cursors)+outboxEntryArgs*len(b.Events))
+	for _, r := range append(refsOf(b.Snapshots), b.Deletes...) {
+		if err := checkKind(r.Kind); err != nil {
+			return nil, nil, err
+		}
+		if !slices.Contains(kinds, r.Kind) {
+			kinds = append(kinds, r.Kind)
+		}
 	}
-	items := make([]any, 0, 2*len(b.Deletes)+3*len(b.Snapshots)+2*(len(b.Open)+len(b.Terminal)+len(b.Cursors))+outboxEntryArgs*len(b.Events))
-	items, err := sk.appendSnapItems(items, b)
+	items, err := s.appendSnapItems(items, ks, b)
 	if err != nil {
 		return nil, nil, err
 	}
-	if items, err = appendCallItems(items, b); err != nil {
+	if items, err = s.appendCallItems(items, ks, b); err != nil {
 		return nil, nil, err
 	}
-	args := make([]any, 0, 10+len(sk.kinds)+len(items))
-	args = append(args, l.Holder, l.Token, len(sk.kinds), len(b.Deletes), len(b.Snapshots),
+	args := make([]any, 0, 10+len(kinds)+len(items))
+	args = append(args, l.Holder, l.Token, len(kinds), len(b.Deletes), len(b.Snapshots),
 		len(b.Open), len(b.Terminal), len(b.Cursors), len(b.Events), b.OutboxSeen)
-	for _, k := range sk.kinds {
+	for _, k := range kinds {
 		args = append(args, k)
 	}
-	args = append(args, items...)
-	return sk.keys, args, nil
+	return ks.keys, append(args, items...), nil
 }
 
-// snapKeys numbers the snapshot hashes a batch touches: the first use of a kind
-// appends its hash to keys and its name to kinds, in the order of first use.
-type snapKeys struct {
-	s     *Store
-	keys  []string
-	kinds []string
-	at    map[string]int // kind → Lua index in KEYS
+func refsOf(snaps []Snapshot) []Ref {
+	out := make([]Ref, len(snaps))
+	for i, sn := range snaps {
+		out[i] = Ref{Kind: sn.Kind, ID: sn.ID}
+	}
+	return out
 }
 
-// firstSnapKey is the Lua index of the first snapshot hash in KEYS.
-const firstSnapKey = 8
+// keySet numbers the keys a script touches: KEYS[i] in Lua, in order of first use.
+type keySet struct {
+	keys []string
+	at   map[string]int
+}
 
-// index returns kind's Lua index in KEYS, adding its hash on first use.
-func (sk *snapKeys) index(kind string) (int, error) {
-	if i, ok := sk.at[kind]; ok {
-		return i, nil
+func newKeySet(fixed ...string) *keySet {
+	ks := &keySet{at: map[string]int{}}
+	for _, k := range fixed {
+		ks.index(k)
 	}
-	if err := checkKind(kind); err != nil {
-		return 0, err
+	return ks
+}
+
+// index returns key's Lua index in KEYS, adding it on first use.
+func (ks *keySet) index(key string) int {
+	if i, ok := ks.at[key]; ok {
+		return i
 	}
-	i := firstSnapKey + len(sk.kinds)
-	sk.at[kind] = i
-	sk.kinds = append(sk.kinds, kind)
-	sk.keys = append(sk.keys, sk.s.k.snap(kind))
-	return i, nil
+	ks.keys = append(ks.keys, key)
+	ks.at[key] = len(ks.keys)
+	return len(ks.keys)
+}
+
+// snapPlace is where one snapshot lives: its hash and field, the single hash it
+// is removed from when that is not the same (legacy, 0 when none), and the
+// bucket set to register its bucket in (0 when none).
+func (s *Store) snapPlace(ks *keySet, kind, id string) (key int, field string, legacy int, set int, bucket string) {
+	if s.bucketed(kind) {
+		if b, f, ok := bucketOf(id); ok {
+			return ks.index(s.k.bucket(kind, b)), f, ks.index(s.k.snap(kind)), ks.index(s.k.buckets(kind)), b
+		}
+	}
+	return ks.index(s.k.snap(kind)), id, 0, 0, ""
 }
 
 // appendSnapItems appends the batch's deletes then snapshots to items.
-func (sk *snapKeys) appendSnapItems(items []any, b Batch) ([]any, error) {
+func (s *Store) appendSnapItems(items []any, ks *keySet, b Batch) ([]any, error) {
 	for _, d := range b.Deletes {
-		i, err := sk.index(d.Kind)
-		if err != nil {
-			return nil, err
-		}
 		if d.ID == "" {
 			return nil, fmt.Errorf("%w: delete of %s with empty id", ErrInvalid, d.Kind)
 		}
-		items = append(items, i, d.ID)
+		key, field, legacy, _, _ := s.snapPlace(ks, d.Kind, d.ID)
+		items = append(items, key, field, legacy, d.ID)
 	}
 	for _, sn := range b.Snapshots {
-		i, err := sk.index(sn.Kind)
-		if err != nil {
-			return nil, err
-		}
 		if sn.ID == "" {
 			return nil, fmt.Errorf("%w: snapshot of %s with empty id", ErrInvalid, sn.Kind)
 		}
-		items = append(items, i, sn.ID, sn.Data)
+		key, field, legacy, set, bucket := s.snapPlace(ks, sn.Kind, sn.ID)
+		items = append(items, key, field, sn.Data, legacy, sn.ID, set, bucket)
 	}
 	return items, nil
 }
 
 // appendCallItems appends the batch's open and terminal calls, cursors and
-// outbox events to items.
-func appendCallItems(items []any, b Batch) ([]any, error) {
+// outbox events to items. A call id that is a bucketed one has its terminal entry
+// in its bucket's hash; any other stays in the terminal sorted set.
+func (s *Store) appendCallItems(items []any, ks *keySet, b Batch) ([]any, error) {
 	for _, list := range [][]Tracked{b.Open, b.Terminal} {
 		for _, t := range list {
 			if t.ID == "" {
 				return nil, fmt.Errorf("%w: tracked call with empty id", ErrInvalid)
 			}
-			items = append(items, t.At.UnixMilli(), t.ID)
+			key, field, bucket := 0, "", ""
+			if bk, f, ok := bucketOf(t.ID); ok {
+				key, field, bucket = ks.index(s.k.terminalBucket(bk)), f, bk
+			}
+			items = append(items, t.At.UnixMilli(), t.ID, key, field, bucket)
 		}
 	}
 	// Sorted so that the same batch always makes the same script call.

@@ -2,6 +2,7 @@ package cursor
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -17,6 +18,7 @@ type keys struct {
 	terminal string
 	cursor   string
 	outbox   string
+	tb       string // terminal buckets by their earliest end
 }
 
 func newKeys(account string) keys {
@@ -31,11 +33,50 @@ func newKeys(account string) keys {
 		terminal: p + "terminal",
 		cursor:   p + "cursor",
 		outbox:   p + "outbox",
+		tb:       p + "tb",
 	}
 }
 
-// snap is the hash holding the snapshots of kind.
+// snap is the hash holding the snapshots of kind, or for the kinds keyed by call
+// id, those whose id is not a bucketed one (and those written by releases before
+// the buckets).
 func (k keys) snap(kind string) string { return k.prefix + "snap:" + kind }
+
+// bucket is the hash of kind's snapshots whose call ids fall in bucket b.
+func (k keys) bucket(kind, b string) string { return k.prefix + "s:" + kind + ":" + b }
+
+// buckets is the set of kind's bucket numbers (some may be empty).
+func (k keys) buckets(kind string) string { return k.prefix + "sb:" + kind }
+
+// terminalBucket is the hash of the terminal calls (field → ended ms) of bucket b.
+func (k keys) terminalBucket(b string) string { return k.prefix + "t:" + b }
+
+// bucketBits: a bucket holds the ids that agree but for their low 7 bits, 128 of
+// them, Redis's default hash-max-listpack-entries, so a bucket stays a listpack
+// (a few bytes per entry instead of some 70 in a hashtable) while its values stay
+// within hash-max-listpack-value.
+const bucketBits = 7
+
+// bucketOf splits a call id into its bucket number and its field in the bucket;
+// ok is false for an id that is not a non-negative integer in canonical form,
+// which stays in the kind's single hash.
+func bucketOf(id string) (bucket, field string, ok bool) {
+	n, err := strconv.ParseUint(id, 10, 63)
+	if err != nil || strconv.FormatUint(n, 10) != id {
+		return "", "", false
+	}
+	return strconv.FormatUint(n>>bucketBits, 10), strconv.FormatUint(n&(1<<bucketBits-1), 10), true
+}
+
+// idOf is the call id of field in bucket, "" when either is malformed.
+func idOf(bucket, field string) string {
+	b, err1 := strconv.ParseUint(bucket, 10, 63)
+	f, err2 := strconv.ParseUint(field, 10, 8)
+	if err1 != nil || err2 != nil || f >= 1<<bucketBits {
+		return ""
+	}
+	return strconv.FormatUint(b<<bucketBits|f, 10)
+}
 
 // checkAccount accepts account names that keep the hash tag intact: braces would
 // move or end the tag, and whitespace has no business in a key.

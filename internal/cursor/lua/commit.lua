@@ -1,16 +1,22 @@
 -- Apply one batch atomically, fenced (see fence.lua, which precedes this body).
--- KEYS[1] lease, KEYS[2] fence, KEYS[3] open, KEYS[4] terminal, KEYS[5] cursor,
--- KEYS[6] outbox, KEYS[7] kinds, KEYS[8..] snapshot hashes (one per kind used).
+-- KEYS[1] lease, KEYS[2] fence, KEYS[3] open, KEYS[4] terminal (sorted set of the
+-- calls whose id is not bucketed, and of those written by earlier releases),
+-- KEYS[5] cursor, KEYS[6] outbox, KEYS[7] kinds, KEYS[8] tb (terminal buckets by
+-- earliest end), KEYS[9..] the snapshot hashes, bucket sets and terminal buckets
+-- the items name by index.
 -- ARGV[1] holder, ARGV[2] token, ARGV[3..9] counts: kinds, deletes, snapshots,
 -- open, terminal, cursors, events; ARGV[10] the newest outbox id the caller
 -- committed ("" for no check); then, in that order:
---   kind names                     (one per KEYS[8..])
---   deletes    key index, id
---   snapshots  key index, id, data
---   open       created ms, id
---   terminal   ended ms, id
+--   kind names
+--   deletes    key index, field, legacy key index (0: none), id
+--   snapshots  key index, field, data, legacy key index (0: none), id,
+--              bucket set index (0: none), bucket
+--   open       created ms, id, terminal bucket index (0: none), field, bucket
+--   terminal   ended ms, id, terminal bucket index (0: none), field, bucket
 --   cursors    name, value
 --   events     id, subject, data, headers (JSON), type, time (RFC 3339 or "")
+-- A snapshot written to its bucket leaves the single hash of its kind, where an
+-- earlier release kept it (readers take the single hash's copy first).
 -- Reply: {1, stream id...} applied; {0, reason, holder, token} refused by the
 -- fence; {0, 'rollback', outbox last id, ARGV[10]} refused because the outbox's
 -- last generated id is older than what the caller committed: Redis went back in
@@ -37,21 +43,46 @@ for _ = 1, nk do
 end
 for _ = 1, nd do
   redis.call('HDEL', KEYS[tonumber(ARGV[i])], ARGV[i + 1])
-  i = i + 2
+  local legacy = tonumber(ARGV[i + 2])
+  if legacy > 0 then
+    redis.call('HDEL', KEYS[legacy], ARGV[i + 3])
+  end
+  i = i + 4
 end
 for _ = 1, ns do
   redis.call('HSET', KEYS[tonumber(ARGV[i])], ARGV[i + 1], ARGV[i + 2])
-  i = i + 3
+  local legacy, set = tonumber(ARGV[i + 3]), tonumber(ARGV[i + 5])
+  if legacy > 0 then
+    redis.call('HDEL', KEYS[legacy], ARGV[i + 4])
+  end
+  if set > 0 then
+    redis.call('SADD', KEYS[set], ARGV[i + 6])
+  end
+  i = i + 7
 end
 for _ = 1, no do
   redis.call('ZADD', KEYS[3], ARGV[i], ARGV[i + 1])
   redis.call('ZREM', KEYS[4], ARGV[i + 1])
-  i = i + 2
+  local tk = tonumber(ARGV[i + 2])
+  if tk > 0 then
+    redis.call('HDEL', KEYS[tk], ARGV[i + 3]) -- tb's score may now be early: prune mends it
+  end
+  i = i + 5
 end
 for _ = 1, nt do
   redis.call('ZREM', KEYS[3], ARGV[i + 1])
-  redis.call('ZADD', KEYS[4], ARGV[i], ARGV[i + 1])
-  i = i + 2
+  local tk = tonumber(ARGV[i + 2])
+  if tk > 0 then
+    redis.call('ZREM', KEYS[4], ARGV[i + 1])
+    redis.call('HSET', KEYS[tk], ARGV[i + 3], ARGV[i])
+    local first = redis.call('ZSCORE', KEYS[8], ARGV[i + 4])
+    if not first or tonumber(ARGV[i]) < tonumber(first) then
+      redis.call('ZADD', KEYS[8], ARGV[i], ARGV[i + 4])
+    end
+  else
+    redis.call('ZADD', KEYS[4], ARGV[i], ARGV[i + 1])
+  end
+  i = i + 5
 end
 for _ = 1, nc do
   redis.call('HSET', KEYS[5], ARGV[i], ARGV[i + 1])
