@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -55,7 +56,25 @@ func TestBuckets(t *testing.T) {
 	if n, _ := e.rdb.HLen(ctx, p+"snap:user").Result(); n != int64(len(ids)) {
 		t.Errorf("users are not a prune kind: %d in their hash, want %d", n, len(ids))
 	}
-	mustCommit(t, e.store, l, Batch{Deletes: []Ref{{Kind: "call", ID: "128"}, {Kind: "call", ID: "x-1"}}})
+	// A snapshot too long for a listpack value lives in the single hash, and
+	// moves back to its bucket once short again: one copy, buckets stay listpacks.
+	long := strings.Repeat("L", 65)
+	for _, data := range []string{long, "short", long} {
+		mustCommit(t, e.store, l, Batch{Snapshots: []Snapshot{{Kind: "call", ID: "5", Data: []byte(data)}}})
+		got, _ := e.store.GetSnapshots(ctx, "call", []string{"5"})
+		inBucket, _ := e.rdb.HExists(ctx, p+"s:call:0", "5").Result()
+		inSingle, _ := e.rdb.HExists(ctx, p+"snap:call", "5").Result()
+		if string(got["5"]) != data || inBucket == (len(data) > 64) || inSingle != (len(data) > 64) {
+			t.Errorf("%d bytes: read %d, in bucket %v, in single hash %v", len(data), len(got["5"]), inBucket, inSingle)
+		}
+	}
+	if enc, _ := e.rdb.ObjectEncoding(ctx, p+"s:call:0").Result(); enc != "listpack" {
+		t.Errorf("bucket encoding %s after a long snapshot, want listpack", enc)
+	}
+	mustCommit(t, e.store, l, Batch{Deletes: []Ref{{Kind: "call", ID: "128"}, {Kind: "call", ID: "x-1"}, {Kind: "call", ID: "5"}}})
+	if got, _ := e.store.GetSnapshots(ctx, "call", []string{"5"}); len(got) != 0 {
+		t.Errorf("deleted long snapshot still read: %v", got)
+	}
 	if got, _ := e.store.GetSnapshots(ctx, "call", []string{"128", "x-1", "127"}); len(got) != 1 {
 		t.Errorf("after deletes: %v, want 127 only", slices.Sorted(maps.Keys(got)))
 	}

@@ -173,17 +173,27 @@ func (ks *keySet) index(key string) int {
 	return len(ks.keys)
 }
 
-// snapPlace is where one snapshot lives: its hash and field, the single hash it
-// is removed from when that is not the same (legacy, 0 when none), and the
-// bucket set to register its bucket in (0 when none).
-func (s *Store) snapPlace(ks *keySet, kind, id string) (key int, field string, legacy int, set int, bucket string) {
+// snapPlace is where one snapshot of size bytes lives: its hash and field, the
+// hash and field it is removed from (0 and "" when none), and the bucket set to
+// register its bucket in (0 when none). A bucketed kind's snapshot goes to its
+// bucket when it fits a listpack value (listpackValueMax), else to the kind's
+// single hash, so that buckets stay listpacks; it leaves the other place.
+func (s *Store) snapPlace(ks *keySet, kind, id string, size int) (key int, field string, other int, otherField string, set int, bucket string) {
 	if s.bucketed(kind) {
 		if b, f, ok := bucketOf(id); ok {
-			return ks.index(s.k.bucket(kind, b)), f, ks.index(s.k.snap(kind)), ks.index(s.k.buckets(kind)), b
+			single, bk := ks.index(s.k.snap(kind)), ks.index(s.k.bucket(kind, b))
+			if size > listpackValueMax {
+				return single, id, bk, f, 0, ""
+			}
+			return bk, f, single, id, ks.index(s.k.buckets(kind)), b
 		}
 	}
-	return ks.index(s.k.snap(kind)), id, 0, 0, ""
+	return ks.index(s.k.snap(kind)), id, 0, "", 0, ""
 }
+
+// listpackValueMax is Redis's default hash-max-listpack-value: a hash holding a
+// longer value turns into a hashtable, some 60 bytes more per entry.
+const listpackValueMax = 64
 
 // appendSnapItems appends the batch's deletes then snapshots to items.
 func (s *Store) appendSnapItems(items []any, ks *keySet, b Batch) ([]any, error) {
@@ -191,15 +201,15 @@ func (s *Store) appendSnapItems(items []any, ks *keySet, b Batch) ([]any, error)
 		if d.ID == "" {
 			return nil, fmt.Errorf("%w: delete of %s with empty id", ErrInvalid, d.Kind)
 		}
-		key, field, legacy, _, _ := s.snapPlace(ks, d.Kind, d.ID)
-		items = append(items, key, field, legacy, d.ID)
+		key, field, other, otherField, _, _ := s.snapPlace(ks, d.Kind, d.ID, 0)
+		items = append(items, key, field, other, otherField)
 	}
 	for _, sn := range b.Snapshots {
 		if sn.ID == "" {
 			return nil, fmt.Errorf("%w: snapshot of %s with empty id", ErrInvalid, sn.Kind)
 		}
-		key, field, legacy, set, bucket := s.snapPlace(ks, sn.Kind, sn.ID)
-		items = append(items, key, field, sn.Data, legacy, sn.ID, set, bucket)
+		key, field, other, otherField, set, bucket := s.snapPlace(ks, sn.Kind, sn.ID, len(sn.Data))
+		items = append(items, key, field, sn.Data, other, otherField, set, bucket)
 	}
 	return items, nil
 }

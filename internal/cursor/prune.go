@@ -118,8 +118,8 @@ func (s *Store) pruneArgs(l Lease, cands []terminalEntry, buckets []string) ([]s
 		}
 		args = append(args, c.id, c.ended, tk, c.field, bucket)
 		for _, kind := range s.pruneKinds {
-			key, field, legacy, _, _ := s.snapPlace(ks, kind, c.id)
-			args = append(args, key, field, legacy)
+			key, field, other, _, _, _ := s.snapPlace(ks, kind, c.id, 0) // bucket, then the single hash
+			args = append(args, key, field, other)
 		}
 	}
 	for _, b := range buckets {

@@ -31,9 +31,9 @@ func (s *Store) GetSnapshots(ctx context.Context, kind string, ids []string) (ma
 }
 
 // getChunk reads ids from their buckets and from the kind's single hash in one
-// pipeline. The single hash's copy wins: this release removes it whenever it
-// writes the bucket's, so one that is there was written later by an earlier
-// release (a rolling upgrade) or is all there is.
+// pipeline. The single hash's copy wins: this release keeps a snapshot in one of
+// the two (removing it from the other as it writes), so where both are there the
+// single hash's was written later, by an earlier release in a rolling upgrade.
 func (s *Store) getChunk(ctx context.Context, kind string, ids []string, out map[string][]byte) error {
 	type group struct {
 		ids, fields []string

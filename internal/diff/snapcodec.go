@@ -48,7 +48,8 @@ var snapFieldIndex = func() map[string]byte {
 }()
 
 // Value tags of the binary form: the canonical JSON of a field is stored as the
-// shortest of these that gives it back byte for byte.
+// shortest of these that gives it back byte for byte. Append only, like the
+// tables.
 const (
 	tagNull   = iota // null
 	tagInt           // an integer: zigzag varint
@@ -58,7 +59,25 @@ const (
 	tagFalse         // false
 	tagString        // a JSON string: its text between the quotes
 	tagJSON          // any other JSON: its text
+	tagKnown         // a JSON string of snapKnownStrings: its index
+	tagObject        // a flat object (see appendObject)
+
+	tagDecimal // a decimal fraction: zigzag varint of its digits, then how many are decimals
+
+	// tagSmall + n is the integer n for 0 <= n < 256-tagSmall: one byte.
+	tagSmall = 0x10
 )
+
+// snapObjectKeys numbers the member names of the flat objects of tracked fields
+// (recordings, csat). Append only.
+var snapObjectKeys = []string{
+	"id", "url", "transcription_url", "duration", "duration_unit",
+	"transfer_made", "outcome", "time", "time_unit", "integration_name", "type", "name",
+}
+
+// snapKnownStrings are string values common enough in tracked fields to be
+// stored as an index. Append only.
+var snapKnownStrings = []string{"seconds", "minutes", "USD", "EUR"}
 
 func appendTime(b []byte, t, base int64) []byte {
 	if t == 0 {
@@ -71,26 +90,32 @@ func zigzag(v int64) uint64 { return uint64(v<<1) ^ uint64(v>>63) }
 
 func unzigzag(u uint64) int64 { return int64(u>>1) ^ -int64(u&1) }
 
-// appendFields appends stored fields in index order (names outside the table last,
-// sorted), so equal fields always give equal bytes.
+// appendFields appends stored fields: a uvarint whose bit i says snapFieldNames[i]
+// is there, their values in that order, then the count of the names outside the
+// table and, sorted, each name and value; equal fields give equal bytes.
 func appendFields(b []byte, f map[string]string) []byte {
-	b = binary.AppendUvarint(b, uint64(len(f)))
-	var other []string
+	var bits uint64
 	for i, name := range snapFieldNames {
-		if v, ok := f[name]; ok {
-			b = appendValue(append(b, byte(i)), v)
+		if _, ok := f[name]; ok {
+			bits |= 1 << i
 		}
 	}
+	b = binary.AppendUvarint(b, bits)
+	for i, name := range snapFieldNames {
+		if bits&(1<<i) != 0 {
+			b = appendValue(b, f[name])
+		}
+	}
+	var other []string
 	for name := range f {
 		if _, ok := snapFieldIndex[name]; !ok {
 			other = append(other, name)
 		}
 	}
 	slices.Sort(other)
+	b = binary.AppendUvarint(b, uint64(len(other)))
 	for _, name := range other {
-		b = append(b, otherField)
-		b = appendString(b, name)
-		b = appendValue(b, f[name])
+		b = appendValue(appendString(b, name), f[name])
 	}
 	return b
 }
@@ -113,14 +138,96 @@ func appendValue(b []byte, v string) []byte {
 	case "false":
 		return append(b, tagFalse)
 	}
-	if canonicalInt(v) {
+	switch {
+	case canonicalInt(v):
 		n, _ := strconv.ParseInt(v, 10, 64) // canonicalInt checked the syntax
+		if n >= 0 && n < 256-tagSmall {
+			return append(b, byte(tagSmall+n))
+		}
 		return binary.AppendUvarint(append(b, tagInt), zigzag(n))
-	}
-	if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
+	case isDecimal(v):
+		digits, scale := decimalParts(v)
+		return append(binary.AppendUvarint(append(b, tagDecimal), zigzag(digits)), scale)
+	case len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"':
+		if i := slices.Index(snapKnownStrings, v[1:len(v)-1]); i >= 0 {
+			return append(b, tagKnown, byte(i))
+		}
 		return appendString(append(b, tagString), v[1:len(v)-1])
+	case len(v) > 2 && v[0] == '{':
+		if ob, ok := appendObject(b, v); ok {
+			return ob
+		}
 	}
 	return appendString(append(b, tagJSON), v)
+}
+
+// appendObject appends v, a flat JSON object as encoding/json writes it (no
+// space, members whose values are strings, numbers, true, false or null), as
+// tagObject, the member count, then per member its index in snapObjectKeys (or
+// otherField and the name) and its value. ok is false, and nothing is appended,
+// for any other JSON.
+func appendObject(b []byte, v string) ([]byte, bool) {
+	var names, vals []string
+	rest := v[1:]
+	for {
+		name, r, ok := cutJSONString(rest)
+		if !ok || len(r) == 0 || r[0] != ':' || strings.IndexByte(name, '\\') >= 0 {
+			return b, false
+		}
+		val, r, ok := cutScalar(r[1:])
+		if !ok || len(r) == 0 {
+			return b, false
+		}
+		names, vals = append(names, name[1:len(name)-1]), append(vals, val)
+		if r[0] == '}' {
+			if len(r) != 1 {
+				return b, false
+			}
+			break
+		}
+		if r[0] != ',' {
+			return b, false
+		}
+		rest = r[1:]
+	}
+	b = binary.AppendUvarint(append(b, tagObject), uint64(len(names)))
+	for i, name := range names {
+		if k := slices.Index(snapObjectKeys, name); k >= 0 {
+			b = append(b, byte(k))
+		} else {
+			b = appendString(append(b, otherField), name)
+		}
+		b = appendValue(b, vals[i])
+	}
+	return b, true
+}
+
+// cutJSONString splits s after the JSON string it starts with (quotes included).
+func cutJSONString(s string) (str, rest string, ok bool) {
+	if len(s) == 0 || s[0] != '"' {
+		return "", s, false
+	}
+	for i := 1; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '"':
+			return s[:i+1], s[i+1:], true
+		}
+	}
+	return "", s, false
+}
+
+// cutScalar splits s after the JSON string, number or literal it starts with.
+func cutScalar(s string) (val, rest string, ok bool) {
+	if len(s) > 0 && s[0] == '"' {
+		return cutJSONString(s)
+	}
+	i := strings.IndexAny(s, ",}")
+	if i <= 0 || strings.ContainsAny(s[:i], "{[\" \t\r\n") {
+		return "", s, false
+	}
+	return s[:i], s[i:], true
 }
 
 // canonicalInt reports whether v is an integer as strconv.FormatInt writes it:
@@ -140,6 +247,44 @@ func canonicalInt(v string) bool {
 	}
 	_, err := strconv.ParseInt(v, 10, 64) // 19 digits: may overflow
 	return err == nil
+}
+
+// isDecimal reports whether v is a fraction that formatDecimal gives back:
+// -?int.digits, at most 15 digits in all, the last one not 0.
+func isDecimal(v string) bool {
+	whole, frac, ok := strings.Cut(v, ".")
+	if !ok || frac == "" || frac[len(frac)-1] == '0' || len(whole)+len(frac) > 16 || !canonicalInt(whole) {
+		return false
+	}
+	for i := 0; i < len(frac); i++ {
+		if frac[i] < '0' || frac[i] > '9' {
+			return false
+		}
+	}
+	digits, scale := decimalParts(v)
+	return whole != "-0" && formatDecimal(digits, scale) == v
+}
+
+// decimalParts splits a decimal fraction into its digits as an integer and the
+// number of them after the point.
+func decimalParts(v string) (int64, byte) {
+	whole, frac, _ := strings.Cut(v, ".")
+	n, _ := strconv.ParseInt(whole+frac, 10, 64)
+	return n, byte(len(frac))
+}
+
+// formatDecimal writes digits with scale of them after the point.
+func formatDecimal(digits int64, scale byte) string {
+	neg := digits < 0
+	s := strconv.FormatUint(uint64(max(digits, -digits)), 10)
+	if len(s) <= int(scale) {
+		s = strings.Repeat("0", int(scale)-len(s)+1) + s
+	}
+	s = s[:len(s)-int(scale)] + "." + s[len(s)-int(scale):]
+	if neg {
+		s = "-" + s
+	}
+	return s
 }
 
 // reader decodes the binary form; the first error sticks and zero values follow.
@@ -208,27 +353,32 @@ func min64(a, b uint64) uint64 {
 }
 
 func (r *reader) fields() map[string]string {
-	n := r.count(2)
-	f := make(map[string]string, n)
-	for range n {
-		var name string
-		if i := r.byte(); i == otherField {
-			name = r.string()
-		} else if int(i) < len(snapFieldNames) {
-			name = snapFieldNames[i]
-		} else {
-			r.err = errSnapshot
+	bits := r.uvarint()
+	f := make(map[string]string, 8)
+	for i, name := range snapFieldNames {
+		if bits&(1<<i) != 0 {
+			f[name] = r.value()
 		}
+	}
+	if bits>>len(snapFieldNames) != 0 {
+		r.err = errSnapshot
+	}
+	for range r.count(2) {
+		name := r.string()
 		f[name] = r.value()
-		if r.err != nil {
-			return nil
-		}
+	}
+	if r.err != nil {
+		return nil
 	}
 	return f
 }
 
 func (r *reader) value() string {
-	switch r.byte() {
+	tag := r.byte()
+	if tag >= tagSmall {
+		return strconv.Itoa(int(tag - tagSmall))
+	}
+	switch tag {
 	case tagNull:
 		return "null"
 	case tagInt:
@@ -245,7 +395,44 @@ func (r *reader) value() string {
 		return `"` + r.string() + `"`
 	case tagJSON:
 		return r.string()
+	case tagKnown:
+		if i := int(r.byte()); i < len(snapKnownStrings) {
+			return `"` + snapKnownStrings[i] + `"`
+		}
+	case tagObject:
+		return r.object()
+	case tagDecimal:
+		digits := unzigzag(r.uvarint())
+		return formatDecimal(digits, r.byte())
 	}
 	r.err = errSnapshot
 	return ""
+}
+
+// object reads what appendObject wrote, as the JSON it came from.
+func (r *reader) object() string {
+	n := r.count(2)
+	var sb strings.Builder
+	sb.WriteByte('{')
+	for i := range n {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		var name string
+		if k := r.byte(); k == otherField {
+			name = r.string()
+		} else if int(k) < len(snapObjectKeys) {
+			name = snapObjectKeys[k]
+		} else {
+			r.err = errSnapshot
+		}
+		v := r.value()
+		if r.err != nil || (len(v) > 0 && (v[0] == '{' || v[0] == '[')) {
+			r.err = errSnapshot // members are scalars: no nesting to recurse into
+			return ""
+		}
+		sb.WriteString(`"` + name + `":` + v)
+	}
+	sb.WriteByte('}')
+	return sb.String()
 }

@@ -146,6 +146,21 @@ func FuzzDecodeSnapshot(f *testing.F) {
 	})
 }
 
+// The tables fit their encodings: field presence is a bit of a uint64, object
+// keys and known strings a byte.
+func TestSnapshotTables(t *testing.T) {
+	if len(snapFieldNames) > 64 || len(snapObjectKeys) >= otherField || len(snapKnownStrings) > 255 {
+		t.Fatal("a table outgrew its encoding")
+	}
+	for _, v := range []string{"0.05", "0.0715", "-1.5", "12.25", "1.50", "-0.5", "1e3", "0.1234567890123456", `{"a":{"b":1}}`,
+		`{"id":1,"url":"x\"y","z":0.5,"w":null}`, `{"id":1 }`, `{}`, `{"k":[1]}`, `{"id":-1,"time_unit":"seconds"}`} {
+		r := reader{b: appendValue(nil, v)}
+		if got := r.value(); got != v || r.err != nil || len(r.b) != 0 {
+			t.Errorf("value %s came back as %s (%v)", v, got, r.err)
+		}
+	}
+}
+
 // raw's shortcuts give what encoding/json gives.
 func TestRawMatchesJSON(t *testing.T) {
 	n := int64(-42)

@@ -8,15 +8,16 @@
 -- open, terminal, cursors, events; ARGV[10] the newest outbox id the caller
 -- committed ("" for no check); then, in that order:
 --   kind names
---   deletes    key index, field, legacy key index (0: none), id
---   snapshots  key index, field, data, legacy key index (0: none), id,
+--   deletes    key index, field, other key index (0: none), other field
+--   snapshots  key index, field, data, other key index (0: none), other field,
 --              bucket set index (0: none), bucket
 --   open       created ms, id, terminal bucket index (0: none), field, bucket
 --   terminal   ended ms, id, terminal bucket index (0: none), field, bucket
 --   cursors    name, value
 --   events     id, subject, data, headers (JSON), type, time (RFC 3339 or "")
--- A snapshot written to its bucket leaves the single hash of its kind, where an
--- earlier release kept it (readers take the single hash's copy first).
+-- A snapshot of a bucketed kind lives either in its bucket or, too long for a
+-- listpack (or written by an earlier release), in the single hash of its kind:
+-- writing it in one place removes it from the other.
 -- Reply: {1, stream id...} applied; {0, reason, holder, token} refused by the
 -- fence; {0, 'rollback', outbox last id, ARGV[10]} refused because the outbox's
 -- last generated id is older than what the caller committed: Redis went back in
@@ -43,17 +44,17 @@ for _ = 1, nk do
 end
 for _ = 1, nd do
   redis.call('HDEL', KEYS[tonumber(ARGV[i])], ARGV[i + 1])
-  local legacy = tonumber(ARGV[i + 2])
-  if legacy > 0 then
-    redis.call('HDEL', KEYS[legacy], ARGV[i + 3])
+  local other = tonumber(ARGV[i + 2])
+  if other > 0 then
+    redis.call('HDEL', KEYS[other], ARGV[i + 3])
   end
   i = i + 4
 end
 for _ = 1, ns do
   redis.call('HSET', KEYS[tonumber(ARGV[i])], ARGV[i + 1], ARGV[i + 2])
-  local legacy, set = tonumber(ARGV[i + 3]), tonumber(ARGV[i + 5])
-  if legacy > 0 then
-    redis.call('HDEL', KEYS[legacy], ARGV[i + 4])
+  local other, set = tonumber(ARGV[i + 3]), tonumber(ARGV[i + 5])
+  if other > 0 then
+    redis.call('HDEL', KEYS[other], ARGV[i + 4])
   end
   if set > 0 then
     redis.call('SADD', KEYS[set], ARGV[i + 6])
