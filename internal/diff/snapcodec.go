@@ -51,18 +51,18 @@ var snapFieldIndex = func() map[string]byte {
 // shortest of these that gives it back byte for byte. Append only, like the
 // tables.
 const (
-	tagNull   = iota // null
-	tagInt           // an integer: zigzag varint
-	tagEmpty         // ""
-	tagNone          // []
-	tagTrue          // true
-	tagFalse         // false
-	tagString        // a JSON string: its text between the quotes
-	tagJSON          // any other JSON: its text
-	tagKnown         // a JSON string of snapKnownStrings: its index
-	tagObject        // a flat object (see appendObject)
-
-	tagDecimal // a decimal fraction: zigzag varint of its digits, then how many are decimals
+	tagNull    = iota // null
+	tagInt            // an integer: zigzag varint
+	tagEmpty          // ""
+	tagNone           // []
+	tagTrue           // true
+	tagFalse          // false
+	tagString         // a JSON string: its text between the quotes
+	tagJSON           // any other JSON: its text
+	tagKnown          // a JSON string of snapKnownStrings: its index
+	tagObject         // a flat object (see appendObject)
+	tagDecimal        // a decimal fraction: zigzag varint of its digits, then how many are decimals
+	tagObjects        // an array of flat objects: the count, then each as tagObject's body
 
 	// tagSmall + n is the integer n for 0 <= n < 256-tagSmall: one byte.
 	tagSmall = 0x10
@@ -154,19 +154,55 @@ func appendValue(b []byte, v string) []byte {
 		}
 		return appendString(append(b, tagString), v[1:len(v)-1])
 	case len(v) > 2 && v[0] == '{':
-		if ob, ok := appendObject(b, v); ok {
+		if ob, ok := appendObject(append(b, tagObject), v); ok {
+			return ob
+		}
+	case len(v) > 4 && v[0] == '[' && v[1] == '{':
+		if ob, ok := appendObjects(b, v); ok {
 			return ob
 		}
 	}
 	return appendString(append(b, tagJSON), v)
 }
 
-// appendObject appends v, a flat JSON object as encoding/json writes it (no
-// space, members whose values are strings, numbers, true, false or null), as
-// tagObject, the member count, then per member its index in snapObjectKeys (or
-// otherField and the name) and its value. ok is false, and nothing is appended,
+// appendObjects appends v, an array of flat objects, as tagObjects, the count,
+// then each object as appendObject does. ok is false, and nothing is appended,
 // for any other JSON.
+func appendObjects(b []byte, v string) ([]byte, bool) {
+	var objs []string
+	for rest := v[1:]; ; {
+		end := strings.IndexByte(rest, '}') // a flat object's first '}' outside strings ends it...
+		if end < 0 {
+			return b, false
+		}
+		objs = append(objs, rest[:end+1]) // ...or appendObject refuses it below
+		if rest = rest[end+1:]; rest == "]" {
+			break
+		}
+		if len(rest) < 2 || rest[0] != ',' {
+			return b, false
+		}
+		rest = rest[1:]
+	}
+	out := binary.AppendUvarint(append(b, tagObjects), uint64(len(objs)))
+	for _, o := range objs {
+		var ok bool
+		if out, ok = appendObject(out, o); !ok {
+			return b, false
+		}
+	}
+	return out, true
+}
+
+// appendObject appends v, a flat JSON object as encoding/json writes it (no
+// space, members whose values are strings, numbers, true, false or null), as the
+// member count, then per member its index in snapObjectKeys (or otherField and
+// the name) and its value. ok is false, and nothing is appended, for any other
+// JSON, or an object that does not come back byte for byte.
 func appendObject(b []byte, v string) ([]byte, bool) {
+	if len(v) < 2 || v[0] != '{' {
+		return b, false
+	}
 	var names, vals []string
 	rest := v[1:]
 	for {
@@ -190,16 +226,20 @@ func appendObject(b []byte, v string) ([]byte, bool) {
 		}
 		rest = r[1:]
 	}
-	b = binary.AppendUvarint(append(b, tagObject), uint64(len(names)))
+	out := binary.AppendUvarint(b, uint64(len(names)))
 	for i, name := range names {
 		if k := slices.Index(snapObjectKeys, name); k >= 0 {
-			b = append(b, byte(k))
+			out = append(out, byte(k))
 		} else {
-			b = appendString(append(b, otherField), name)
+			out = appendString(append(out, otherField), name)
 		}
-		b = appendValue(b, vals[i])
+		out = appendValue(out, vals[i])
 	}
-	return b, true
+	r := reader{b: out[len(b):]}
+	if r.object() != v || r.err != nil { // a '}' inside a string cut it short, say
+		return b[:len(b):len(b)], false
+	}
+	return out, true
 }
 
 // cutJSONString splits s after the JSON string it starts with (quotes included).
@@ -401,6 +441,13 @@ func (r *reader) value() string {
 		}
 	case tagObject:
 		return r.object()
+	case tagObjects:
+		n := r.count(1)
+		parts := make([]string, 0, n)
+		for range n {
+			parts = append(parts, r.object())
+		}
+		return "[" + strings.Join(parts, ",") + "]"
 	case tagDecimal:
 		digits := unzigzag(r.uvarint())
 		return formatDecimal(digits, r.byte())

@@ -153,7 +153,8 @@ func TestSnapshotTables(t *testing.T) {
 		t.Fatal("a table outgrew its encoding")
 	}
 	for _, v := range []string{"0.05", "0.0715", "-1.5", "12.25", "1.50", "-0.5", "1e3", "0.1234567890123456", `{"a":{"b":1}}`,
-		`{"id":1,"url":"x\"y","z":0.5,"w":null}`, `{"id":1 }`, `{}`, `{"k":[1]}`, `{"id":-1,"time_unit":"seconds"}`} {
+		`{"id":1,"url":"x\"y","z":0.5,"w":null}`, `{"id":1 }`, `{}`, `{"k":[1]}`, `{"id":-1,"time_unit":"seconds"}`,
+		`[{"id":2,"name":"no response"},{"id":1,"name":"interested"}]`, `[{"id":1,"name":"a}b"}]`, `[{"a":1},2]`, `[{"a":[1]}]`, `[{}]`} {
 		r := reader{b: appendValue(nil, v)}
 		if got := r.value(); got != v || r.err != nil || len(r.b) != 0 {
 			t.Errorf("value %s came back as %s (%v)", v, got, r.err)
