@@ -3,7 +3,6 @@ package diff
 import (
 	"encoding/binary"
 	"errors"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -382,14 +381,10 @@ func (r *reader) count(min int) int {
 	if r.err == nil && n > uint64(len(r.b)/min) {
 		r.err = errSnapshot
 	}
-	return int(min64(n, math.MaxInt32))
-}
-
-func min64(a, b uint64) uint64 {
-	if a < b {
-		return a
+	if r.err != nil {
+		return 0
 	}
-	return b
+	return int(n)
 }
 
 func (r *reader) fields() map[string]string {
