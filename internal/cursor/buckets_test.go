@@ -45,7 +45,7 @@ func TestBuckets(t *testing.T) {
 		t.Errorf("SnapshotCount = %d %v", n, err)
 	}
 	p := e.store.KeyPrefix()
-	for key, want := range map[string]string{p + "s:call:0": "listpack", p + "s:call:781250": "listpack", p + "sb:call": "intset"} {
+	for key, want := range map[string]string{p + "s:call:0": "listpack", p + "s:call:3125000": "listpack", p + "sb:call": "intset"} {
 		if enc, err := e.rdb.ObjectEncoding(ctx, key).Result(); err != nil || enc != want {
 			t.Errorf("OBJECT ENCODING %s = %q %v, want %s", key, enc, err, want)
 		}
@@ -56,17 +56,37 @@ func TestBuckets(t *testing.T) {
 	if n, _ := e.rdb.HLen(ctx, p+"snap:user").Result(); n != int64(len(ids)) {
 		t.Errorf("users are not a prune kind: %d in their hash, want %d", n, len(ids))
 	}
-	// A snapshot too long for a listpack value lives in the single hash, and
-	// moves back to its bucket once short again: one copy, buckets stay listpacks.
-	long := strings.Repeat("L", 65)
-	for _, data := range []string{long, "short", long} {
+	// A snapshot is cut into chunks of at most 63 bytes (within a listpack
+	// value), up to 4; a longer one lives in the single hash, and moves back to its bucket
+	// once short enough again: one copy, no chunk left over, buckets stay
+	// listpacks.
+	for _, size := range []int{200, 10, 253, 63, 64, 252} {
+		data := strings.Repeat("L", size-1) + "!"
 		mustCommit(t, e.store, l, Batch{Snapshots: []Snapshot{{Kind: "call", ID: "5", Data: []byte(data)}}})
 		got, _ := e.store.GetSnapshots(ctx, "call", []string{"5"})
-		inBucket, _ := e.rdb.HExists(ctx, p+"s:call:0", "5").Result()
+		fields, _ := e.rdb.HKeys(ctx, p+"s:call:0").Result()
+		chunks := slices.DeleteFunc(fields, func(f string) bool { return f != "5" && !strings.HasPrefix(f, "5.") })
 		inSingle, _ := e.rdb.HExists(ctx, p+"snap:call", "5").Result()
-		if string(got["5"]) != data || inBucket == (len(data) > 64) || inSingle != (len(data) > 64) {
-			t.Errorf("%d bytes: read %d, in bucket %v, in single hash %v", len(data), len(got["5"]), inBucket, inSingle)
+		wantChunks := (size + 62) / 63
+		if size > 252 {
+			wantChunks = 0
 		}
+		if string(got["5"]) != data || len(chunks) != wantChunks || inSingle != (size > 252) {
+			t.Errorf("%d bytes: read %d, chunks %v, in single hash %v", size, len(got["5"]), chunks, inSingle)
+		}
+	}
+	all = map[string]string{}
+	for sn, err := range e.store.AllSnapshots(ctx, "call") {
+		if err != nil {
+			t.Fatal(err)
+		}
+		all[sn.ID] = string(sn.Data)
+	}
+	if len(all["5"]) != 252 || len(all) != len(ids) {
+		t.Errorf("AllSnapshots after chunking: %d ids, 5 of %d bytes", len(all), len(all["5"]))
+	}
+	if n, err := e.store.SnapshotCount(ctx, "call"); err != nil || n != int64(len(ids)) {
+		t.Errorf("SnapshotCount with chunks = %d %v", n, err)
 	}
 	if enc, _ := e.rdb.ObjectEncoding(ctx, p+"s:call:0").Result(); enc != "listpack" {
 		t.Errorf("bucket encoding %s after a long snapshot, want listpack", enc)

@@ -70,7 +70,7 @@ func (s *Store) terminalBucket(ctx context.Context, b string) ([]terminalEntry, 
 	out := make([]terminalEntry, 0, len(m))
 	for f, v := range m {
 		ms, err := strconv.ParseInt(v, 10, 64)
-		if id := idOf(b, f); id != "" && err == nil {
+		if id := idOf(b, f, terminalBucketBits); id != "" && err == nil {
 			out = append(out, terminalEntry{id: id, field: f, ended: ms})
 		}
 	}

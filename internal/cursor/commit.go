@@ -116,7 +116,7 @@ func (s *Store) encode(l Lease, b Batch) ([]string, []any, error) {
 	}
 	ks := newKeySet(s.k.lease, s.k.fence, s.k.open, s.k.terminal, s.k.cursor, s.k.outbox, s.k.kinds, s.k.tb)
 	var kinds []string
-	items := make([]any, 0, 5*len(b.Deletes)+7*len(b.Snapshots)+5*(len(b.Open)+len(b.Terminal))+2*len(b.Cursors)+outboxEntryArgs*len(b.Events))
+	items := make([]any, 0, 4*len(b.Deletes)+9*len(b.Snapshots)+5*(len(b.Open)+len(b.Terminal))+2*len(b.Cursors)+outboxEntryArgs*len(b.Events))
 	for _, r := range append(refsOf(b.Snapshots), b.Deletes...) {
 		if err := checkKind(r.Kind); err != nil {
 			return nil, nil, err
@@ -173,43 +173,45 @@ func (ks *keySet) index(key string) int {
 	return len(ks.keys)
 }
 
-// snapPlace is where one snapshot of size bytes lives: its hash and field, the
-// hash and field it is removed from (0 and "" when none), and the bucket set to
-// register its bucket in (0 when none). A bucketed kind's snapshot goes to its
-// bucket when it fits a listpack value (listpackValueMax), else to the kind's
-// single hash, so that buckets stay listpacks; it leaves the other place.
-func (s *Store) snapPlace(ks *keySet, kind, id string, size int) (key int, field string, other int, otherField string, set int, bucket string) {
+// snapPlace names where a snapshot of kind id may live, as KEYS indexes: the
+// kind's single hash and, for a bucketed kind and id, its bucket (else 0), the
+// id's field there and the bucket set to register the bucket in.
+func (s *Store) snapPlace(ks *keySet, kind, id string) (single, bucketKey int, field string, set int, bucket string) {
+	single = ks.index(s.k.snap(kind))
 	if s.bucketed(kind) {
-		if b, f, ok := bucketOf(id); ok {
-			single, bk := ks.index(s.k.snap(kind)), ks.index(s.k.bucket(kind, b))
-			if size > listpackValueMax {
-				return single, id, bk, f, 0, ""
-			}
-			return bk, f, single, id, ks.index(s.k.buckets(kind)), b
+		if b, f, ok := bucketOf(id, snapBucketBits); ok {
+			return single, ks.index(s.k.bucket(kind, b)), f, ks.index(s.k.buckets(kind)), b
 		}
 	}
-	return ks.index(s.k.snap(kind)), id, 0, "", 0, ""
+	return single, 0, "", 0, ""
 }
 
-// listpackValueMax is Redis's default hash-max-listpack-value: a hash holding a
-// longer value turns into a hashtable, some 60 bytes more per entry.
-const listpackValueMax = 64
-
-// appendSnapItems appends the batch's deletes then snapshots to items.
+// appendSnapItems appends the batch's deletes then snapshots to items. A
+// snapshot goes to its bucket, in chunks, when it has one and fits maxChunks
+// chunks; else to the single hash. It leaves the other place.
 func (s *Store) appendSnapItems(items []any, ks *keySet, b Batch) ([]any, error) {
 	for _, d := range b.Deletes {
 		if d.ID == "" {
 			return nil, fmt.Errorf("%w: delete of %s with empty id", ErrInvalid, d.Kind)
 		}
-		key, field, other, otherField, _, _ := s.snapPlace(ks, d.Kind, d.ID, 0)
-		items = append(items, key, field, other, otherField)
+		single, bucketKey, field, _, _ := s.snapPlace(ks, d.Kind, d.ID)
+		items = append(items, single, d.ID, bucketKey, field)
 	}
 	for _, sn := range b.Snapshots {
 		if sn.ID == "" {
 			return nil, fmt.Errorf("%w: snapshot of %s with empty id", ErrInvalid, sn.Kind)
 		}
-		key, field, other, otherField, set, bucket := s.snapPlace(ks, sn.Kind, sn.ID, len(sn.Data))
-		items = append(items, key, field, sn.Data, other, otherField, set, bucket)
+		single, bucketKey, field, set, bucket := s.snapPlace(ks, sn.Kind, sn.ID)
+		parts := [][]byte{sn.Data}
+		if c := chunks(sn.Data); bucketKey > 0 && c != nil {
+			parts = c
+		} else {
+			set = 0 // to the single hash
+		}
+		items = append(items, single, sn.ID, bucketKey, field, set, bucket, len(parts))
+		for _, p := range parts {
+			items = append(items, p)
+		}
 	}
 	return items, nil
 }
@@ -224,7 +226,7 @@ func (s *Store) appendCallItems(items []any, ks *keySet, b Batch) ([]any, error)
 				return nil, fmt.Errorf("%w: tracked call with empty id", ErrInvalid)
 			}
 			key, field, bucket := 0, "", ""
-			if bk, f, ok := bucketOf(t.ID); ok {
+			if bk, f, ok := bucketOf(t.ID, terminalBucketBits); ok {
 				key, field, bucket = ks.index(s.k.terminalBucket(bk)), f, bk
 			}
 			items = append(items, t.At.UnixMilli(), t.ID, key, field, bucket)

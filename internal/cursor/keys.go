@@ -51,31 +51,67 @@ func (k keys) buckets(kind string) string { return k.prefix + "sb:" + kind }
 // terminalBucket is the hash of the terminal calls (field → ended ms) of bucket b.
 func (k keys) terminalBucket(b string) string { return k.prefix + "t:" + b }
 
-// bucketBits: a bucket holds the ids that agree but for their low 7 bits, 128 of
-// them, Redis's default hash-max-listpack-entries, so a bucket stays a listpack
-// (a few bytes per entry instead of some 70 in a hashtable) while its values stay
-// within hash-max-listpack-value.
-const bucketBits = 7
+// Buckets keep many calls in one small hash that Redis stores as a listpack, a
+// few bytes per entry instead of some 70 in a hashtable: Redis keeps a hash a
+// listpack up to hash-max-listpack-entries (default 128) fields of at most
+// hash-max-listpack-value (default 64) bytes. A terminal bucket holds the ids
+// that agree but for their low 7 bits (128 fields); a snapshot bucket those that
+// agree but for their low 5 bits (32 ids), each snapshot cut into up to
+// maxChunks fields of at most chunkSize bytes: the id's field, then "<field>.1"
+// and so on (at most 128 fields). A longer snapshot lives in its kind's single
+// hash.
+const (
+	terminalBucketBits = 7
+	snapBucketBits     = 5
+	maxChunks          = 4
+	// chunkSize is the longest string a listpack stores with a one-byte header,
+	// within hash-max-listpack-value.
+	chunkSize = 63
+)
 
-// bucketOf splits a call id into its bucket number and its field in the bucket;
-// ok is false for an id that is not a non-negative integer in canonical form,
-// which stays in the kind's single hash.
-func bucketOf(id string) (bucket, field string, ok bool) {
+// bucketOf splits a call id into its bucket number and its field in a bucket of
+// 2^bits ids; ok is false for an id that is not a non-negative integer in
+// canonical form, which stays out of buckets.
+func bucketOf(id string, bits uint) (bucket, field string, ok bool) {
 	n, err := strconv.ParseUint(id, 10, 63)
 	if err != nil || strconv.FormatUint(n, 10) != id {
 		return "", "", false
 	}
-	return strconv.FormatUint(n>>bucketBits, 10), strconv.FormatUint(n&(1<<bucketBits-1), 10), true
+	return strconv.FormatUint(n>>bits, 10), strconv.FormatUint(n&(1<<bits-1), 10), true
 }
 
-// idOf is the call id of field in bucket, "" when either is malformed.
-func idOf(bucket, field string) string {
+// idOf is the call id of field in bucket of 2^bits ids, "" when either is
+// malformed.
+func idOf(bucket, field string, bits uint) string {
 	b, err1 := strconv.ParseUint(bucket, 10, 63)
 	f, err2 := strconv.ParseUint(field, 10, 8)
-	if err1 != nil || err2 != nil || f >= 1<<bucketBits {
+	if err1 != nil || err2 != nil || f >= 1<<bits {
 		return ""
 	}
-	return strconv.FormatUint(b<<bucketBits|f, 10)
+	return strconv.FormatUint(b<<bits|f, 10)
+}
+
+// chunkFields are the fields of a snapshot's chunks in a bucket.
+func chunkFields(field string) []string {
+	out := make([]string, maxChunks)
+	out[0] = field
+	for i := 1; i < maxChunks; i++ {
+		out[i] = field + "." + strconv.Itoa(i)
+	}
+	return out
+}
+
+// chunks cuts data into the values of its chunk fields; nil when it needs more
+// than maxChunks.
+func chunks(data []byte) [][]byte {
+	if len(data) > maxChunks*chunkSize {
+		return nil
+	}
+	out := [][]byte{data[:min(len(data), chunkSize)]}
+	for rest := data[len(out[0]):]; len(rest) > 0; rest = rest[len(out[len(out)-1]):] {
+		out = append(out, rest[:min(len(rest), chunkSize)])
+	}
+	return out
 }
 
 // checkAccount accepts account names that keep the hash tag intact: braces would

@@ -113,13 +113,13 @@ func (s *Store) pruneArgs(l Lease, cands []terminalEntry, buckets []string) ([]s
 	for _, c := range cands {
 		tk, bucket := 0, ""
 		if c.field != "" {
-			b, _, _ := bucketOf(c.id)
+			b, _, _ := bucketOf(c.id, terminalBucketBits)
 			tk, bucket = ks.index(s.k.terminalBucket(b)), b
 		}
 		args = append(args, c.id, c.ended, tk, c.field, bucket)
 		for _, kind := range s.pruneKinds {
-			key, field, other, _, _, _ := s.snapPlace(ks, kind, c.id, 0) // bucket, then the single hash
-			args = append(args, key, field, other)
+			single, bucketKey, field, _, _ := s.snapPlace(ks, kind, c.id)
+			args = append(args, single, bucketKey, field)
 		}
 	}
 	for _, b := range buckets {

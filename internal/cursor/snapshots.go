@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"slices"
+	"strings"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -42,13 +43,13 @@ func (s *Store) getChunk(ctx context.Context, kind string, ids []string, out map
 	groups := map[string]*group{}
 	if s.bucketed(kind) {
 		for _, id := range ids {
-			if b, f, ok := bucketOf(id); ok {
+			if b, f, ok := bucketOf(id, snapBucketBits); ok {
 				g := groups[b]
 				if g == nil {
 					g = &group{}
 					groups[b] = g
 				}
-				g.ids, g.fields = append(g.ids, id), append(g.fields, f)
+				g.ids, g.fields = append(g.ids, id), append(g.fields, chunkFields(f)...)
 			}
 		}
 	}
@@ -64,9 +65,10 @@ func (s *Store) getChunk(ctx context.Context, kind string, ids []string, out map
 		return err
 	}
 	for _, g := range groups {
-		for i, v := range g.cmd.Val() {
-			if str, ok := v.(string); ok {
-				out[g.ids[i]] = []byte(str)
+		vals := g.cmd.Val()
+		for i, id := range g.ids {
+			if data, ok := joinChunks(vals[i*maxChunks : (i+1)*maxChunks]); ok {
+				out[id] = data
 			}
 		}
 	}
@@ -76,6 +78,20 @@ func (s *Store) getChunk(ctx context.Context, kind string, ids []string, out map
 		}
 	}
 	return nil
+}
+
+// joinChunks joins the chunks of one snapshot (HMGET values, nil for a missing
+// field) up to the first missing one; ok is false when the first is missing.
+func joinChunks(vals []any) ([]byte, bool) {
+	var data []byte
+	for i, v := range vals {
+		str, ok := v.(string)
+		if !ok {
+			return data, i > 0
+		}
+		data = append(data, str...)
+	}
+	return data, true
 }
 
 // AllSnapshots iterates over every stored snapshot of kind (HSCAN, then each
@@ -142,8 +158,18 @@ func (s *Store) scanBuckets(ctx context.Context, kind string, each func(id, valu
 		if err != nil {
 			return err
 		}
-		for f, v := range m {
-			if !each(idOf(b, f), v) {
+		for f := range m {
+			if strings.Contains(f, ".") {
+				continue // a later chunk: joined to its first below
+			}
+			vals := make([]any, maxChunks)
+			for i, cf := range chunkFields(f) {
+				if v, ok := m[cf]; ok {
+					vals[i] = v
+				}
+			}
+			data, _ := joinChunks(vals)
+			if !each(idOf(b, f, snapBucketBits), string(data)) {
 				return errStopped
 			}
 		}
@@ -165,13 +191,26 @@ func (s *Store) SnapshotCount(ctx context.Context, kind string) (int64, error) {
 			return 0, fmt.Errorf("cursor snapshot count %s: %w", kind, err)
 		}
 	}
-	keys := []string{s.k.snap(kind)}
-	for _, b := range bs {
-		keys = append(keys, s.k.bucket(kind, b))
-	}
-	n, err := s.hlenSum(ctx, keys)
+	n, err := s.hlenSum(ctx, []string{s.k.snap(kind)})
 	if err != nil {
 		return 0, fmt.Errorf("cursor snapshot count %s: %w", kind, err)
+	}
+	cmds := make([]*redis.StringSliceCmd, len(bs))
+	_, err = s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, b := range bs {
+			cmds[i] = p.HKeys(ctx, s.k.bucket(kind, b))
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("cursor snapshot count %s: %w", kind, err)
+	}
+	for _, c := range cmds {
+		for _, f := range c.Val() {
+			if !strings.Contains(f, ".") { // a snapshot's first chunk
+				n++
+			}
+		}
 	}
 	return n, nil
 }

@@ -8,15 +8,16 @@
 -- open, terminal, cursors, events; ARGV[10] the newest outbox id the caller
 -- committed ("" for no check); then, in that order:
 --   kind names
---   deletes    key index, field, other key index (0: none), other field
---   snapshots  key index, field, data, other key index (0: none), other field,
---              bucket set index (0: none), bucket
+--   deletes    single hash index, id, bucket index (0: none), field
+--   snapshots  single hash index, id, bucket index (0: none), field, bucket set
+--              index (0: to the single hash), bucket, chunk count n, n chunks
 --   open       created ms, id, terminal bucket index (0: none), field, bucket
 --   terminal   ended ms, id, terminal bucket index (0: none), field, bucket
 --   cursors    name, value
 --   events     id, subject, data, headers (JSON), type, time (RFC 3339 or "")
--- A snapshot of a bucketed kind lives either in its bucket or, too long for a
--- listpack (or written by an earlier release), in the single hash of its kind:
+-- A snapshot of a bucketed kind lives either in its bucket, cut in chunks (the
+-- field, then '<field>.1' up to '<field>.3': keys.go's maxChunks), or, too long
+-- for that (or written by an earlier release), in the single hash of its kind:
 -- writing it in one place removes it from the other.
 -- Reply: {1, stream id...} applied; {0, reason, holder, token} refused by the
 -- fence; {0, 'rollback', outbox last id, ARGV[10]} refused because the outbox's
@@ -42,24 +43,47 @@ for _ = 1, nk do
   redis.call('SADD', KEYS[7], ARGV[i])
   i = i + 1
 end
+local max_chunks = 4 -- keys.go's maxChunks
+
+-- drop_chunks removes every chunk of field from bucket key k, from chunk from on.
+local function drop_chunks(k, field, from)
+  local fields = {}
+  for j = from, max_chunks - 1 do
+    fields[#fields + 1] = j == 0 and field or (field .. '.' .. j)
+  end
+  if #fields > 0 then
+    redis.call('HDEL', KEYS[k], unpack(fields))
+  end
+end
+
 for _ = 1, nd do
   redis.call('HDEL', KEYS[tonumber(ARGV[i])], ARGV[i + 1])
-  local other = tonumber(ARGV[i + 2])
-  if other > 0 then
-    redis.call('HDEL', KEYS[other], ARGV[i + 3])
+  local bk = tonumber(ARGV[i + 2])
+  if bk > 0 then
+    drop_chunks(bk, ARGV[i + 3], 0)
   end
   i = i + 4
 end
 for _ = 1, ns do
-  redis.call('HSET', KEYS[tonumber(ARGV[i])], ARGV[i + 1], ARGV[i + 2])
-  local other, set = tonumber(ARGV[i + 3]), tonumber(ARGV[i + 5])
-  if other > 0 then
-    redis.call('HDEL', KEYS[other], ARGV[i + 4])
-  end
+  local single, id, bk, field = tonumber(ARGV[i]), ARGV[i + 1], tonumber(ARGV[i + 2]), ARGV[i + 3]
+  local set, n = tonumber(ARGV[i + 4]), tonumber(ARGV[i + 6])
   if set > 0 then
-    redis.call('SADD', KEYS[set], ARGV[i + 6])
+    redis.call('HDEL', KEYS[single], id)
+    local kv = {}
+    for j = 0, n - 1 do
+      kv[#kv + 1] = j == 0 and field or (field .. '.' .. j)
+      kv[#kv + 1] = ARGV[i + 7 + j]
+    end
+    redis.call('HSET', KEYS[bk], unpack(kv))
+    drop_chunks(bk, field, n)
+    redis.call('SADD', KEYS[set], ARGV[i + 5])
+  else
+    redis.call('HSET', KEYS[single], id, ARGV[i + 7])
+    if bk > 0 then
+      drop_chunks(bk, field, 0)
+    end
   end
-  i = i + 7
+  i = i + 7 + n
 end
 for _ = 1, no do
   redis.call('ZADD', KEYS[3], ARGV[i], ARGV[i + 1])

@@ -7,8 +7,8 @@
 -- ARGV[1] holder, ARGV[2] token, ARGV[3] candidates, ARGV[4] prune kinds,
 -- ARGV[5] buckets to score again; then
 --   per candidate  id, ended ms, terminal bucket index (0: in KEYS[4]), field,
---                  bucket, then per prune kind: snapshot key index, field,
---                  single hash index (0: none)
+--                  bucket, then per prune kind: single hash index, snapshot
+--                  bucket index (0: none), field in it
 --   per bucket     terminal bucket index, bucket
 -- Reply: {1, pruned} applied; {0, reason, holder, token} refused.
 local refused = fence_check()
@@ -38,10 +38,10 @@ for _ = 1, nc do
     end
     for k = 0, nk - 1 do
       local j = i + 3 * k
-      redis.call('HDEL', KEYS[tonumber(ARGV[j])], ARGV[j + 1])
-      local single = tonumber(ARGV[j + 2])
-      if single > 0 then
-        redis.call('HDEL', KEYS[single], id)
+      redis.call('HDEL', KEYS[tonumber(ARGV[j])], id)
+      local bk, f = tonumber(ARGV[j + 1]), ARGV[j + 2]
+      if bk > 0 then
+        redis.call('HDEL', KEYS[bk], f, f .. '.1', f .. '.2', f .. '.3') -- keys.go's maxChunks
       end
     end
     n = n + 1
