@@ -122,3 +122,24 @@ func encodeMetricSnap(s *metricSnap) []byte {
 	b = appendTime(b, s.Upd, 0)
 	return appendFields(b, s.F)
 }
+
+// SnapshotJSON renders a call or metric snapshot (kind "call" or "metric") in
+// either form as the JSON earlier releases stored, which this release still
+// reads: for looking into the binary form, and for upgrade tests.
+func SnapshotJSON(kind string, snap []byte) ([]byte, error) {
+	switch kind {
+	case "call":
+		var s callSnap
+		if err := decodeCallSnap(snap, &s); err != nil {
+			return nil, fmt.Errorf("call snapshot: %w", err)
+		}
+		return json.Marshal(s)
+	case "metric":
+		var s metricSnap
+		if err := decodeMetricSnap(snap, &s); err != nil {
+			return nil, fmt.Errorf("metric snapshot: %w", err)
+		}
+		return json.Marshal(s)
+	}
+	return nil, fmt.Errorf("snapshot JSON: kind %q is neither call nor metric", kind)
+}
