@@ -183,3 +183,16 @@ func TestRawMatchesJSON(t *testing.T) {
 		}
 	}
 }
+
+// Every value comes back byte for byte from its binary form.
+func FuzzSnapshotValue(f *testing.F) {
+	for _, v := range []string{"null", "12", "0.05", `"seconds"`, `{"id":1,"url":"x"}`, `[{"id":2,"name":"a}b"},{"id":1}]`, `{"a":"\"}"}`} {
+		f.Add(v)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		r := reader{b: appendValue(nil, v)}
+		if got := r.value(); got != v || r.err != nil || len(r.b) != 0 {
+			t.Fatalf("%q came back as %q (%v)", v, got, r.err)
+		}
+	})
+}
