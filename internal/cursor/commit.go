@@ -197,6 +197,7 @@ func (s *Store) appendSnapItems(items []any, ks *keySet, b Batch) ([]any, error)
 		single, bucketKey, field, _, _ := s.snapPlace(ks, d.Kind, d.ID)
 		items = append(items, single, d.ID, bucketKey, field)
 	}
+	registered := map[int]bool{} // buckets whose number this batch adds to their set
 	for _, sn := range b.Snapshots {
 		if sn.ID == "" {
 			return nil, fmt.Errorf("%w: snapshot of %s with empty id", ErrInvalid, sn.Kind)
@@ -205,6 +206,10 @@ func (s *Store) appendSnapItems(items []any, ks *keySet, b Batch) ([]any, error)
 		parts := [][]byte{sn.Data}
 		if c := chunks(sn.Data); bucketKey > 0 && c != nil {
 			parts = c
+			if registered[bucketKey] {
+				bucket = "" // already added by this batch
+			}
+			registered[bucketKey] = true
 		} else {
 			set = 0 // to the single hash
 		}

@@ -10,7 +10,8 @@
 --   kind names
 --   deletes    single hash index, id, bucket index (0: none), field
 --   snapshots  single hash index, id, bucket index (0: none), field, bucket set
---              index (0: to the single hash), bucket, chunk count n, n chunks
+--              index (0: to the single hash), bucket ('' when an earlier item
+--              of the batch added it to the set), chunk count n, n chunks
 --   open       created ms, id, terminal bucket index (0: none), field, bucket
 --   terminal   ended ms, id, terminal bucket index (0: none), field, bucket
 --   cursors    name, value
@@ -76,7 +77,9 @@ for _ = 1, ns do
     end
     redis.call('HSET', KEYS[bk], unpack(kv))
     drop_chunks(bk, field, n)
-    redis.call('SADD', KEYS[set], ARGV[i + 5])
+    if ARGV[i + 5] ~= '' then
+      redis.call('SADD', KEYS[set], ARGV[i + 5])
+    end
   else
     redis.call('HSET', KEYS[single], id, ARGV[i + 7])
     if bk > 0 then
