@@ -116,7 +116,7 @@ func (s *Store) encode(l Lease, b Batch) ([]string, []any, error) {
 	}
 	ks := newKeySet(s.k.lease, s.k.fence, s.k.open, s.k.terminal, s.k.cursor, s.k.outbox, s.k.kinds, s.k.tb)
 	var kinds []string
-	items := make([]any, 0, 4*len(b.Deletes)+9*len(b.Snapshots)+5*(len(b.Open)+len(b.Terminal))+2*len(b.Cursors)+outboxEntryArgs*len(b.Events))
+	items := make([]any, 0, 4*len(b.Deletes)+7*len(b.Snapshots)+5*(len(b.Open)+len(b.Terminal))+2*len(b.Cursors)+outboxEntryArgs*len(b.Events))
 	for _, r := range append(refsOf(b.Snapshots), b.Deletes...) {
 		if err := checkKind(r.Kind); err != nil {
 			return nil, nil, err
@@ -203,9 +203,7 @@ func (s *Store) appendSnapItems(items []any, ks *keySet, b Batch) ([]any, error)
 			return nil, fmt.Errorf("%w: snapshot of %s with empty id", ErrInvalid, sn.Kind)
 		}
 		single, bucketKey, field, set, bucket := s.snapPlace(ks, sn.Kind, sn.ID)
-		parts := [][]byte{sn.Data}
-		if c := chunks(sn.Data); bucketKey > 0 && c != nil {
-			parts = c
+		if bucketKey > 0 && len(sn.Data) <= maxChunks*chunkSize {
 			if registered[bucketKey] {
 				bucket = "" // already added by this batch
 			}
@@ -213,10 +211,7 @@ func (s *Store) appendSnapItems(items []any, ks *keySet, b Batch) ([]any, error)
 		} else {
 			set = 0 // to the single hash
 		}
-		items = append(items, single, sn.ID, bucketKey, field, set, bucket, len(parts))
-		for _, p := range parts {
-			items = append(items, p)
-		}
+		items = append(items, single, sn.ID, bucketKey, field, set, bucket, sn.Data)
 	}
 	return items, nil
 }

@@ -101,19 +101,6 @@ func chunkFields(field string) []string {
 	return out
 }
 
-// chunks cuts data into the values of its chunk fields; nil when it needs more
-// than maxChunks.
-func chunks(data []byte) [][]byte {
-	if len(data) > maxChunks*chunkSize {
-		return nil
-	}
-	out := [][]byte{data[:min(len(data), chunkSize)]}
-	for rest := data[len(out[0]):]; len(rest) > 0; rest = rest[len(out[len(out)-1]):] {
-		out = append(out, rest[:min(len(rest), chunkSize)])
-	}
-	return out
-}
-
 // checkAccount accepts account names that keep the hash tag intact: braces would
 // move or end the tag, and whitespace has no business in a key.
 func checkAccount(account string) error {

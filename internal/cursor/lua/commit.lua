@@ -11,7 +11,7 @@
 --   deletes    single hash index, id, bucket index (0: none), field
 --   snapshots  single hash index, id, bucket index (0: none), field, bucket set
 --              index (0: to the single hash), bucket ('' when an earlier item
---              of the batch added it to the set), chunk count n, n chunks
+--              of the batch added it to the set), data
 --   open       created ms, id, terminal bucket index (0: none), field, bucket
 --   terminal   ended ms, id, terminal bucket index (0: none), field, bucket
 --   cursors    name, value
@@ -44,7 +44,7 @@ for _ = 1, nk do
   redis.call('SADD', KEYS[7], ARGV[i])
   i = i + 1
 end
-local max_chunks = 4 -- keys.go's maxChunks
+local max_chunks, chunk_size = 4, 63 -- keys.go's maxChunks and chunkSize
 
 -- drop_chunks removes every chunk of field from bucket key k, from chunk from on.
 local function drop_chunks(k, field, from)
@@ -67,13 +67,14 @@ for _ = 1, nd do
 end
 for _ = 1, ns do
   local single, id, bk, field = tonumber(ARGV[i]), ARGV[i + 1], tonumber(ARGV[i + 2]), ARGV[i + 3]
-  local set, n = tonumber(ARGV[i + 4]), tonumber(ARGV[i + 6])
+  local set, data = tonumber(ARGV[i + 4]), ARGV[i + 6]
   if set > 0 then
     redis.call('HDEL', KEYS[single], id)
-    local kv = {}
-    for j = 0, n - 1 do
-      kv[#kv + 1] = j == 0 and field or (field .. '.' .. j)
-      kv[#kv + 1] = ARGV[i + 7 + j]
+    local kv, n = {field, string.sub(data, 1, chunk_size)}, 1
+    while n * chunk_size < #data do
+      kv[#kv + 1] = field .. '.' .. n
+      kv[#kv + 1] = string.sub(data, n * chunk_size + 1, (n + 1) * chunk_size)
+      n = n + 1
     end
     redis.call('HSET', KEYS[bk], unpack(kv))
     drop_chunks(bk, field, n)
@@ -81,12 +82,12 @@ for _ = 1, ns do
       redis.call('SADD', KEYS[set], ARGV[i + 5])
     end
   else
-    redis.call('HSET', KEYS[single], id, ARGV[i + 7])
+    redis.call('HSET', KEYS[single], id, data)
     if bk > 0 then
       drop_chunks(bk, field, 0)
     end
   end
-  i = i + 7 + n
+  i = i + 7
 end
 for _ = 1, no do
   redis.call('ZADD', KEYS[3], ARGV[i], ARGV[i + 1])
