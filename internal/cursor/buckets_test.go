@@ -56,10 +56,24 @@ func TestBuckets(t *testing.T) {
 	if n, _ := e.rdb.HLen(ctx, p+"snap:user").Result(); n != int64(len(ids)) {
 		t.Errorf("users are not a prune kind: %d in their hash, want %d", n, len(ids))
 	}
-	// A snapshot is cut into chunks of at most 63 bytes (within a listpack
-	// value), up to 4; a longer one lives in the single hash, and moves back to its bucket
-	// once short enough again: one copy, no chunk left over, buckets stay
-	// listpacks.
+	mustCommit(t, e.store, l, Batch{Deletes: []Ref{{Kind: "call", ID: "128"}, {Kind: "call", ID: "x-1"}}})
+	if got, _ := e.store.GetSnapshots(ctx, "call", []string{"128", "x-1", "127"}); len(got) != 1 {
+		t.Errorf("after deletes: %v, want 127 only", slices.Sorted(maps.Keys(got)))
+	}
+}
+
+// A snapshot is cut into chunks of at most 63 bytes (within a listpack value), up
+// to 4; a longer one lives in the single hash, and moves back to its bucket once
+// short enough again: one copy, no chunk left over, buckets stay listpacks.
+func TestBucketChunks(t *testing.T) {
+	e := newEnv(t)
+	ctx := ctxT(t)
+	l := mustAcquire(t, e.store, "a", time.Minute)
+	p := e.store.KeyPrefix()
+	ids := []string{"4", "5", "6"}
+	for _, id := range ids {
+		mustCommit(t, e.store, l, Batch{Snapshots: []Snapshot{{Kind: "call", ID: id, Data: []byte(id)}}})
+	}
 	for _, size := range []int{200, 10, 253, 63, 64, 252} {
 		data := strings.Repeat("L", size-1) + "!"
 		mustCommit(t, e.store, l, Batch{Snapshots: []Snapshot{{Kind: "call", ID: "5", Data: []byte(data)}}})
@@ -75,7 +89,7 @@ func TestBuckets(t *testing.T) {
 			t.Errorf("%d bytes: read %d, chunks %v, in single hash %v", size, len(got["5"]), chunks, inSingle)
 		}
 	}
-	all = map[string]string{}
+	all := map[string]string{}
 	for sn, err := range e.store.AllSnapshots(ctx, "call") {
 		if err != nil {
 			t.Fatal(err)
@@ -91,12 +105,12 @@ func TestBuckets(t *testing.T) {
 	if enc, _ := e.rdb.ObjectEncoding(ctx, p+"s:call:0").Result(); enc != "listpack" {
 		t.Errorf("bucket encoding %s after a long snapshot, want listpack", enc)
 	}
-	mustCommit(t, e.store, l, Batch{Deletes: []Ref{{Kind: "call", ID: "128"}, {Kind: "call", ID: "x-1"}, {Kind: "call", ID: "5"}}})
-	if got, _ := e.store.GetSnapshots(ctx, "call", []string{"5"}); len(got) != 0 {
-		t.Errorf("deleted long snapshot still read: %v", got)
+	mustCommit(t, e.store, l, Batch{Deletes: []Ref{{Kind: "call", ID: "5"}}})
+	if got, _ := e.store.GetSnapshots(ctx, "call", ids); len(got) != 2 || got["5"] != nil {
+		t.Errorf("after deleting the long snapshot: %v", slices.Sorted(maps.Keys(got)))
 	}
-	if got, _ := e.store.GetSnapshots(ctx, "call", []string{"128", "x-1", "127"}); len(got) != 1 {
-		t.Errorf("after deletes: %v, want 127 only", slices.Sorted(maps.Keys(got)))
+	if fields, _ := e.rdb.HKeys(ctx, p+"s:call:0").Result(); len(fields) != 2 {
+		t.Errorf("chunks left in the bucket after the delete: %v", fields)
 	}
 }
 
