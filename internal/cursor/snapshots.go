@@ -54,7 +54,9 @@ func (s *Store) getChunk(ctx context.Context, kind string, ids []string, out map
 		}
 	}
 	var single *redis.SliceCmd
-	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+	// One transaction: a commit moving a snapshot between its bucket and the
+	// single hash cannot fall between the two reads.
+	_, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		for b, g := range groups {
 			g.cmd = p.HMGet(ctx, s.k.bucket(kind, b), g.fields...)
 		}
