@@ -3,6 +3,9 @@ package cursor
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -19,14 +22,59 @@ func (s *Store) OpenCalls(ctx context.Context, limit int) ([]Tracked, error) {
 	return t, nil
 }
 
-// TerminalCalls returns the terminal calls not yet pruned, earliest ended first:
-// the first limit of them, or all when limit <= 0.
+// TerminalCalls returns the terminal calls not yet pruned, earliest ended first
+// (ties by id): the first limit of them, or all when limit <= 0. It reads every
+// terminal bucket: for tests and tools, not for every cycle.
 func (s *Store) TerminalCalls(ctx context.Context, limit int) ([]Tracked, error) {
-	t, err := s.tracked(ctx, s.k.terminal, limit)
+	t, err := s.tracked(ctx, s.k.terminal, 0)
 	if err != nil {
 		return nil, fmt.Errorf("cursor terminal calls: %w", err)
 	}
+	bs, err := s.rdb.ZRange(ctx, s.k.tb, 0, -1).Result()
+	if err != nil {
+		return nil, fmt.Errorf("cursor terminal calls: %w", err)
+	}
+	for _, b := range bs {
+		entries, err := s.terminalBucket(ctx, b)
+		if err != nil {
+			return nil, fmt.Errorf("cursor terminal calls: %w", err)
+		}
+		for _, e := range entries {
+			t = append(t, Tracked{ID: e.id, At: time.UnixMilli(e.ended)})
+		}
+	}
+	slices.SortFunc(t, func(a, b Tracked) int {
+		if c := a.At.Compare(b.At); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	if limit > 0 && len(t) > limit {
+		t = t[:limit]
+	}
 	return t, nil
+}
+
+// terminalEntry is one call of a terminal bucket.
+type terminalEntry struct {
+	id, field string
+	ended     int64 // unix ms
+}
+
+// terminalBucket reads the calls of terminal bucket b.
+func (s *Store) terminalBucket(ctx context.Context, b string) ([]terminalEntry, error) {
+	m, err := s.rdb.HGetAll(ctx, s.k.terminalBucket(b)).Result()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]terminalEntry, 0, len(m))
+	for f, v := range m {
+		ms, err := strconv.ParseInt(v, 10, 64)
+		if id := idOf(b, f, terminalBucketBits); id != "" && err == nil {
+			out = append(out, terminalEntry{id: id, field: f, ended: ms})
+		}
+	}
+	return out, nil
 }
 
 func (s *Store) tracked(ctx context.Context, key string, limit int) ([]Tracked, error) {

@@ -29,8 +29,19 @@ func TestCluster(t *testing.T) {
 	if h, _, _, err := s.Leader(ctx); err != nil || h != "a" {
 		t.Fatalf("Leader = %q %v", h, err)
 	}
-	if _, err := s.GetSnapshots(ctx, "call", []string{"a", "b"}); err != nil {
-		t.Fatal(err)
+	// Calls with numeric ids: buckets, chunks, the terminal buckets, the rollback
+	// guard, prune.
+	res := mustCommit(t, s, l, Batch{
+		Snapshots: []Snapshot{{Kind: "call", ID: "100", Data: make([]byte, 150)}, {Kind: "metric", ID: "100", Data: []byte("m")}},
+		Terminal:  []Tracked{{ID: "100", At: time.UnixMilli(5)}},
+		Events:    []OutboxEntry{{ID: "e-100", Subject: "s", Data: []byte("{}")}},
+	})
+	mustCommit(t, s, l, Batch{OutboxSeen: res.StreamIDs[0], Cursors: map[string]string{"c": "1"}})
+	if got, err := s.GetSnapshots(ctx, "call", []string{"a", "b", "100"}); err != nil || len(got["100"]) != 150 {
+		t.Fatalf("GetSnapshots = %d bytes for 100, %v", len(got["100"]), err)
+	}
+	if n, err := s.Prune(ctx, l, time.UnixMilli(6), 10); err != nil || n != 2 { // 100, and exercise's c
+		t.Fatalf("Prune = %d %v, want 2", n, err)
 	}
 	for _, err := range s.AllSnapshots(ctx, "call") {
 		if err != nil {
@@ -41,13 +52,13 @@ func TestCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	recs, err := s.ReadOutbox(ctx, "", 10)
-	if err != nil || len(recs) != 3 {
+	if err != nil || len(recs) != 4 {
 		t.Fatalf("ReadOutbox = %d %v", len(recs), err)
 	}
-	if _, err := s.WaitOutbox(ctx, recs[2].StreamID, 10, 10*time.Millisecond); err != nil {
+	if _, err := s.WaitOutbox(ctx, recs[3].StreamID, 10, 10*time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.TrimOutbox(ctx, recs[2].StreamID); err != nil {
+	if err := s.TrimOutbox(ctx, recs[3].StreamID); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := s.MemoryUsage(ctx); err != nil {

@@ -19,6 +19,13 @@ type Batch struct {
 	Terminal  []Tracked         // calls now terminal: At = end time
 	Cursors   map[string]string // named cursor values to set
 	Events    []OutboxEntry     // appended to the outbox in this order
+
+	// OutboxSeen, when set, is the newest outbox stream id the caller committed
+	// (CommitResult.StreamIDs): the commit is refused with ErrRolledBack, in the
+	// same script and so without a round trip of its own, when the outbox's last
+	// generated id is older, i.e. Redis lost writes the caller saw applied. It is
+	// not an item: a batch with nothing else writes nothing.
+	OutboxSeen string
 }
 
 // Snapshot is the stored state of one entity: opaque bytes, as compact as the
@@ -54,8 +61,8 @@ func (b Batch) Items() int {
 
 // Commit applies b atomically if l is still the account's lease: one Lua script
 // checks the lease (holder and token) and the fence (no newer token has written)
-// and then writes everything. A refused commit returns ErrStaleLeader and writes
-// nothing. A batch over the store's limit returns ErrBatchTooLarge (see
+// and then writes everything. A refused commit returns ErrStaleLeader (or
+// ErrRolledBack, see Batch.OutboxSeen) and writes nothing. A batch over the store's limit returns ErrBatchTooLarge (see
 // RecommendedMaxEvents); a malformed one ErrInvalid; neither reaches Redis. An
 // empty batch returns at once without checking the lease: it writes nothing.
 //
@@ -102,90 +109,127 @@ func (s *Store) encode(l Lease, b Batch) ([]string, []any, error) {
 	if l.Holder == "" || l.Token <= 0 {
 		return nil, nil, fmt.Errorf("%w: lease without holder or token", ErrInvalid)
 	}
-	sk := &snapKeys{
-		s:    s,
-		keys: []string{s.k.lease, s.k.fence, s.k.open, s.k.terminal, s.k.cursor, s.k.outbox, s.k.kinds},
-		at:   map[string]int{},
+	if b.OutboxSeen != "" {
+		if _, err := parseStreamID(b.OutboxSeen); err != nil {
+			return nil, nil, fmt.Errorf("outbox seen: %w", err)
+		}
 	}
-	items := make([]any, 0, 2*len(b.Deletes)+3*len(b.Snapshots)+2*(len(b.Open)+len(b.Terminal)+len(b.Cursors))+outboxEntryArgs*len(b.Events))
-	items, err := sk.appendSnapItems(items, b)
+	ks := newKeySet(s.k.lease, s.k.fence, s.k.open, s.k.terminal, s.k.cursor, s.k.outbox, s.k.kinds, s.k.tb)
+	var kinds []string
+	items := make([]any, 0, 4*len(b.Deletes)+7*len(b.Snapshots)+5*(len(b.Open)+len(b.Terminal))+2*len(b.Cursors)+outboxEntryArgs*len(b.Events))
+	for _, r := range append(refsOf(b.Snapshots), b.Deletes...) {
+		if err := checkKind(r.Kind); err != nil {
+			return nil, nil, err
+		}
+		if !slices.Contains(kinds, r.Kind) {
+			kinds = append(kinds, r.Kind)
+		}
+	}
+	items, err := s.appendSnapItems(items, ks, b)
 	if err != nil {
 		return nil, nil, err
 	}
-	if items, err = appendCallItems(items, b); err != nil {
+	if items, err = s.appendCallItems(items, ks, b); err != nil {
 		return nil, nil, err
 	}
-	args := make([]any, 0, 9+len(sk.kinds)+len(items))
-	args = append(args, l.Holder, l.Token, len(sk.kinds), len(b.Deletes), len(b.Snapshots),
-		len(b.Open), len(b.Terminal), len(b.Cursors), len(b.Events))
-	for _, k := range sk.kinds {
+	args := make([]any, 0, 10+len(kinds)+len(items))
+	args = append(args, l.Holder, l.Token, len(kinds), len(b.Deletes), len(b.Snapshots),
+		len(b.Open), len(b.Terminal), len(b.Cursors), len(b.Events), b.OutboxSeen)
+	for _, k := range kinds {
 		args = append(args, k)
 	}
-	args = append(args, items...)
-	return sk.keys, args, nil
+	return ks.keys, append(args, items...), nil
 }
 
-// snapKeys numbers the snapshot hashes a batch touches: the first use of a kind
-// appends its hash to keys and its name to kinds, in the order of first use.
-type snapKeys struct {
-	s     *Store
-	keys  []string
-	kinds []string
-	at    map[string]int // kind → Lua index in KEYS
-}
-
-// firstSnapKey is the Lua index of the first snapshot hash in KEYS.
-const firstSnapKey = 8
-
-// index returns kind's Lua index in KEYS, adding its hash on first use.
-func (sk *snapKeys) index(kind string) (int, error) {
-	if i, ok := sk.at[kind]; ok {
-		return i, nil
+func refsOf(snaps []Snapshot) []Ref {
+	out := make([]Ref, len(snaps))
+	for i, sn := range snaps {
+		out[i] = Ref{Kind: sn.Kind, ID: sn.ID}
 	}
-	if err := checkKind(kind); err != nil {
-		return 0, err
-	}
-	i := firstSnapKey + len(sk.kinds)
-	sk.at[kind] = i
-	sk.kinds = append(sk.kinds, kind)
-	sk.keys = append(sk.keys, sk.s.k.snap(kind))
-	return i, nil
+	return out
 }
 
-// appendSnapItems appends the batch's deletes then snapshots to items.
-func (sk *snapKeys) appendSnapItems(items []any, b Batch) ([]any, error) {
-	for _, d := range b.Deletes {
-		i, err := sk.index(d.Kind)
-		if err != nil {
-			return nil, err
+// keySet numbers the keys a script touches: KEYS[i] in Lua, in order of first use.
+type keySet struct {
+	keys []string
+	at   map[string]int
+}
+
+func newKeySet(fixed ...string) *keySet {
+	ks := &keySet{at: map[string]int{}}
+	for _, k := range fixed {
+		ks.index(k)
+	}
+	return ks
+}
+
+// index returns key's Lua index in KEYS, adding it on first use.
+func (ks *keySet) index(key string) int {
+	if i, ok := ks.at[key]; ok {
+		return i
+	}
+	ks.keys = append(ks.keys, key)
+	ks.at[key] = len(ks.keys)
+	return len(ks.keys)
+}
+
+// snapPlace names where a snapshot of kind id may live, as KEYS indexes: the
+// kind's single hash and, for a bucketed kind and id, its bucket (else 0), the
+// id's field there and the bucket set to register the bucket in.
+func (s *Store) snapPlace(ks *keySet, kind, id string) (single, bucketKey int, field string, set int, bucket string) {
+	single = ks.index(s.k.snap(kind))
+	if s.bucketed(kind) {
+		if b, f, ok := bucketOf(id, snapBucketBits); ok {
+			return single, ks.index(s.k.bucket(kind, b)), f, ks.index(s.k.buckets(kind)), b
 		}
+	}
+	return single, 0, "", 0, ""
+}
+
+// appendSnapItems appends the batch's deletes then snapshots to items. A
+// snapshot goes to its bucket, in chunks, when it has one and fits maxChunks
+// chunks; else to the single hash. It leaves the other place.
+func (s *Store) appendSnapItems(items []any, ks *keySet, b Batch) ([]any, error) {
+	for _, d := range b.Deletes {
 		if d.ID == "" {
 			return nil, fmt.Errorf("%w: delete of %s with empty id", ErrInvalid, d.Kind)
 		}
-		items = append(items, i, d.ID)
+		single, bucketKey, field, _, _ := s.snapPlace(ks, d.Kind, d.ID)
+		items = append(items, single, d.ID, bucketKey, field)
 	}
+	registered := map[int]bool{} // buckets whose number this batch adds to their set
 	for _, sn := range b.Snapshots {
-		i, err := sk.index(sn.Kind)
-		if err != nil {
-			return nil, err
-		}
 		if sn.ID == "" {
 			return nil, fmt.Errorf("%w: snapshot of %s with empty id", ErrInvalid, sn.Kind)
 		}
-		items = append(items, i, sn.ID, sn.Data)
+		single, bucketKey, field, set, bucket := s.snapPlace(ks, sn.Kind, sn.ID)
+		if bucketKey > 0 && len(sn.Data) <= maxChunks*chunkSize {
+			if registered[bucketKey] {
+				bucket = "" // already added by this batch
+			}
+			registered[bucketKey] = true
+		} else {
+			set = 0 // to the single hash
+		}
+		items = append(items, single, sn.ID, bucketKey, field, set, bucket, sn.Data)
 	}
 	return items, nil
 }
 
 // appendCallItems appends the batch's open and terminal calls, cursors and
-// outbox events to items.
-func appendCallItems(items []any, b Batch) ([]any, error) {
+// outbox events to items. A call id that is a bucketed one has its terminal entry
+// in its bucket's hash; any other stays in the terminal sorted set.
+func (s *Store) appendCallItems(items []any, ks *keySet, b Batch) ([]any, error) {
 	for _, list := range [][]Tracked{b.Open, b.Terminal} {
 		for _, t := range list {
 			if t.ID == "" {
 				return nil, fmt.Errorf("%w: tracked call with empty id", ErrInvalid)
 			}
-			items = append(items, t.At.UnixMilli(), t.ID)
+			key, field, bucket := 0, "", ""
+			if bk, f, ok := bucketOf(t.ID, terminalBucketBits); ok {
+				key, field, bucket = ks.index(s.k.terminalBucket(bk)), f, bk
+			}
+			items = append(items, t.At.UnixMilli(), t.ID, key, field, bucket)
 		}
 	}
 	// Sorted so that the same batch always makes the same script call.

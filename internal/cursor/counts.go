@@ -16,37 +16,45 @@ type Counts struct {
 	Outbox    int64 // entries not yet trimmed
 }
 
-// Counts reads the sizes of the account's state in one pipeline (after reading
-// the kinds); the figures are each exact but not one consistent snapshot.
+// Counts reads the sizes of the account's state; the figures are each exact but
+// not one consistent snapshot.
 func (s *Store) Counts(ctx context.Context) (Counts, error) {
 	kinds, err := s.Kinds(ctx)
 	if err != nil {
 		return Counts{}, fmt.Errorf("cursor counts: %w", err)
 	}
 	var open, term, curs, outbox *redis.IntCmd
-	snaps := make([]*redis.IntCmd, len(kinds))
+	var tb *redis.StringSliceCmd
 	_, err = s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		open = p.ZCard(ctx, s.k.open)
 		term = p.ZCard(ctx, s.k.terminal)
 		curs = p.HLen(ctx, s.k.cursor)
 		outbox = p.XLen(ctx, s.k.outbox)
-		for i, k := range kinds {
-			snaps[i] = p.HLen(ctx, s.k.snap(k))
-		}
+		tb = p.ZRange(ctx, s.k.tb, 0, -1)
 		return nil
 	})
+	if err != nil {
+		return Counts{}, fmt.Errorf("cursor counts: %w", err)
+	}
+	keys := make([]string, 0, len(tb.Val()))
+	for _, b := range tb.Val() {
+		keys = append(keys, s.k.terminalBucket(b))
+	}
+	bucketed, err := s.hlenSum(ctx, keys)
 	if err != nil {
 		return Counts{}, fmt.Errorf("cursor counts: %w", err)
 	}
 	c := Counts{
 		Snapshots: make(map[string]int64, len(kinds)),
 		Open:      open.Val(),
-		Terminal:  term.Val(),
+		Terminal:  term.Val() + bucketed,
 		Cursors:   curs.Val(),
 		Outbox:    outbox.Val(),
 	}
-	for i, k := range kinds {
-		c.Snapshots[k] = snaps[i].Val()
+	for _, k := range kinds {
+		if c.Snapshots[k], err = s.SnapshotCount(ctx, k); err != nil {
+			return Counts{}, fmt.Errorf("cursor counts: %w", err)
+		}
 	}
 	return c, nil
 }

@@ -12,11 +12,29 @@
 //	callbus:{<account>}:lease:seq    string counter (INCR) of fencing tokens; never expires
 //	callbus:{<account>}:fence        string: token of the newest write that was applied
 //	callbus:{<account>}:snap:<kind>  hash entity id -> opaque snapshot bytes, one per kind
+//	callbus:{<account>}:s:<kind>:<b> hash: the snapshots of the kinds keyed by call id
+//	                                 (DefaultPruneKinds) whose ids share id>>5 = b, each
+//	                                 cut into chunks: field id&31, then "<field>.1".."<field>.3"
+//	callbus:{<account>}:sb:<kind>    set of the kind's bucket numbers b
 //	callbus:{<account>}:kinds        set of the snapshot kinds ever written (for stats)
 //	callbus:{<account>}:open         sorted set of open call ids, score = created (unix ms)
-//	callbus:{<account>}:terminal     sorted set of terminal call ids, score = ended (unix ms)
+//	callbus:{<account>}:t:<b>        hash: terminal calls whose ids share id>>7 = b,
+//	                                 field id&127 -> ended (unix ms)
+//	callbus:{<account>}:tb           sorted set of terminal buckets b, score = earliest end
+//	callbus:{<account>}:terminal     sorted set of the other terminal call ids, score = ended
 //	callbus:{<account>}:cursor       hash cursor name -> value
 //	callbus:{<account>}:outbox       stream of events: fields id, subject, data, headers, type, time
+//
+// Buckets are what keeps the state small: Redis stores a hash of at most 128
+// fields of at most 64 bytes as a listpack, a few bytes per entry, where one
+// large hash or sorted set costs some 70 to 100 bytes per entry on top of the data
+// (measure with MEMORY USAGE and OBJECT ENCODING; BenchmarkTrackedCallMemory). A
+// snapshot of a bucketed kind longer than four chunks, or under an id that is not
+// a non-negative integer, stays in the kind's single hash (snap:<kind>), as every
+// snapshot and terminal call did in releases before the buckets: readers look in
+// both (the single hash wins), and a write puts a snapshot in one place and removes
+// it from the other, so a state written before the upgrade is read as it is and
+// moves into the buckets as its entities change or are pruned.
 //
 // # Protocol
 //
@@ -25,8 +43,10 @@
 // the TTL ends and gives it up with [Store.Release]. Every write of the poller goes
 // through [Store.Commit] (or [Store.Prune]): one Lua script that first checks that
 // the lease still holds this holder and token and that the token is not older than
-// the fence, and only then writes the snapshots, the call index, the cursors and
-// the outbox entries together. A process that lost its lease (paused, partitioned,
+// the fence (and, for a commit, that the outbox has not gone back behind the
+// caller's last commit: Batch.OutboxSeen, [ErrRolledBack]), and only then writes
+// the snapshots, the call index, the cursors and the outbox entries together. A
+// process that lost its lease (paused, partitioned,
 // slow) therefore cannot write anything, however late its commit arrives: it gets
 // [ErrStaleLeader] and nothing changed. Snapshots and the events they imply advance
 // together, which is why events go to an outbox instead of straight to NATS.

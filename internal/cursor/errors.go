@@ -17,6 +17,13 @@ var (
 	// wrote. Nothing was written. The caller must stop and acquire again.
 	ErrStaleLeader = errors.New("stale leader: write refused")
 
+	// ErrRolledBack: a Commit was refused because the outbox's last generated id
+	// is older than the Batch's OutboxSeen: Redis went back in time behind the
+	// caller's own commits (restored, failed over to a lagging replica, restarted
+	// without its last writes) while the lease survived. Nothing was written; the
+	// caller must reconcile its state before committing again.
+	ErrRolledBack = errors.New("redis went back in time: outbox behind the caller's commits")
+
 	// ErrBatchTooLarge: a batch exceeds the store's hard limit. Nothing was
 	// written; the caller must split its work into smaller batches, each a
 	// consistent step of its own.

@@ -129,3 +129,5 @@ func fullBatch(n int) Batch {
 	}
 	return b
 }
+
+func redisZ(score float64, member string) redis.Z { return redis.Z{Score: score, Member: member} }

@@ -2,6 +2,7 @@ package cursor
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -17,6 +18,7 @@ type keys struct {
 	terminal string
 	cursor   string
 	outbox   string
+	tb       string // terminal buckets by their earliest end
 }
 
 func newKeys(account string) keys {
@@ -31,11 +33,73 @@ func newKeys(account string) keys {
 		terminal: p + "terminal",
 		cursor:   p + "cursor",
 		outbox:   p + "outbox",
+		tb:       p + "tb",
 	}
 }
 
-// snap is the hash holding the snapshots of kind.
+// snap is the hash holding the snapshots of kind, or for the kinds keyed by call
+// id, those whose id is not a bucketed one (and those written by releases before
+// the buckets).
 func (k keys) snap(kind string) string { return k.prefix + "snap:" + kind }
+
+// bucket is the hash of kind's snapshots whose call ids fall in bucket b.
+func (k keys) bucket(kind, b string) string { return k.prefix + "s:" + kind + ":" + b }
+
+// buckets is the set of kind's bucket numbers (some may be empty).
+func (k keys) buckets(kind string) string { return k.prefix + "sb:" + kind }
+
+// terminalBucket is the hash of the terminal calls (field → ended ms) of bucket b.
+func (k keys) terminalBucket(b string) string { return k.prefix + "t:" + b }
+
+// Buckets keep many calls in one small hash that Redis stores as a listpack, a
+// few bytes per entry instead of some 70 in a hashtable: Redis keeps a hash a
+// listpack up to hash-max-listpack-entries (default 128) fields of at most
+// hash-max-listpack-value (default 64) bytes. A terminal bucket holds the ids
+// that agree but for their low 7 bits (128 fields); a snapshot bucket those that
+// agree but for their low 5 bits (32 ids), each snapshot cut into up to
+// maxChunks fields of at most chunkSize bytes: the id's field, then "<field>.1"
+// and so on (at most 128 fields). A longer snapshot lives in its kind's single
+// hash.
+const (
+	terminalBucketBits = 7
+	snapBucketBits     = 5
+	maxChunks          = 4
+	// chunkSize is the longest string a listpack stores with a one-byte header,
+	// within hash-max-listpack-value.
+	chunkSize = 63
+)
+
+// bucketOf splits a call id into its bucket number and its field in a bucket of
+// 2^bits ids; ok is false for an id that is not a non-negative integer in
+// canonical form, which stays out of buckets.
+func bucketOf(id string, bits uint) (bucket, field string, ok bool) {
+	n, err := strconv.ParseUint(id, 10, 63)
+	if err != nil || strconv.FormatUint(n, 10) != id {
+		return "", "", false
+	}
+	return strconv.FormatUint(n>>bits, 10), strconv.FormatUint(n&(1<<bits-1), 10), true
+}
+
+// idOf is the call id of field in bucket of 2^bits ids, "" when either is
+// malformed.
+func idOf(bucket, field string, bits uint) string {
+	b, err1 := strconv.ParseUint(bucket, 10, 63)
+	f, err2 := strconv.ParseUint(field, 10, 8)
+	if err1 != nil || err2 != nil || f >= 1<<bits {
+		return ""
+	}
+	return strconv.FormatUint(b<<bits|f, 10)
+}
+
+// chunkFields are the fields of a snapshot's chunks in a bucket.
+func chunkFields(field string) []string {
+	out := make([]string, maxChunks)
+	out[0] = field
+	for i := 1; i < maxChunks; i++ {
+		out[i] = field + "." + strconv.Itoa(i)
+	}
+	return out
+}
 
 // checkAccount accepts account names that keep the hash tag intact: braces would
 // move or end the tag, and whitespace has no business in a key.

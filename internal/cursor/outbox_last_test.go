@@ -48,3 +48,43 @@ func TestCompareStreamIDs(t *testing.T) {
 		t.Errorf("StreamIDTime = %v %v", tm, err)
 	}
 }
+
+// A commit that says which outbox id its caller committed last is refused, with
+// nothing written, when the outbox went back behind it (trimmed entries do not
+// count: the last generated id survives trims); the check costs no round trip.
+func TestCommitRefusedWhenOutboxWentBack(t *testing.T) {
+	e := newEnv(t)
+	ctx := ctxT(t)
+	l := mustAcquire(t, e.store, "a", time.Minute)
+	ids := commitEvents(t, e.store, l, 0, 3)
+	if err := e.store.TrimOutbox(ctx, ids[2]); err != nil {
+		t.Fatal(err)
+	}
+	next := Batch{OutboxSeen: ids[2], Cursors: map[string]string{"c": "1"},
+		Events: []OutboxEntry{{ID: "e3", Subject: "s", Data: []byte("{}")}}}
+	if _, err := e.store.Commit(ctx, l, next); err != nil {
+		t.Fatalf("commit after its own last id: %v", err)
+	}
+	// Redis loses the outbox (and a cursor) while the lease survives.
+	if err := e.rdb.Del(ctx, e.store.KeyPrefix()+"outbox", e.store.KeyPrefix()+"cursor").Err(); err != nil {
+		t.Fatal(err)
+	}
+	next.OutboxSeen, next.Cursors = ids[2], map[string]string{"c": "2"}
+	if _, err := e.store.Commit(ctx, l, next); !errors.Is(err, ErrRolledBack) {
+		t.Fatalf("commit on an outbox gone back: %v, want ErrRolledBack", err)
+	}
+	if n, err := e.store.OutboxLen(ctx); err != nil || n != 0 {
+		t.Fatalf("refused commit appended %d entries (%v)", n, err)
+	}
+	if _, ok, err := e.store.GetCursor(ctx, "c"); ok || err != nil {
+		t.Fatalf("refused commit wrote a cursor (%v)", err)
+	}
+	next.OutboxSeen = ""
+	if _, err := e.store.Commit(ctx, l, next); err != nil {
+		t.Fatalf("commit without the check: %v", err)
+	}
+	next.OutboxSeen = "7"
+	if _, err := e.store.Commit(ctx, l, next); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("malformed OutboxSeen: %v, want ErrInvalid", err)
+	}
+}

@@ -3,15 +3,21 @@ package cursor
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // Prune forgets up to limit terminal calls that ended before horizon, earliest
 // first: each leaves the terminal index, and its snapshots of the prune kinds
 // (DefaultPruneKinds unless WithPruneKinds) are deleted. Open calls are never
-// pruned. Like Commit it is one fenced script: a stale lease gets ErrStaleLeader
-// and nothing is removed. It returns how many calls it pruned; call it again
-// while that equals limit to catch up.
+// pruned. It reads the candidates first, then removes them in one fenced script
+// that checks each is still terminal with the same end: a stale lease gets
+// ErrStaleLeader and nothing is removed. It returns how many calls it pruned;
+// call it again while that equals limit to catch up.
 func (s *Store) Prune(ctx context.Context, l Lease, horizon time.Time, limit int) (int, error) {
 	if limit <= 0 {
 		return 0, fmt.Errorf("cursor prune: %w: limit %d", ErrInvalid, limit)
@@ -19,11 +25,12 @@ func (s *Store) Prune(ctx context.Context, l Lease, horizon time.Time, limit int
 	if l.Holder == "" || l.Token <= 0 {
 		return 0, fmt.Errorf("cursor prune: %w: lease without holder or token", ErrInvalid)
 	}
-	keys := []string{s.k.lease, s.k.fence, s.k.open, s.k.terminal}
-	for _, kind := range s.pruneKinds {
-		keys = append(keys, s.k.snap(kind))
+	cands, buckets, err := s.pruneCandidates(ctx, horizon.UnixMilli(), limit)
+	if err != nil {
+		return 0, fmt.Errorf("cursor prune: %w", err)
 	}
-	v, err := pruneScript.Run(ctx, s.rdb, keys, l.Holder, l.Token, horizon.UnixMilli(), limit).Result()
+	keys, args := s.pruneArgs(l, cands, buckets)
+	v, err := pruneScript.Run(ctx, s.rdb, keys, args...).Result()
 	if err != nil {
 		return 0, fmt.Errorf("cursor prune: %w", err)
 	}
@@ -36,4 +43,87 @@ func (s *Store) Prune(ctx context.Context, l Lease, horizon time.Time, limit int
 	}
 	n, _ := elem[int64](r, 1)
 	return int(n), nil
+}
+
+// pruneCandidates returns the (up to limit) earliest terminal calls that ended
+// before horizon (ms), and the terminal buckets it read, whose earliest end the
+// script sets again: a bucket's score in tb may be earlier than its calls (one
+// reopened, or pruned).
+func (s *Store) pruneCandidates(ctx context.Context, horizon int64, limit int) ([]terminalEntry, []string, error) {
+	below := &redis.ZRangeBy{Min: "-inf", Max: "(" + strconv.FormatInt(horizon, 10), Count: int64(limit)}
+	zs, err := s.rdb.ZRangeByScoreWithScores(ctx, s.k.terminal, below).Result()
+	if err != nil {
+		return nil, nil, err
+	}
+	var cands []terminalEntry
+	for _, z := range zs {
+		id, _ := z.Member.(string)
+		cands = append(cands, terminalEntry{id: id, ended: int64(z.Score)})
+	}
+	bz, err := s.rdb.ZRangeByScoreWithScores(ctx, s.k.tb, &redis.ZRangeBy{Min: "-inf", Max: below.Max}).Result()
+	if err != nil {
+		return nil, nil, err
+	}
+	var read []string
+	for _, z := range bz {
+		if len(cands) >= limit && int64(z.Score) > cands[limit-1].ended {
+			break // this bucket and the next ones end after the limit-th
+		}
+		b, _ := z.Member.(string)
+		entries, err := s.terminalBucket(ctx, b)
+		if err != nil {
+			return nil, nil, err
+		}
+		read = append(read, b)
+		for _, e := range entries {
+			if e.ended < horizon {
+				cands = append(cands, e)
+			}
+		}
+		sortEntries(cands)
+		cands = cands[:min(len(cands), limit)]
+	}
+	sortEntries(cands)
+	return cands[:min(len(cands), limit)], read, nil
+}
+
+func sortEntries(es []terminalEntry) {
+	slices.SortFunc(es, func(a, b terminalEntry) int {
+		if a.ended != b.ended {
+			return cmpInt(a.ended, b.ended)
+		}
+		return strings.Compare(a.id, b.id)
+	})
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// pruneArgs lays out the KEYS and ARGV of lua/prune.lua.
+func (s *Store) pruneArgs(l Lease, cands []terminalEntry, buckets []string) ([]string, []any) {
+	ks := newKeySet(s.k.lease, s.k.fence, s.k.open, s.k.terminal, s.k.tb)
+	args := []any{l.Holder, l.Token, len(cands), len(s.pruneKinds), len(buckets)}
+	for _, c := range cands {
+		tk, bucket := 0, ""
+		if c.field != "" {
+			b, _, _ := bucketOf(c.id, terminalBucketBits)
+			tk, bucket = ks.index(s.k.terminalBucket(b)), b
+		}
+		args = append(args, c.id, c.ended, tk, c.field, bucket)
+		for _, kind := range s.pruneKinds {
+			single, bucketKey, field, _, _ := s.snapPlace(ks, kind, c.id)
+			args = append(args, single, bucketKey, field)
+		}
+	}
+	for _, b := range buckets {
+		args = append(args, ks.index(s.k.terminalBucket(b)), b)
+	}
+	return ks.keys, args
 }

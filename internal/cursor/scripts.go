@@ -19,6 +19,8 @@ var (
 	releaseLua string
 	//go:embed lua/fence.lua
 	fenceLua string
+	//go:embed lua/streamid.lua
+	streamIDLua string
 	//go:embed lua/commit.lua
 	commitLua string
 	//go:embed lua/prune.lua
@@ -31,16 +33,19 @@ var (
 	acquireScript = redis.NewScript(acquireLua)
 	renewScript   = redis.NewScript(renewLua)
 	releaseScript = redis.NewScript(releaseLua)
-	commitScript  = redis.NewScript(fenceLua + commitLua)
+	commitScript  = redis.NewScript(fenceLua + streamIDLua + commitLua)
 	pruneScript   = redis.NewScript(fenceLua + pruneLua)
 )
 
-// refusal translates the {0, reason, holder, token} reply of a fenced script.
+// refusal translates the {0, reason, holder, token} reply of a fenced script
+// (and commit's {0, "rollback", outbox last id, caller's id}).
 func refusal(reply []any) error {
 	reason, _ := elem[string](reply, 1)
 	holder, _ := elem[string](reply, 2)
 	token, _ := elem[string](reply, 3)
 	switch reason {
+	case "rollback":
+		return fmt.Errorf("%w: outbox last id %s, committed up to %s", ErrRolledBack, holder, token)
 	case "fence":
 		return fmt.Errorf("%w: a newer token (%s) has already written", ErrStaleLeader, token)
 	case "lease":

@@ -2,9 +2,13 @@ package cursor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 	"slices"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // hmgetChunk bounds the fields asked for in one HMGET, so a large lookup does not
@@ -12,74 +16,221 @@ import (
 const hmgetChunk = 1000
 
 // GetSnapshots returns the stored snapshots of kind for ids; ids without a
-// snapshot are absent from the map. It reads without checking the lease.
+// snapshot are absent from the map. It reads without checking the lease, in one
+// round trip per 1,000 ids.
 func (s *Store) GetSnapshots(ctx context.Context, kind string, ids []string) (map[string][]byte, error) {
 	if err := checkKind(kind); err != nil {
 		return nil, fmt.Errorf("cursor get snapshots: %w", err)
 	}
 	out := make(map[string][]byte, len(ids))
 	for chunk := range slices.Chunk(ids, hmgetChunk) {
-		vals, err := s.rdb.HMGet(ctx, s.k.snap(kind), chunk...).Result()
-		if err != nil {
+		if err := s.getChunk(ctx, kind, chunk, out); err != nil {
 			return nil, fmt.Errorf("cursor get snapshots %s: %w", kind, err)
-		}
-		for i, v := range vals {
-			if str, ok := v.(string); ok {
-				out[chunk[i]] = []byte(str)
-			}
 		}
 	}
 	return out, nil
 }
 
-// AllSnapshots iterates over every stored snapshot of kind (HSCAN), for kinds the
-// differ compares as whole sets (users, teams). Each id is yielded at most once.
-// Entries written or deleted during the iteration may or may not be seen; entries
-// present throughout are seen. On a Redis error the sequence yields one final
-// (Snapshot{}, err) and stops. Stopping the loop early is fine.
+// getChunk reads ids from their buckets and from the kind's single hash in one
+// pipeline. The single hash's copy wins: this release keeps a snapshot in one of
+// the two (removing it from the other as it writes), so where both are there the
+// single hash's was written later, by an earlier release in a rolling upgrade.
+func (s *Store) getChunk(ctx context.Context, kind string, ids []string, out map[string][]byte) error {
+	type group struct {
+		ids, fields []string
+		cmd         *redis.SliceCmd
+	}
+	groups := map[string]*group{}
+	if s.bucketed(kind) {
+		for _, id := range ids {
+			if b, f, ok := bucketOf(id, snapBucketBits); ok {
+				g := groups[b]
+				if g == nil {
+					g = &group{}
+					groups[b] = g
+				}
+				g.ids, g.fields = append(g.ids, id), append(g.fields, chunkFields(f)...)
+			}
+		}
+	}
+	var single *redis.SliceCmd
+	// One transaction: a commit moving a snapshot between its bucket and the
+	// single hash cannot fall between the two reads.
+	_, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		for b, g := range groups {
+			g.cmd = p.HMGet(ctx, s.k.bucket(kind, b), g.fields...)
+		}
+		single = p.HMGet(ctx, s.k.snap(kind), ids...)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, g := range groups {
+		vals := g.cmd.Val()
+		for i, id := range g.ids {
+			if data, ok := joinChunks(vals[i*maxChunks : (i+1)*maxChunks]); ok {
+				out[id] = data
+			}
+		}
+	}
+	for i, v := range single.Val() {
+		if str, ok := v.(string); ok {
+			out[ids[i]] = []byte(str)
+		}
+	}
+	return nil
+}
+
+// joinChunks joins the chunks of one snapshot (HMGET values, nil for a missing
+// field) up to the first missing one; ok is false when the first is missing.
+func joinChunks(vals []any) ([]byte, bool) {
+	var data []byte
+	for i, v := range vals {
+		str, ok := v.(string)
+		if !ok {
+			return data, i > 0
+		}
+		data = append(data, str...)
+	}
+	return data, true
+}
+
+// AllSnapshots iterates over every stored snapshot of kind (HSCAN, then each
+// bucket's HGETALL), for kinds the differ compares as whole sets (users, teams).
+// Each id is yielded at most once. Entries written or deleted during the
+// iteration may or may not be seen; entries present throughout are seen. On a
+// Redis error the sequence yields one final (Snapshot{}, err) and stops. Stopping
+// the loop early is fine.
 func (s *Store) AllSnapshots(ctx context.Context, kind string) iter.Seq2[Snapshot, error] {
 	return func(yield func(Snapshot, error) bool) {
 		if err := checkKind(kind); err != nil {
 			yield(Snapshot{}, fmt.Errorf("cursor all snapshots: %w", err))
 			return
 		}
-		key := s.k.snap(kind)
 		seen := map[string]struct{}{} // HSCAN may return an element twice
-		var cursor uint64
-		for {
-			kv, next, err := s.rdb.HScan(ctx, key, cursor, "", 500).Result()
-			if err != nil {
-				yield(Snapshot{}, fmt.Errorf("cursor all snapshots %s: %w", kind, err))
-				return
+		each := func(id, data string) bool {
+			if _, dup := seen[id]; dup || id == "" {
+				return true
 			}
-			for i := 0; i+1 < len(kv); i += 2 {
-				id := kv[i]
-				if _, dup := seen[id]; dup {
-					continue
-				}
-				seen[id] = struct{}{}
-				if !yield(Snapshot{Kind: kind, ID: id, Data: []byte(kv[i+1])}, nil) {
-					return
-				}
-			}
-			if next == 0 {
-				return
-			}
-			cursor = next
+			seen[id] = struct{}{}
+			return yield(Snapshot{Kind: kind, ID: id, Data: []byte(data)}, nil)
+		}
+		err := s.scanHash(ctx, s.k.snap(kind), each)
+		if err == nil && s.bucketed(kind) {
+			err = s.scanBuckets(ctx, kind, each)
+		}
+		if err != nil && !errors.Is(err, errStopped) {
+			yield(Snapshot{}, fmt.Errorf("cursor all snapshots %s: %w", kind, err))
 		}
 	}
 }
 
-// SnapshotCount returns how many snapshots of kind are stored.
+// errStopped: the consumer of an iteration stopped it.
+var errStopped = errors.New("stopped")
+
+// scanHash calls each with every field of the hash at key (HSCAN).
+func (s *Store) scanHash(ctx context.Context, key string, each func(field, value string) bool) error {
+	var cursor uint64
+	for {
+		kv, next, err := s.rdb.HScan(ctx, key, cursor, "", 500).Result()
+		if err != nil {
+			return err
+		}
+		for i := 0; i+1 < len(kv); i += 2 {
+			if !each(kv[i], kv[i+1]) {
+				return errStopped
+			}
+		}
+		if next == 0 {
+			return nil
+		}
+		cursor = next
+	}
+}
+
+// scanBuckets calls each with the id and snapshot of every entry of kind's buckets.
+func (s *Store) scanBuckets(ctx context.Context, kind string, each func(id, value string) bool) error {
+	bs, err := s.rdb.SMembers(ctx, s.k.buckets(kind)).Result()
+	if err != nil {
+		return err
+	}
+	for _, b := range bs {
+		m, err := s.rdb.HGetAll(ctx, s.k.bucket(kind, b)).Result()
+		if err != nil {
+			return err
+		}
+		for f := range m {
+			if strings.Contains(f, ".") {
+				continue // a later chunk: joined to its first below
+			}
+			vals := make([]any, maxChunks)
+			for i, cf := range chunkFields(f) {
+				if v, ok := m[cf]; ok {
+					vals[i] = v
+				}
+			}
+			data, _ := joinChunks(vals)
+			if !each(idOf(b, f, snapBucketBits), string(data)) {
+				return errStopped
+			}
+		}
+	}
+	return nil
+}
+
+// SnapshotCount returns how many snapshots of kind are stored (an id kept both in
+// its bucket and in the single hash, which only a rolling upgrade can leave,
+// counts twice).
 func (s *Store) SnapshotCount(ctx context.Context, kind string) (int64, error) {
 	if err := checkKind(kind); err != nil {
 		return 0, fmt.Errorf("cursor snapshot count: %w", err)
 	}
-	n, err := s.rdb.HLen(ctx, s.k.snap(kind)).Result()
+	var bs []string
+	if s.bucketed(kind) {
+		var err error
+		if bs, err = s.rdb.SMembers(ctx, s.k.buckets(kind)).Result(); err != nil {
+			return 0, fmt.Errorf("cursor snapshot count %s: %w", kind, err)
+		}
+	}
+	n, err := s.hlenSum(ctx, []string{s.k.snap(kind)})
 	if err != nil {
 		return 0, fmt.Errorf("cursor snapshot count %s: %w", kind, err)
 	}
+	cmds := make([]*redis.StringSliceCmd, len(bs))
+	_, err = s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, b := range bs {
+			cmds[i] = p.HKeys(ctx, s.k.bucket(kind, b))
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("cursor snapshot count %s: %w", kind, err)
+	}
+	for _, c := range cmds {
+		for _, f := range c.Val() {
+			if !strings.Contains(f, ".") { // a snapshot's first chunk
+				n++
+			}
+		}
+	}
 	return n, nil
+}
+
+// hlenSum is the sum of the lengths of the hashes at keys, in one pipeline.
+func (s *Store) hlenSum(ctx context.Context, keys []string) (int64, error) {
+	cmds := make([]*redis.IntCmd, len(keys))
+	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, k := range keys {
+			cmds[i] = p.HLen(ctx, k)
+		}
+		return nil
+	})
+	var n int64
+	for _, c := range cmds {
+		n += c.Val()
+	}
+	return n, err
 }
 
 // Kinds returns the snapshot kinds ever committed for the account, sorted.

@@ -2,6 +2,7 @@ package cursor
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -20,7 +21,8 @@ const (
 )
 
 // DefaultPruneKinds are the snapshot kinds keyed by call id that Prune deletes
-// with a pruned call unless WithPruneKinds says otherwise.
+// with a pruned call unless WithPruneKinds says otherwise. Their snapshots are
+// stored in buckets of 128 call ids (see the package comment).
 var DefaultPruneKinds = []string{"call", "metric"}
 
 // Store is the Redis state of one account. It is safe for concurrent use; it does
@@ -48,7 +50,9 @@ func WithMaxBatchItems(n int) Option {
 }
 
 // WithPruneKinds sets the snapshot kinds whose entry for a call id is deleted
-// when Prune removes that call (default DefaultPruneKinds).
+// when Prune removes that call, and which are stored in buckets of call ids
+// (default DefaultPruneKinds). Keep it the same across releases and replicas: a
+// kind's buckets are only read while it is one of them.
 func WithPruneKinds(kinds ...string) Option {
 	return func(s *Store) error {
 		for _, kind := range kinds {
@@ -91,3 +95,6 @@ func (s *Store) Account() string { return s.account }
 
 // KeyPrefix returns "callbus:{<account>}:", the prefix of every key of the store.
 func (s *Store) KeyPrefix() string { return s.k.prefix }
+
+// bucketed reports whether kind's snapshots are stored in buckets of call ids.
+func (s *Store) bucketed(kind string) bool { return slices.Contains(s.pruneKinds, kind) }

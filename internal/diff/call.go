@@ -1,7 +1,6 @@
 package diff
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"time"
@@ -63,7 +62,7 @@ func Call(scope Scope, prev []byte, c callcenter.Call, seen time.Time) (CallResu
 	}
 	var s callSnap
 	if prev != nil {
-		if err := json.Unmarshal(prev, &s); err != nil {
+		if err := decodeCallSnap(prev, &s); err != nil {
 			return CallResult{}, fmt.Errorf("diff call %d: decode snapshot: %w", c.ID, err)
 		}
 	}
@@ -100,10 +99,7 @@ func Call(scope Scope, prev []byte, c callcenter.Call, seen time.Time) (CallResu
 	if em.err != nil {
 		return CallResult{}, fmt.Errorf("diff call %d: %w", c.ID, em.err)
 	}
-	next, err := json.Marshal(s)
-	if err != nil {
-		return CallResult{}, fmt.Errorf("diff call %d: encode snapshot: %w", c.ID, err)
-	}
+	next := encodeCallSnap(make([]byte, 0, len(prev)+16), &s)
 	return CallResult{Events: em.events, Snap: next, Changed: string(next) != string(prev), State: s.state(c)}, nil
 }
 
@@ -156,11 +152,11 @@ func (s *callSnap) ended(c callcenter.Call, seen time.Time) (time.Time, bool) {
 
 // CallStateOf reads the state of a call from its snapshot (for the metric diff).
 func CallStateOf(snap []byte) (CallState, error) {
-	var s callSnap
-	if err := json.Unmarshal(snap, &s); err != nil {
+	end, err := callSnapEnd(snap)
+	if err != nil {
 		return CallState{}, fmt.Errorf("decode call snapshot: %w", err)
 	}
-	return CallState{Ended: s.End != 0, EndedAt: fromMS(s.End)}, nil
+	return CallState{Ended: end != 0, EndedAt: fromMS(end)}, nil
 }
 
 // orTime is t, or else when t is zero.

@@ -3,7 +3,11 @@
 // snapshot. No I/O, no clocks: the same inputs give the same events with the same
 // ids, which is what makes a re-diff after a crash deduplicate.
 //
-// Snapshots are compact JSON (short keys, only what the next diff needs). Each one
+// Snapshots hold only what the next diff needs. Those of calls and metrics, the
+// many, are binary (snapcodec.go: a version byte, varints, tracked field values
+// in tagged forms that give their canonical JSON back byte for byte); the JSON
+// snapshots of earlier releases are still read, and replaced at the entity's next
+// observation (reported as changed, with no event). Those of users and teams are compact JSON. Each one
 // carries a per-entity event sequence that goes into event ids, so an entity that
 // returns to an earlier state later yields a new event, never a repeated id; ids
 // also bind the transition (transitionDigest), so a sequence number used again

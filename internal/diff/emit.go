@@ -65,8 +65,32 @@ func (e *emitter) emit(t event.Type, entity string, at time.Time, data any) {
 	e.events = append(e.events, env)
 }
 
-// raw is the canonical JSON of v, for change values and snapshot fields.
+// raw is the canonical JSON of v, for change values and snapshot fields. The
+// common scalar types skip encoding/json (the diff calls raw for every tracked
+// field of every record read); they give the same bytes it would.
 func raw(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case *int64:
+		if x == nil {
+			return "null"
+		}
+		return strconv.FormatInt(*x, 10)
+	case string:
+		if plainString(x) {
+			return `"` + x + `"`
+		}
+	case *string:
+		if x == nil {
+			return "null"
+		}
+		if plainString(*x) {
+			return `"` + *x + `"`
+		}
+	}
 	b, err := json.Marshal(v)
 	if err != nil { // only plain API types reach here; they always marshal
 		return "null"
@@ -101,4 +125,16 @@ func fromMS(v int64) time.Time {
 		return time.Time{}
 	}
 	return time.UnixMilli(v).UTC()
+}
+
+// plainString reports whether encoding/json writes s as is between quotes:
+// printable ASCII without the characters it escapes.
+func plainString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
 }

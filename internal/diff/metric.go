@@ -1,7 +1,6 @@
 package diff
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 
@@ -44,7 +43,7 @@ func Metric(scope Scope, prev []byte, m callcenter.CallMetric, call CallState) (
 		return metricResult(s, em, prev, m)
 	}
 	var s metricSnap
-	if err := json.Unmarshal(prev, &s); err != nil {
+	if err := decodeMetricSnap(prev, &s); err != nil {
 		return MetricResult{}, fmt.Errorf("diff metric of call %d: decode snapshot: %w", m.CallID, err)
 	}
 	if ms(m.UpdatedTime) < s.Upd {
@@ -65,10 +64,7 @@ func metricResult(s metricSnap, em *emitter, prev []byte, m callcenter.CallMetri
 	if em.err != nil {
 		return MetricResult{}, fmt.Errorf("diff metric of call %d: %w", m.CallID, em.err)
 	}
-	next, err := json.Marshal(s)
-	if err != nil {
-		return MetricResult{}, fmt.Errorf("diff metric of call %d: encode snapshot: %w", m.CallID, err)
-	}
+	next := encodeMetricSnap(&s)
 	return MetricResult{Events: em.events, Snap: next, Changed: string(next) != string(prev), Final: true}, nil
 }
 

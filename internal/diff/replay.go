@@ -1,7 +1,6 @@
 package diff
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 
@@ -19,7 +18,7 @@ func ApplyParticipant(prev []byte, p callcenter.Participant) ([]byte, error) {
 		return nil, nil
 	}
 	var s callSnap
-	if err := json.Unmarshal(prev, &s); err != nil {
+	if err := decodeCallSnap(prev, &s); err != nil {
 		return nil, fmt.Errorf("apply participant %d: decode call snapshot: %w", p.ID, err)
 	}
 	if s.P == nil {
@@ -30,9 +29,5 @@ func ApplyParticipant(prev []byte, p callcenter.Participant) ([]byte, error) {
 	old.S, old.U = p.CallStatus, max(old.U, ms(p.UpdatedTime))
 	s.P[key] = old
 	s.Seq++
-	next, err := json.Marshal(s)
-	if err != nil {
-		return nil, fmt.Errorf("apply participant %d: encode call snapshot: %w", p.ID, err)
-	}
-	return next, nil
+	return encodeCallSnap(nil, &s), nil
 }

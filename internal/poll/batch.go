@@ -57,18 +57,14 @@ func (bt *batcher) flush() error {
 	}
 	ctx, span := bt.p.tracer.Start(bt.ctx, "redis commit", trace.WithAttributes(
 		attribute.Int("callbus.events", len(bt.b.Events)), attribute.Int("callbus.snapshots", len(bt.b.Snapshots))))
-	err := bt.p.guardCommit(ctx)
-	var res cursor.CommitResult
-	if err == nil {
-		res, err = bt.p.store.Commit(ctx, bt.p.lease(), bt.b)
-	}
+	res, err := bt.p.store.Commit(ctx, bt.p.lease(), bt.p.guarded(bt.b))
+	bt.p.noteCommit(res, err)
 	if err != nil {
 		span.SetStatus(codes.Error, err.Error())
 		span.End()
 		return fmt.Errorf("commit %d events, %d snapshots: %w", len(bt.b.Events), len(bt.b.Snapshots), err)
 	}
 	span.End()
-	bt.p.noteCommitted(res)
 	bt.events += len(bt.b.Events)
 	bt.p.committed(bt.b)
 	bt.b = cursor.Batch{}

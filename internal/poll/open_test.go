@@ -34,6 +34,17 @@ func newPollerOf(t *testing.T, cfg sim.Config, intervals map[string]time.Duratio
 // for an upstream that misbehaves.
 func newPollerVia(t *testing.T, cfg sim.Config, intervals map[string]time.Duration, wrap func(http.Handler) http.Handler, opts ...Option) (*Poller, *cursor.Store, *sim.Sim) {
 	t.Helper()
+	store, err := cursor.New(redistest.Start(t).Client(t), "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, s := newPollerOn(t, store, cfg, intervals, wrap, opts...)
+	return p, store, s
+}
+
+// newPollerOn is newPollerVia on a given store.
+func newPollerOn(t *testing.T, store *cursor.Store, cfg sim.Config, intervals map[string]time.Duration, wrap func(http.Handler) http.Handler, opts ...Option) (*Poller, *sim.Sim) {
+	t.Helper()
 	cfg.Clock, cfg.APIKey = sim.NewManualClock(time.Now().UTC().Truncate(time.Second)), "k"
 	if cfg.Seed == 0 {
 		cfg.Seed = 3
@@ -52,10 +63,6 @@ func newPollerVia(t *testing.T, cfg sim.Config, intervals map[string]time.Durati
 	if err != nil {
 		t.Fatal(err)
 	}
-	store, err := cursor.New(redistest.Start(t).Client(t), "acme")
-	if err != nil {
-		t.Fatal(err)
-	}
 	p, err := New(Config{Account: "acme", Prefix: "callcenter", Intervals: intervals,
 		Backfill: 24 * time.Hour, MetricsLookback: 2 * time.Hour}, api, store, zerolog.Nop(), opts...)
 	if err != nil {
@@ -69,7 +76,7 @@ func newPollerVia(t *testing.T, cfg sim.Config, intervals map[string]time.Durati
 	if err := p.loadEpoch(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	return p, store, s
+	return p, s
 }
 
 // A call the API never shows ending is given up 48 hours after it began: it leaves

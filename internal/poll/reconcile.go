@@ -26,7 +26,8 @@ type stateGuard struct {
 	paused       atomic.Pointer[string]     // why polling is paused (holdForOutbox); nil while it runs
 	announced    Announced                  // the stream, to reconcile with at each term (WithAnnounced)
 	rollbacks    atomic.Int64               // terms that found Redis behind the stream
-	lastOutboxID string                     // newest outbox id this leader committed (guardCommit)
+	lastOutboxID string                     // newest outbox id this leader committed (rollback.go)
+	rolledBack   bool                       // a commit found Redis gone back in time (rollback.go)
 }
 
 // cursorReconciled is the newest outbox id of the stream the state was last

@@ -1,46 +1,117 @@
 -- Apply one batch atomically, fenced (see fence.lua, which precedes this body).
--- KEYS[1] lease, KEYS[2] fence, KEYS[3] open, KEYS[4] terminal, KEYS[5] cursor,
--- KEYS[6] outbox, KEYS[7] kinds, KEYS[8..] snapshot hashes (one per kind used).
+-- KEYS[1] lease, KEYS[2] fence, KEYS[3] open, KEYS[4] terminal (sorted set of the
+-- calls whose id is not bucketed, and of those written by earlier releases),
+-- KEYS[5] cursor, KEYS[6] outbox, KEYS[7] kinds, KEYS[8] tb (terminal buckets by
+-- earliest end), KEYS[9..] the snapshot hashes, bucket sets and terminal buckets
+-- the items name by index.
 -- ARGV[1] holder, ARGV[2] token, ARGV[3..9] counts: kinds, deletes, snapshots,
--- open, terminal, cursors, events; then, in that order:
---   kind names                     (one per KEYS[8..])
---   deletes    key index, id
---   snapshots  key index, id, data
---   open       created ms, id
---   terminal   ended ms, id
+-- open, terminal, cursors, events; ARGV[10] the newest outbox id the caller
+-- committed ("" for no check); then, in that order:
+--   kind names
+--   deletes    single hash index, id, bucket index (0: none), field
+--   snapshots  single hash index, id, bucket index (0: none), field, bucket set
+--              index (0: to the single hash), bucket ('' when an earlier item
+--              of the batch added it to the set), data
+--   open       created ms, id, terminal bucket index (0: none), field, bucket
+--   terminal   ended ms, id, terminal bucket index (0: none), field, bucket
 --   cursors    name, value
 --   events     id, subject, data, headers (JSON), type, time (RFC 3339 or "")
--- Reply: {1, stream id...} applied; {0, reason, holder, token} refused.
+-- A snapshot of a bucketed kind lives either in its bucket, cut in chunks (the
+-- field, then '<field>.1' up to '<field>.3': keys.go's maxChunks), or, too long
+-- for that (or written by an earlier release), in the single hash of its kind:
+-- writing it in one place removes it from the other.
+-- Reply: {1, stream id...} applied; {0, reason, holder, token} refused by the
+-- fence; {0, 'rollback', outbox last id, ARGV[10]} refused because the outbox's
+-- last generated id is older than what the caller committed: Redis went back in
+-- time (restored, failed over, restarted without its last writes). Either way
+-- nothing was written but the fence (raised to the caller's own token).
 local refused = fence_check()
 if refused then
   return refused
 end
+if ARGV[10] ~= '' then
+  local last = outbox_last_id(KEYS[6])
+  if stream_id_less(last, ARGV[10]) then
+    return {0, 'rollback', last, ARGV[10]}
+  end
+end
 
 local nk, nd, ns = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local no, nt, nc, ne = tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[9])
-local i = 10
+local i = 11
 
 for _ = 1, nk do
   redis.call('SADD', KEYS[7], ARGV[i])
   i = i + 1
 end
+local max_chunks, chunk_size = 4, 63 -- keys.go's maxChunks and chunkSize
+
+-- drop_chunks removes every chunk of field from bucket key k, from chunk from on.
+local function drop_chunks(k, field, from)
+  local fields = {}
+  for j = from, max_chunks - 1 do
+    fields[#fields + 1] = j == 0 and field or (field .. '.' .. j)
+  end
+  if #fields > 0 then
+    redis.call('HDEL', KEYS[k], unpack(fields))
+  end
+end
+
 for _ = 1, nd do
   redis.call('HDEL', KEYS[tonumber(ARGV[i])], ARGV[i + 1])
-  i = i + 2
+  local bk = tonumber(ARGV[i + 2])
+  if bk > 0 then
+    drop_chunks(bk, ARGV[i + 3], 0)
+  end
+  i = i + 4
 end
 for _ = 1, ns do
-  redis.call('HSET', KEYS[tonumber(ARGV[i])], ARGV[i + 1], ARGV[i + 2])
-  i = i + 3
+  local single, id, bk, field = tonumber(ARGV[i]), ARGV[i + 1], tonumber(ARGV[i + 2]), ARGV[i + 3]
+  local set, data = tonumber(ARGV[i + 4]), ARGV[i + 6]
+  if set > 0 then
+    redis.call('HDEL', KEYS[single], id)
+    local kv, n = {field, string.sub(data, 1, chunk_size)}, 1
+    while n * chunk_size < #data do
+      kv[#kv + 1] = field .. '.' .. n
+      kv[#kv + 1] = string.sub(data, n * chunk_size + 1, (n + 1) * chunk_size)
+      n = n + 1
+    end
+    redis.call('HSET', KEYS[bk], unpack(kv))
+    drop_chunks(bk, field, n)
+    if ARGV[i + 5] ~= '' then
+      redis.call('SADD', KEYS[set], ARGV[i + 5])
+    end
+  else
+    redis.call('HSET', KEYS[single], id, data)
+    if bk > 0 then
+      drop_chunks(bk, field, 0)
+    end
+  end
+  i = i + 7
 end
 for _ = 1, no do
   redis.call('ZADD', KEYS[3], ARGV[i], ARGV[i + 1])
   redis.call('ZREM', KEYS[4], ARGV[i + 1])
-  i = i + 2
+  local tk = tonumber(ARGV[i + 2])
+  if tk > 0 then
+    redis.call('HDEL', KEYS[tk], ARGV[i + 3]) -- tb's score may now be early: prune mends it
+  end
+  i = i + 5
 end
 for _ = 1, nt do
   redis.call('ZREM', KEYS[3], ARGV[i + 1])
-  redis.call('ZADD', KEYS[4], ARGV[i], ARGV[i + 1])
-  i = i + 2
+  local tk = tonumber(ARGV[i + 2])
+  if tk > 0 then
+    redis.call('ZREM', KEYS[4], ARGV[i + 1])
+    redis.call('HSET', KEYS[tk], ARGV[i + 3], ARGV[i])
+    local first = redis.call('ZSCORE', KEYS[8], ARGV[i + 4])
+    if not first or tonumber(ARGV[i]) < tonumber(first) then
+      redis.call('ZADD', KEYS[8], ARGV[i], ARGV[i + 4])
+    end
+  else
+    redis.call('ZADD', KEYS[4], ARGV[i], ARGV[i + 1])
+  end
+  i = i + 5
 end
 for _ = 1, nc do
   redis.call('HSET', KEYS[5], ARGV[i], ARGV[i + 1])

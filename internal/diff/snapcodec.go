@@ -1,0 +1,171 @@
+package diff
+
+import (
+	"encoding/binary"
+	"errors"
+	"slices"
+)
+
+// Snapshots of calls and metrics are stored in a compact binary form, versioned by
+// their first byte: snapV1 (below), or '{' for the JSON of earlier releases, which
+// is still read (a state written before the upgrade goes on without a spurious
+// event) and replaced by the binary form at the entity's next observation.
+//
+// v1 call:   0x01, uvarint seq, time upd, time end (from upd), fields, participants
+// v1 metric: 0x01, uvarint seq, time upd, fields
+//
+// where a time is 0 for none, else zigzag(t - base)+1 (base 0 for upd, upd for the
+// others: they lie close to it); fields as appendFields writes them, each value as
+// appendValue (snapvalue.go); participants a count, then per participant, by
+// increasing id: zigzag id, zigzag status, time updated (from upd), gone (0 or 1).
+const snapV1 = 0x01
+
+var errSnapshot = errors.New("malformed snapshot")
+
+// snapFieldNames numbers the tracked fields in the binary form. Append only: the
+// index of a name is part of every stored snapshot.
+var snapFieldNames = []string{
+	"parent_call_id", "root_call_id", "assigned_agent_id", "assigned_agent_name",
+	"assigned_team_id", "assigned_team_name", "assigned_call_queue_id", "assigned_call_queue_name",
+	"assigned_ivr_id", "assigned_ivr_name", "call_notes", "bill_duration", "recording",
+	"recording.transcription_url", "recording_to_redact", "integrated_resources", "parallel_call_groups",
+	"ivr_time", "hold_duration", "call_work_time", "total_ringing_time", "talk_time",
+	"answering_speed", "recording_duration", "cost", "csat", "tags",
+}
+
+const otherField = 0xff
+
+var snapFieldIndex = func() map[string]byte {
+	m := make(map[string]byte, len(snapFieldNames))
+	for i, n := range snapFieldNames {
+		m[n] = byte(i)
+	}
+	return m
+}()
+
+func appendTime(b []byte, t, base int64) []byte {
+	if t == 0 {
+		return append(b, 0)
+	}
+	return binary.AppendUvarint(b, zigzag(t-base)+1)
+}
+
+func zigzag(v int64) uint64 { return uint64(v<<1) ^ uint64(v>>63) }
+
+func unzigzag(u uint64) int64 { return int64(u>>1) ^ -int64(u&1) }
+
+// appendFields appends stored fields: a uvarint whose bit i says snapFieldNames[i]
+// is there, their values in that order, then the count of the names outside the
+// table and, sorted, each name and value; equal fields give equal bytes.
+func appendFields(b []byte, f map[string]string) []byte {
+	var bits uint64
+	for i, name := range snapFieldNames {
+		if _, ok := f[name]; ok {
+			bits |= 1 << i
+		}
+	}
+	b = binary.AppendUvarint(b, bits)
+	for i, name := range snapFieldNames {
+		if bits&(1<<i) != 0 {
+			b = appendValue(b, f[name])
+		}
+	}
+	var other []string
+	for name := range f {
+		if _, ok := snapFieldIndex[name]; !ok {
+			other = append(other, name)
+		}
+	}
+	slices.Sort(other)
+	b = binary.AppendUvarint(b, uint64(len(other)))
+	for _, name := range other {
+		b = appendValue(appendString(b, name), f[name])
+	}
+	return b
+}
+
+func appendString(b []byte, s string) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
+}
+
+// reader decodes the binary form; the first error sticks and zero values follow.
+type reader struct {
+	b   []byte
+	err error
+}
+
+func (r *reader) uvarint() uint64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.err = errSnapshot
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *reader) byte() byte {
+	if r.err != nil || len(r.b) == 0 {
+		r.err = errSnapshot
+		return 0
+	}
+	c := r.b[0]
+	r.b = r.b[1:]
+	return c
+}
+
+func (r *reader) string() string {
+	n := r.uvarint()
+	if r.err != nil || n > uint64(len(r.b)) {
+		r.err = errSnapshot
+		return ""
+	}
+	s := string(r.b[:n])
+	r.b = r.b[n:]
+	return s
+}
+
+func (r *reader) time(base int64) int64 {
+	u := r.uvarint()
+	if u == 0 {
+		return 0
+	}
+	return unzigzag(u-1) + base
+}
+
+// count reads a count of items each at least min bytes long, refusing counts the
+// rest of the input cannot hold (so a corrupt count allocates nothing huge).
+func (r *reader) count(min int) int {
+	n := r.uvarint()
+	if r.err == nil && n > uint64(len(r.b)/min) {
+		r.err = errSnapshot
+	}
+	if r.err != nil {
+		return 0
+	}
+	return int(n)
+}
+
+func (r *reader) fields() map[string]string {
+	bits := r.uvarint()
+	f := make(map[string]string, 8)
+	for i, name := range snapFieldNames {
+		if bits&(1<<i) != 0 {
+			f[name] = r.value()
+		}
+	}
+	if bits>>len(snapFieldNames) != 0 {
+		r.err = errSnapshot
+	}
+	for range r.count(2) {
+		name := r.string()
+		f[name] = r.value()
+	}
+	if r.err != nil {
+		return nil
+	}
+	return f
+}

@@ -1,0 +1,145 @@
+package diff
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+)
+
+// decodeCallSnap reads a call snapshot in either form (see snapcodec.go).
+func decodeCallSnap(b []byte, s *callSnap) error {
+	if len(b) > 0 && b[0] == '{' {
+		return json.Unmarshal(b, s)
+	}
+	r := reader{b: b}
+	if r.byte() != snapV1 {
+		return fmt.Errorf("%w: unknown version", errSnapshot)
+	}
+	s.Seq = int64(r.uvarint())
+	s.Upd = r.time(0)
+	s.End = r.time(s.Upd)
+	s.F = r.fields()
+	n := r.count(4)
+	if r.err == nil && n > 0 {
+		s.P = make(map[string]partSnap, n)
+	}
+	for range n {
+		id := unzigzag(r.uvarint())
+		p := partSnap{S: int(unzigzag(r.uvarint())), U: r.time(s.Upd), Gone: r.byte() == 1}
+		if r.err != nil {
+			break
+		}
+		s.P[strconv.FormatInt(id, 10)] = p
+	}
+	if r.err == nil && len(r.b) > 0 {
+		r.err = errSnapshot
+	}
+	return r.err
+}
+
+// callSnapEnd reads when the call ended (0: open) from a call snapshot in either
+// form; of the binary form it reads the head only.
+func callSnapEnd(b []byte) (int64, error) {
+	if len(b) > 0 && b[0] == '{' {
+		var s callSnap
+		err := json.Unmarshal(b, &s)
+		return s.End, err
+	}
+	r := reader{b: b}
+	if r.byte() != snapV1 {
+		return 0, fmt.Errorf("%w: unknown version", errSnapshot)
+	}
+	r.uvarint()
+	upd := r.time(0)
+	end := r.time(upd)
+	return end, r.err
+}
+
+// encodeCallSnap gives the binary form of s, appended to buf. Participants keyed
+// by something else than an integer (only a corrupt earlier snapshot could hold
+// one) are dropped.
+func encodeCallSnap(buf []byte, s *callSnap) []byte {
+	b := binary.AppendUvarint(append(buf, snapV1), uint64(max(s.Seq, 0)))
+	b = appendTime(b, s.Upd, 0)
+	b = appendTime(b, s.End, s.Upd)
+	b = appendFields(b, s.F)
+	type part struct {
+		id int64
+		p  partSnap
+	}
+	parts := make([]part, 0, len(s.P))
+	for k, p := range s.P {
+		if id, err := strconv.ParseInt(k, 10, 64); err == nil {
+			parts = append(parts, part{id, p})
+		}
+	}
+	slices.SortFunc(parts, func(a, b part) int {
+		switch {
+		case a.id < b.id:
+			return -1
+		case a.id > b.id:
+			return 1
+		}
+		return 0
+	})
+	b = binary.AppendUvarint(b, uint64(len(parts)))
+	for _, p := range parts {
+		b = binary.AppendUvarint(b, zigzag(p.id))
+		b = binary.AppendUvarint(b, zigzag(int64(p.p.S)))
+		b = appendTime(b, p.p.U, s.Upd)
+		gone := byte(0)
+		if p.p.Gone {
+			gone = 1
+		}
+		b = append(b, gone)
+	}
+	return b
+}
+
+// decodeMetricSnap reads a metric snapshot in either form.
+func decodeMetricSnap(b []byte, s *metricSnap) error {
+	if len(b) > 0 && b[0] == '{' {
+		return json.Unmarshal(b, s)
+	}
+	r := reader{b: b}
+	if r.byte() != snapV1 {
+		return fmt.Errorf("%w: unknown version", errSnapshot)
+	}
+	s.Seq = int64(r.uvarint())
+	s.Upd = r.time(0)
+	s.F = r.fields()
+	if r.err == nil && len(r.b) > 0 {
+		r.err = errSnapshot
+	}
+	return r.err
+}
+
+// encodeMetricSnap gives the binary form of s.
+func encodeMetricSnap(s *metricSnap) []byte {
+	b := binary.AppendUvarint(append(make([]byte, 0, 64), snapV1), uint64(max(s.Seq, 0)))
+	b = appendTime(b, s.Upd, 0)
+	return appendFields(b, s.F)
+}
+
+// SnapshotJSON renders a call or metric snapshot (kind "call" or "metric") in
+// either form as the JSON earlier releases stored, which this release still
+// reads: for looking into the binary form, and for upgrade tests.
+func SnapshotJSON(kind string, snap []byte) ([]byte, error) {
+	switch kind {
+	case "call":
+		var s callSnap
+		if err := decodeCallSnap(snap, &s); err != nil {
+			return nil, fmt.Errorf("call snapshot: %w", err)
+		}
+		return json.Marshal(s)
+	case "metric":
+		var s metricSnap
+		if err := decodeMetricSnap(snap, &s); err != nil {
+			return nil, fmt.Errorf("metric snapshot: %w", err)
+		}
+		return json.Marshal(s)
+	}
+	return nil, fmt.Errorf("snapshot JSON: kind %q is neither call nor metric", kind)
+}
