@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -140,7 +141,7 @@ func (d *Decoder) decodeField(st *objectState, fields []Field, i, a int) error {
 		if d.err != nil {
 			return d.err
 		}
-		st.set(i, len(fields), f.key, err)
+		st.set(i, len(fields), 0, err)
 		return nil
 	}
 	raw, err := d.Value()
@@ -151,7 +152,7 @@ func (d *Decoder) decodeField(st *objectState, fields []Field, i, a int) error {
 		st.alts = append(st.alts, altValue{field: i, alt: a, raw: raw})
 		return nil
 	}
-	st.set(i, len(fields), f.key, f.raw(raw))
+	st.set(i, len(fields), 0, f.raw(raw))
 	return nil
 }
 
@@ -163,8 +164,9 @@ type objectState struct {
 	alts []altValue
 }
 
+// keyedErr is the error of a field found under its alt-th spelling.
 type keyedErr struct {
-	key string
+	alt int
 	err error
 }
 
@@ -175,14 +177,14 @@ type altValue struct {
 	raw        json.RawMessage
 }
 
-func (st *objectState) set(i, n int, key string, err error) {
+func (st *objectState) set(i, n, alt int, err error) {
 	if st.errs == nil {
 		if err == nil {
 			return
 		}
 		st.errs = make([]keyedErr, n)
 	}
-	st.errs[i] = keyedErr{key: key, err: err}
+	st.errs[i] = keyedErr{alt: alt, err: err}
 }
 
 // result decodes the multi-spelling fields and returns the first field error, in
@@ -194,13 +196,19 @@ func (st *objectState) result(what string, fields []Field) error {
 			continue
 		}
 		if raw, a, ok := st.pick(i, len(f.alt)); ok {
-			st.set(i, len(fields), f.alt[a], f.raw(raw))
+			st.set(i, len(fields), a, f.raw(raw))
 		}
 	}
-	for _, e := range st.errs {
-		if e.err != nil {
-			return &fieldError{what: what, key: e.key, err: e.err}
+	for i, e := range st.errs {
+		if e.err == nil {
+			continue
 		}
+		key := fields[i].key
+		if fields[i].alt != nil {
+			key = fields[i].alt[e.alt]
+		}
+		// A copy: fields, and the decoders in them, then stay on the caller's stack.
+		return &fieldError{what: strings.Clone(what), key: strings.Clone(key), err: e.err}
 	}
 	return nil
 }
