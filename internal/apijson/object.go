@@ -107,11 +107,10 @@ func (d *Decoder) field(fields []Field, next int) (int, int, error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	name = name[1 : len(name)-1]
-	if bytes.IndexByte(name, '\\') >= 0 {
-		if name, err = jsontext.AppendUnquote(nil, append([]byte{'"'}, append(name, '"')...)); err != nil {
-			return -1, 0, nil // invalid UTF-8: no key of ours
-		}
+	if bytes.IndexByte(name, '\\') < 0 {
+		name = name[1 : len(name)-1]
+	} else if name, err = jsontext.AppendUnquote(nil, name); err != nil {
+		return -1, 0, nil // invalid UTF-8: no key of ours
 	}
 	n := len(fields)
 	for j := range n {
