@@ -8,6 +8,13 @@ import (
 	"github.com/callbus/callbus/internal/apijson"
 )
 
+func init() {
+	apijson.Register((*Call).decode)
+	apijson.Register((*Recording).decode)
+	apijson.Register((*RecordingToRedact).decode)
+	apijson.Register((*IntegratedResource).decode)
+}
+
 // Direction is the direction of a call, normalised to lower case.
 type Direction string
 
@@ -67,9 +74,14 @@ type Call struct {
 }
 
 // UnmarshalJSON decodes a call tolerantly.
-func (c *Call) UnmarshalJSON(data []byte) error {
-	*c = Call{Raw: apijson.KeepRaw(data)}
-	err := apijson.Object("call", data,
+func (c *Call) UnmarshalJSON(data []byte) error { return apijson.Decode(data, c.decode) }
+
+// decode reads a Call in one pass; registered with apijson, so lists and
+// records holding it read it the same way.
+func (c *Call) decode(d *apijson.Decoder) error {
+	*c = Call{}
+	mark := d.Mark()
+	err := d.Object("call",
 		apijson.Key("id", apijson.Int(&c.ID)),
 		apijson.Key("direction", directionField(&c.Direction)),
 		apijson.Key("parent_call_id", apijson.OptInt(&c.ParentCallID)),
@@ -95,6 +107,7 @@ func (c *Call) UnmarshalJSON(data []byte) error {
 		apijson.Key("participants", apijson.Slice(&c.Participants)),
 		apijson.Key("parallel_call_groups", apijson.RawSlice(&c.ParallelCallGroups)),
 	)
+	c.Raw = d.Since(mark)
 	if c.Participants == nil { // absent or null: an empty list for consumers, not null
 		c.Participants = []Participant{}
 	}
@@ -112,9 +125,13 @@ type Recording struct {
 }
 
 // UnmarshalJSON decodes a recording summary tolerantly.
-func (r *Recording) UnmarshalJSON(data []byte) error {
+func (r *Recording) UnmarshalJSON(data []byte) error { return apijson.Decode(data, r.decode) }
+
+// decode reads a Recording in one pass; registered with apijson, so lists and
+// records holding it read it the same way.
+func (r *Recording) decode(d *apijson.Decoder) error {
 	*r = Recording{}
-	return apijson.Object("recording", data,
+	return d.Object("recording",
 		apijson.Key("id", apijson.Int(&r.ID)),
 		apijson.Key("url", apijson.Str(&r.URL)),
 		apijson.Key("transcription_url", apijson.OptStr(&r.TranscriptionURL)),
@@ -132,9 +149,13 @@ type RecordingToRedact struct {
 }
 
 // UnmarshalJSON decodes a recording to redact tolerantly.
-func (r *RecordingToRedact) UnmarshalJSON(data []byte) error {
+func (r *RecordingToRedact) UnmarshalJSON(data []byte) error { return apijson.Decode(data, r.decode) }
+
+// decode reads a RecordingToRedact in one pass; registered with apijson, so lists and
+// records holding it read it the same way.
+func (r *RecordingToRedact) decode(d *apijson.Decoder) error {
 	*r = RecordingToRedact{}
-	return apijson.Object("recording to redact", data,
+	return d.Object("recording to redact",
 		apijson.Key("id", apijson.Int(&r.ID)),
 		apijson.Key("url", apijson.Str(&r.URL)),
 		apijson.Key("duration", apijson.Int(&r.Duration)),
@@ -151,9 +172,13 @@ type IntegratedResource struct {
 }
 
 // UnmarshalJSON decodes an integrated resource tolerantly.
-func (r *IntegratedResource) UnmarshalJSON(data []byte) error {
+func (r *IntegratedResource) UnmarshalJSON(data []byte) error { return apijson.Decode(data, r.decode) }
+
+// decode reads a IntegratedResource in one pass; registered with apijson, so lists and
+// records holding it read it the same way.
+func (r *IntegratedResource) decode(d *apijson.Decoder) error {
 	*r = IntegratedResource{}
-	return apijson.Object("integrated resource", data,
+	return d.Object("integrated resource",
 		apijson.Key("id", apijson.Int(&r.ID)),
 		apijson.Key("integration_name", apijson.Str(&r.IntegrationName)),
 		apijson.Key("type", apijson.Str(&r.Type)),

@@ -7,6 +7,13 @@ import (
 	"github.com/callbus/callbus/internal/apijson"
 )
 
+func init() {
+	apijson.Register((*CallMetric).decode)
+	apijson.Register((*LifeCycleEvent).decode)
+	apijson.Register((*Csat).decode)
+	apijson.Register((*Tag).decode)
+}
+
 // CallMetric holds the measurements of one call. Durations are seconds, each with a
 // "<name>_unit" sibling ("seconds"). Nullable measurements are pointers.
 type CallMetric struct {
@@ -46,9 +53,14 @@ type CallMetric struct {
 }
 
 // UnmarshalJSON decodes a call metric tolerantly.
-func (m *CallMetric) UnmarshalJSON(data []byte) error {
-	*m = CallMetric{Raw: apijson.KeepRaw(data)}
-	err := apijson.Object("call metric", data,
+func (m *CallMetric) UnmarshalJSON(data []byte) error { return apijson.Decode(data, m.decode) }
+
+// decode reads a CallMetric in one pass; registered with apijson, so lists and
+// records holding it read it the same way.
+func (m *CallMetric) decode(d *apijson.Decoder) error {
+	*m = CallMetric{}
+	mark := d.Mark()
+	err := d.Object("call metric",
 		apijson.Key("id", apijson.Int(&m.ID)),
 		apijson.Key("call_id", apijson.Int(&m.CallID)),
 		apijson.Key("created_time", apijson.Time(&m.CreatedTime)),
@@ -75,6 +87,7 @@ func (m *CallMetric) UnmarshalJSON(data []byte) error {
 		apijson.Key("tags", apijson.Slice(&m.Tags)),
 		apijson.Key("life_cycle", apijson.Slice(&m.LifeCycle)),
 	)
+	m.Raw = d.Since(mark)
 	if m.Tags == nil { // absent or null: an empty list for consumers, not null
 		m.Tags = []Tag{}
 	}
@@ -97,9 +110,13 @@ type LifeCycleEvent struct {
 }
 
 // UnmarshalJSON decodes a life-cycle event tolerantly.
-func (e *LifeCycleEvent) UnmarshalJSON(data []byte) error {
+func (e *LifeCycleEvent) UnmarshalJSON(data []byte) error { return apijson.Decode(data, e.decode) }
+
+// decode reads a LifeCycleEvent in one pass; registered with apijson, so lists and
+// records holding it read it the same way.
+func (e *LifeCycleEvent) decode(d *apijson.Decoder) error {
 	*e = LifeCycleEvent{}
-	return apijson.Object("life cycle event", data,
+	return d.Object("life cycle event",
 		apijson.Key("type", apijson.Str(&e.Type)),
 		apijson.Key("queue_id", apijson.OptInt(&e.QueueID)),
 		apijson.Key("id", apijson.Int(&e.ID)),
@@ -119,9 +136,13 @@ type Csat struct {
 }
 
 // UnmarshalJSON decodes a csat object tolerantly.
-func (c *Csat) UnmarshalJSON(data []byte) error {
+func (c *Csat) UnmarshalJSON(data []byte) error { return apijson.Decode(data, c.decode) }
+
+// decode reads a Csat in one pass; registered with apijson, so lists and
+// records holding it read it the same way.
+func (c *Csat) decode(d *apijson.Decoder) error {
 	*c = Csat{}
-	return apijson.Object("csat", data,
+	return d.Object("csat",
 		apijson.Key("transfer_made", apijson.Bool(&c.TransferMade)),
 		apijson.Key("outcome", apijson.Raw(&c.Outcome)),
 		apijson.Key("time", apijson.Int(&c.Time)),
@@ -136,7 +157,13 @@ type Tag struct {
 }
 
 // UnmarshalJSON keeps the tag's JSON.
-func (t *Tag) UnmarshalJSON(data []byte) error {
+func (t *Tag) UnmarshalJSON(data []byte) error { return apijson.Decode(data, t.decode) }
+
+func (t *Tag) decode(d *apijson.Decoder) error {
+	data, err := d.Value()
+	if err != nil {
+		return err
+	}
 	raw, err := apijson.NormRaw(data)
 	if raw == nil {
 		raw = json.RawMessage("null")

@@ -6,6 +6,10 @@ import (
 	"github.com/callbus/callbus/internal/apijson"
 )
 
+func init() {
+	apijson.Register((*Participant).decode)
+}
+
 // Participant types (Participant.ParticipantType).
 const (
 	ParticipantAgent    = "Agent"
@@ -41,9 +45,13 @@ type Participant struct {
 }
 
 // UnmarshalJSON decodes a participant tolerantly.
-func (p *Participant) UnmarshalJSON(data []byte) error {
+func (p *Participant) UnmarshalJSON(data []byte) error { return apijson.Decode(data, p.decode) }
+
+// decode reads a Participant in one pass; registered with apijson, so lists and
+// records holding it read it the same way.
+func (p *Participant) decode(d *apijson.Decoder) error {
 	*p = Participant{}
-	return apijson.Object("participant", data,
+	return d.Object("participant",
 		apijson.Key("id", apijson.Int(&p.ID)),
 		apijson.Key("call_id", apijson.Int(&p.CallID)),
 		apijson.Key("caller_id", apijson.OptInt(&p.CallerID)),

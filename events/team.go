@@ -6,6 +6,11 @@ import (
 	"github.com/callbus/callbus/internal/apijson"
 )
 
+func init() {
+	apijson.Register((*Team).decode)
+	apijson.Register((*UserRef).decode)
+}
+
 // Team is a team of agents; an agent can belong to several teams.
 type Team struct {
 	ID          int64     `json:"id"`
@@ -19,15 +24,21 @@ type Team struct {
 }
 
 // UnmarshalJSON decodes a team tolerantly.
-func (t *Team) UnmarshalJSON(data []byte) error {
-	*t = Team{Raw: apijson.KeepRaw(data)}
-	err := apijson.Object("team", data,
+func (t *Team) UnmarshalJSON(data []byte) error { return apijson.Decode(data, t.decode) }
+
+// decode reads a Team in one pass; registered with apijson, so lists and
+// records holding it read it the same way.
+func (t *Team) decode(d *apijson.Decoder) error {
+	*t = Team{}
+	mark := d.Mark()
+	err := d.Object("team",
 		apijson.Key("id", apijson.Int(&t.ID)),
 		apijson.Key("name", apijson.Str(&t.Name)),
 		apijson.Key("description", apijson.Str(&t.Description)),
 		apijson.Key("users", apijson.Slice(&t.Users)),
 		apijson.Key("omni_channel", apijson.Bool(&t.OmniChannel)),
 	)
+	t.Raw = d.Since(mark)
 	if t.Users == nil { // absent or null: an empty list for consumers, not null
 		t.Users = []UserRef{}
 	}
@@ -40,7 +51,9 @@ type UserRef struct {
 }
 
 // UnmarshalJSON decodes {"id": 5}, {"id": "5"} or 5.
-func (r *UserRef) UnmarshalJSON(data []byte) error {
+func (r *UserRef) UnmarshalJSON(data []byte) error { return apijson.Decode(data, r.decode) }
+
+func (r *UserRef) decode(d *apijson.Decoder) error {
 	*r = UserRef{}
-	return decodeRef("user ref", data, &r.ID)
+	return decodeRef(d, "user ref", &r.ID)
 }

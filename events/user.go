@@ -7,6 +7,11 @@ import (
 	"github.com/callbus/callbus/internal/apijson"
 )
 
+func init() {
+	apijson.Register((*User).decode)
+	apijson.Register((*TeamRef).decode)
+}
+
 // User roles.
 const (
 	RoleAccountAdmin = "Account Admin"
@@ -51,9 +56,14 @@ type User struct {
 }
 
 // UnmarshalJSON decodes a user tolerantly (see the package doc).
-func (u *User) UnmarshalJSON(data []byte) error {
-	*u = User{Raw: apijson.KeepRaw(data)}
-	err := apijson.Object("user", data,
+func (u *User) UnmarshalJSON(data []byte) error { return apijson.Decode(data, u.decode) }
+
+// decode reads a User in one pass; registered with apijson, so lists and
+// records holding it read it the same way.
+func (u *User) decode(d *apijson.Decoder) error {
+	*u = User{}
+	mark := d.Mark()
+	err := d.Object("user",
 		apijson.Key("id", apijson.Int(&u.ID)),
 		apijson.Key("name", apijson.Str(&u.Name)),
 		apijson.Key("email", apijson.Str(&u.Email)),
@@ -70,6 +80,7 @@ func (u *User) UnmarshalJSON(data []byte) error {
 		apijson.Key("role", apijson.Str(&u.Role)),
 		apijson.Key("teams", apijson.Slice(&u.Teams)),
 	)
+	u.Raw = d.Since(mark)
 	if u.Teams == nil { // absent or null: an empty list for consumers, not null
 		u.Teams = []TeamRef{}
 	}
@@ -83,15 +94,22 @@ type TeamRef struct {
 }
 
 // UnmarshalJSON decodes {"id": 7}, {"id": "7"} or 7.
-func (r *TeamRef) UnmarshalJSON(data []byte) error {
+func (r *TeamRef) UnmarshalJSON(data []byte) error { return apijson.Decode(data, r.decode) }
+
+func (r *TeamRef) decode(d *apijson.Decoder) error {
 	*r = TeamRef{}
-	return decodeRef("team ref", data, &r.ID)
+	return decodeRef(d, "team ref", &r.ID)
 }
 
 // decodeRef decodes an {id} object or a bare id.
-func decodeRef(what string, data []byte, id *int64) error {
-	if _, kind, err := apijson.Scalar(data); err == nil && kind != apijson.KindNull {
-		return apijson.Int(id)(data)
+func decodeRef(d *apijson.Decoder, what string, id *int64) error {
+	switch d.Peek() {
+	case '"', '0', 't', 'f':
+		raw, err := d.Value()
+		if err != nil {
+			return err
+		}
+		return apijson.Int(id)(raw)
 	}
-	return apijson.Object(what, data, apijson.Key("id", apijson.Int(id)))
+	return d.Object(what, apijson.Key("id", apijson.Int(id)))
 }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // The scalar parsers below read one JSON value whichever way the API sends it. They
@@ -29,35 +30,82 @@ const (
 // Scalar returns the text of a JSON scalar: a string unquoted, a number or a boolean
 // as written. Objects and arrays are an error.
 func Scalar(raw []byte) (string, Kind, error) {
+	text, kind, err := scalar(raw)
+	return string(text), kind, err
+}
+
+// scalar is Scalar without a copy where it can: the text of a string without
+// escapes, or of a number, is a slice of raw.
+func scalar(raw []byte) ([]byte, Kind, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
-		return "", KindNull, errors.New("empty value")
+		return nil, KindNull, errors.New("empty value")
 	}
 	switch raw[0] {
 	case 'n':
 		if string(raw) == "null" {
-			return "", KindNull, nil
+			return nil, KindNull, nil
 		}
 	case '"':
+		if text, ok := plainString(raw); ok {
+			return text, KindString, nil
+		}
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
-			return "", KindNull, errors.New("invalid string")
+			return nil, KindNull, errors.New("invalid string")
 		}
-		return s, KindString, nil
+		return []byte(s), KindString, nil
 	case 't', 'f':
 		if string(raw) == "true" || string(raw) == "false" {
-			return string(raw), KindBool, nil
+			return raw, KindBool, nil
 		}
 	case '{':
-		return "", KindNull, errors.New("want a scalar, got an object")
+		return nil, KindNull, errors.New("want a scalar, got an object")
 	case '[':
-		return "", KindNull, errors.New("want a scalar, got an array")
+		return nil, KindNull, errors.New("want a scalar, got an array")
 	default:
-		if json.Valid(raw) {
-			return string(raw), KindNumber, nil
+		if plainInt(raw) || json.Valid(raw) {
+			return raw, KindNumber, nil
 		}
 	}
-	return "", KindNull, errors.New("invalid JSON value")
+	return nil, KindNull, errors.New("invalid JSON value")
+}
+
+// plainString returns the text of a quoted string that needs no unquoting: no
+// escape, no control character, valid UTF-8 (the API's usual strings). Others go
+// through encoding/json, which decodes escapes and replaces invalid UTF-8.
+func plainString(raw []byte) ([]byte, bool) {
+	if len(raw) < 2 || raw[len(raw)-1] != '"' {
+		return nil, false
+	}
+	text := raw[1 : len(raw)-1]
+	ascii := true
+	for _, c := range text {
+		if c < 0x20 || c == '"' || c == '\\' {
+			return nil, false
+		}
+		ascii = ascii && c < utf8.RuneSelf
+	}
+	return text, ascii || utf8.Valid(text)
+}
+
+// plainInt reports whether raw is a JSON integer in its plain form: an optional
+// minus and digits without a leading zero (the API's usual numbers), valid without
+// a scan.
+func plainInt(raw []byte) bool {
+	digits := raw
+	if len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 || (digits[0] == '0' && len(digits) > 1) {
+		return false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // IsNull reports whether raw is JSON null.
@@ -66,19 +114,38 @@ func IsNull(raw []byte) bool { return string(bytes.TrimSpace(raw)) == "null" }
 // ParseInt reads an integer sent as 12, 12.0, "12" or "12.0". ok is false for null
 // and "".
 func ParseInt(raw []byte) (v int64, ok bool, err error) {
-	s, kind, err := Scalar(raw)
+	text, kind, err := scalar(raw)
 	if err != nil || kind == KindNull {
 		return 0, false, err
 	}
 	if kind == KindBool {
 		return 0, false, errors.New("want an integer, got a boolean")
 	}
-	s = strings.TrimSpace(s)
-	if s == "" {
+	text = bytes.TrimSpace(text)
+	if len(text) == 0 {
 		return 0, false, nil
 	}
-	v, err = IntText(s)
+	if len(text) <= 18 && plainInt(text) { // fits an int64 whatever the digits
+		return digits(text), true, nil
+	}
+	v, err = IntText(string(text))
 	return v, err == nil, err
+}
+
+// digits is the value of a plainInt of at most 18 digits.
+func digits(text []byte) int64 {
+	neg := text[0] == '-'
+	if neg {
+		text = text[1:]
+	}
+	var v int64
+	for _, c := range text {
+		v = v*10 + int64(c-'0')
+	}
+	if neg {
+		return -v
+	}
+	return v
 }
 
 // IntText parses decimal integer text, accepting a float form with no fraction.
@@ -101,18 +168,21 @@ func IntText(s string) (int64, error) {
 // ParseFloat reads a finite number sent as 1, 1.5 or "1.5". ok is false for null
 // and "".
 func ParseFloat(raw []byte) (v float64, ok bool, err error) {
-	s, kind, err := Scalar(raw)
+	text, kind, err := scalar(raw)
 	if err != nil || kind == KindNull {
 		return 0, false, err
 	}
 	if kind == KindBool {
 		return 0, false, errors.New("want a number, got a boolean")
 	}
-	s = strings.TrimSpace(s)
-	if s == "" {
+	text = bytes.TrimSpace(text)
+	if len(text) == 0 {
 		return 0, false, nil
 	}
-	v, err = strconv.ParseFloat(s, 64)
+	if len(text) <= 15 && plainInt(text) { // exact in a float64
+		return float64(digits(text)), true, nil
+	}
+	v, err = strconv.ParseFloat(string(text), 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 		return 0, false, errors.New("want a finite number")
 	}
@@ -122,14 +192,20 @@ func ParseFloat(raw []byte) (v float64, ok bool, err error) {
 // ParseBool reads true/false, "true"/"false", 1/0 and "1"/"0". ok is false for null
 // and "".
 func ParseBool(raw []byte) (v bool, ok bool, err error) {
-	s, kind, err := Scalar(raw)
+	text, kind, err := scalar(raw)
 	if err != nil || kind == KindNull {
 		return false, false, err
 	}
-	s = strings.TrimSpace(s)
-	if s == "" {
+	text = bytes.TrimSpace(text)
+	switch string(text) {
+	case "":
 		return false, false, nil
+	case "true":
+		return true, true, nil
+	case "false":
+		return false, true, nil
 	}
+	s := string(text)
 	if b, err := strconv.ParseBool(s); err == nil {
 		return b, true, nil
 	}
@@ -166,14 +242,14 @@ var timeLayouts = [...]string{
 // ParseTime reads a date-time with any offset and returns it in UTC. ok is false
 // for null and "".
 func ParseTime(raw []byte) (t time.Time, ok bool, err error) {
-	s, kind, err := Scalar(raw)
+	text, kind, err := scalar(raw)
 	if err != nil || kind == KindNull {
 		return time.Time{}, false, err
 	}
 	if kind != KindString {
 		return time.Time{}, false, errors.New("want a date-time string")
 	}
-	t, err = TimeText(s)
+	t, err = TimeText(string(text))
 	return t, err == nil && !t.IsZero(), err
 }
 

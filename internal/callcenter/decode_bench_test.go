@@ -63,3 +63,20 @@ func BenchmarkDecodeScan(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDecodeCall decodes one call record (testdata/call.json) as Call's
+// UnmarshalJSON does for a single-record response or an event's data.
+func BenchmarkDecodeCall(b *testing.B) {
+	one, err := os.ReadFile("testdata/call.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(one)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var c Call
+		if err := json.Unmarshal(one, &c); err != nil || c.ID == 0 {
+			b.Fatalf("decode: %v", err)
+		}
+	}
+}

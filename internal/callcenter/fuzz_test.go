@@ -2,6 +2,7 @@ package callcenter
 
 import (
 	"encoding/json"
+	"reflect"
 	"testing"
 )
 
@@ -61,6 +62,59 @@ func FuzzDecodeCallsPage(f *testing.F) {
 		}
 		for i := range env.items {
 			assertRoundTrip(t, &env.items[i])
+		}
+	})
+}
+
+// FuzzDecodeListItems checks the one-pass page decoder against each item decoded
+// on its own (split by encoding/json, decoded by Call's UnmarshalJSON, judged as
+// decodeItem judges it): the same records kept, equal, and the same rejections, so
+// that reading a page in one pass changes nothing an item decides alone. Fuzz it
+// with a small -fuzzminimizetime (2s): minimizing a page of fixtures is slow.
+func FuzzDecodeListItems(f *testing.F) {
+	for _, name := range []string{"call.json", "call_earlier.json", "call_drift.json"} {
+		f.Add([]byte("[" + string(fixture(f, name)) + `,"x",{"id":"2","created_time":"2024-03-05 10:00:00","participants":[{"id":1}]}]`))
+	}
+	f.Add([]byte(`[{"id":1,"id":null,"created_time":"2024-03-05T10:00:00Z"},{"id":2,"created_time":"2024-03-05T10:00:00Z","bill_duration":[1]},null]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var raws []json.RawMessage
+		if json.Unmarshal(data, &raws) != nil {
+			return
+		}
+		env, err := decodeList[Call](data, "calls")
+		if err != nil {
+			t.Fatalf("page of %d items: %v", len(raws), err)
+		}
+		var (
+			items    []Call
+			rejected []Rejection
+		)
+		for _, raw := range raws {
+			var c Call
+			if err := json.Unmarshal(raw, &c); err != nil {
+				r := rejectionOf(err)
+				r.Resource, r.ID = "calls", itemID(raw)
+				rejected = append(rejected, r)
+				continue
+			}
+			if field, reason := insane(&c); reason != "" {
+				rejected = append(rejected, Rejection{Resource: "calls", ID: itemID(raw), Field: field, Reason: reason, Detail: field + ": " + reason})
+				continue
+			}
+			items = append(items, c)
+		}
+		if len(env.items) != len(items) || len(env.rejected) != len(rejected) {
+			t.Fatalf("one pass kept %d, rejected %+v; alone kept %d, rejected %+v", len(env.items), env.rejected, len(items), rejected)
+		}
+		for i := range items {
+			if !reflect.DeepEqual(env.items[i], items[i]) {
+				t.Fatalf("item %d:\none pass %+v\nalone    %+v", i, env.items[i], items[i])
+			}
+		}
+		for i := range rejected {
+			if env.rejected[i] != rejected[i] {
+				t.Fatalf("rejection %d:\none pass %+v\nalone    %+v", i, env.rejected[i], rejected[i])
+			}
 		}
 	})
 }

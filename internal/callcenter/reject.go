@@ -46,19 +46,25 @@ type Rejection struct {
 // warn level only.
 func WithRejectionHook(f func(Rejection)) Option { return func(c *Client) { c.onReject = f } }
 
-// decodeItem decodes one list item into v, or returns why it is rejected.
-func decodeItem[T any](raw json.RawMessage, resource string, v *T) *Rejection {
-	err := json.Unmarshal(raw, v)
+// decodeItem reads the next list item into v, in the pass that reads the page, or
+// returns why it is rejected. A rejected item has been read whole: the page goes on
+// with the next (a syntax error fails the page instead, and returns nil here).
+func decodeItem[T any](d *apijson.Decoder, resource string, v *T) *Rejection {
+	mark := d.Mark()
+	err := apijson.Into(d, v)
+	if d.Failed() != nil {
+		return nil
+	}
 	if err == nil {
 		field, reason := insane(v)
 		if reason == "" {
 			return nil
 		}
-		return &Rejection{Resource: resource, ID: itemID(raw), Field: field, Reason: reason,
+		return &Rejection{Resource: resource, ID: itemID(d.Since(mark)), Field: field, Reason: reason,
 			Detail: field + ": " + reason}
 	}
 	r := rejectionOf(err)
-	r.Resource, r.ID = resource, itemID(raw)
+	r.Resource, r.ID = resource, itemID(d.Since(mark))
 	return &r
 }
 

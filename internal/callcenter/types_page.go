@@ -1,12 +1,14 @@
 package callcenter
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 
 	"github.com/callbus/callbus/internal/apijson"
 )
+
+func init() {
+	apijson.Register((*Meta).decode)
+}
 
 // Paging limits of the API.
 const (
@@ -27,9 +29,13 @@ type Meta struct {
 }
 
 // UnmarshalJSON decodes paging meta tolerantly.
-func (m *Meta) UnmarshalJSON(data []byte) error {
+func (m *Meta) UnmarshalJSON(data []byte) error { return apijson.Decode(data, m.decode) }
+
+// decode reads a Meta in one pass; registered with apijson, so lists and
+// records holding it read it the same way.
+func (m *Meta) decode(d *apijson.Decoder) error {
 	*m = Meta{}
-	return apijson.Object("meta", data,
+	return d.Object("meta",
 		apijson.Key("total_count", apijson.Int(&m.TotalCount)),
 		apijson.Key("total_pages", apijson.Int(&m.TotalPages)),
 		apijson.Key("current", apijson.Int(&m.Current)),
@@ -82,44 +88,49 @@ type listEnvelope[T any] struct {
 	rejected []Rejection
 }
 
-// decodeList decodes body as a bare array of T or as {<key>: [T], meta}. Either
-// shape is accepted for every list, since drift moves between them; an object
-// without the key, or a key that holds no array, is an error rather than an empty
-// page. Each item is decoded on its own: one that fails to decode or breaks a
-// sanity rule (see sane) is left out and reported in rejected, never failing the
-// page.
+// decodeList decodes body as a bare array of T or as {<key>: [T], meta}, in one
+// pass. Either shape is accepted for every list, since drift moves between them;
+// an object without the key, or a key that holds no array, is an error rather than
+// an empty page, and so is a body that is not JSON. An item that fails to decode
+// or breaks a sanity rule (see insane) is left out and reported in rejected, never
+// failing the page.
 func decodeList[T any](body []byte, listKey string) (listEnvelope[T], error) {
-	var (
-		env listEnvelope[T]
-		raw []json.RawMessage
-	)
-	b := bytes.TrimSpace(body)
-	if len(b) > 0 && b[0] == '[' {
-		if err := json.Unmarshal(b, &raw); err != nil {
-			return env, fmt.Errorf("decode %s: %w", listKey, apijson.JSONErr(err))
+	var env listEnvelope[T]
+	err := apijson.Decode(body, func(d *apijson.Decoder) error {
+		if d.Peek() == '[' {
+			if err := readItems(d, listKey, &env); err != nil {
+				return fmt.Errorf("decode %s: %w", listKey, err)
+			}
+			return nil
 		}
-	} else {
 		found := false
-		items := apijson.Slice(&raw)
-		err := apijson.Object(listKey+" list", b,
-			apijson.Key(listKey, func(r json.RawMessage) error { found = true; return items(r) }),
+		err := d.Object(listKey+" list",
+			apijson.Key(listKey, func(d *apijson.Decoder) error { found = true; return readItems(d, listKey, &env) }),
 			apijson.Key("meta", apijson.Ptr(&env.meta)),
 		)
 		if err == nil && !found {
 			err = fmt.Errorf("decode %s list: no %q array in the response", listKey, listKey)
 		}
-		if err != nil {
-			return env, err
-		}
+		return err
+	})
+	return env, err
+}
+
+// readItems reads the array of a list's items into env, each on its own (see
+// decodeItem). Null is an empty list.
+func readItems[T any](d *apijson.Decoder, listKey string, env *listEnvelope[T]) error {
+	env.items, env.rejected = nil, nil // a key given twice: the last wins
+	if k := d.Peek(); k == 0 || k == 'n' {
+		return d.Skip()
 	}
-	env.items = make([]T, 0, len(raw))
-	for _, r := range raw {
+	env.items = []T{}
+	return d.Array(func() error {
 		var v T
-		if rej := decodeItem(r, listKey, &v); rej != nil {
+		if rej := decodeItem(d, listKey, &v); rej != nil {
 			env.rejected = append(env.rejected, *rej)
-			continue
+			return nil
 		}
 		env.items = append(env.items, v)
-	}
-	return env, nil
+		return nil
+	})
 }

@@ -6,6 +6,10 @@ import (
 	"github.com/callbus/callbus/internal/apijson"
 )
 
+func init() {
+	apijson.Register((*UserStatus).decode)
+}
+
 // UserStatus is a default or custom availability status of the organization.
 type UserStatus struct {
 	ID   int64  `json:"id"`
@@ -24,9 +28,14 @@ type UserStatus struct {
 }
 
 // UnmarshalJSON decodes a user status tolerantly.
-func (s *UserStatus) UnmarshalJSON(data []byte) error {
-	*s = UserStatus{Raw: apijson.KeepRaw(data)}
-	return apijson.Object("user status", data,
+func (s *UserStatus) UnmarshalJSON(data []byte) error { return apijson.Decode(data, s.decode) }
+
+// decode reads a UserStatus in one pass; registered with apijson, so lists and
+// records holding it read it the same way.
+func (s *UserStatus) decode(d *apijson.Decoder) error {
+	*s = UserStatus{}
+	mark := d.Mark()
+	err := d.Object("user status",
 		apijson.Key("id", apijson.Int(&s.ID)),
 		apijson.Key("name", apijson.Str(&s.Name)),
 		apijson.Key("status_type", apijson.Str(&s.StatusType)),
@@ -34,6 +43,8 @@ func (s *UserStatus) UnmarshalJSON(data []byte) error {
 		apijson.Key("emoji", apijson.Str(&s.Emoji)),
 		apijson.Key("enabled", enabledField(&s.Enabled)),
 	)
+	s.Raw = d.Since(mark)
+	return err
 }
 
 // enabledField reads 0/1 or a boolean.

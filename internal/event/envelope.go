@@ -14,11 +14,16 @@ import (
 
 // New builds the envelope of an event of type t about entity (a path such as
 // "calls/812/participants/4431"), observed at time at, whose new state is identified
-// by stateKey (see ID), with data marshalled to JSON.
+// by stateKey (see ID), with data marshalled to JSON. A json.RawMessage is taken as
+// it is, not compacted again: it must be JSON as json.Marshal writes it (the diff's
+// data is), since Encode writes it into the body unchanged.
 func New(account string, t Type, entity, stateKey string, at time.Time, data any) (Envelope, error) {
-	raw, err := json.Marshal(data)
-	if err != nil {
-		return Envelope{}, fmt.Errorf("event %s %s: marshal data: %w", t, entity, err)
+	raw, ok := data.(json.RawMessage)
+	if !ok {
+		var err error
+		if raw, err = json.Marshal(data); err != nil {
+			return Envelope{}, fmt.Errorf("event %s %s: marshal data: %w", t, entity, err)
+		}
 	}
 	return Envelope{
 		SpecVersion:     SpecVersion,

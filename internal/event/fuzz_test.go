@@ -41,6 +41,13 @@ func FuzzDecodeEnvelope(f *testing.F) {
 		if err != nil {
 			t.Fatalf("valid envelope %+v: %v", e, err)
 		}
+		// Data as json.Marshal writes it (New's) is written unchanged: the body
+		// is json.Marshal's.
+		if norm, _ := json.Marshal(e.Data); bytes.Equal(norm, e.Data) {
+			if want, _ := json.Marshal(e); !bytes.Equal(m.Data, want) {
+				t.Fatalf("Encode wrote\n%s\njson.Marshal writes\n%s", m.Data, want)
+			}
+		}
 		again := Message{Data: m.Data}
 		if err := again.RestoreHead(); err != nil || again.Type != e.Type || !again.Time.Equal(e.Time) {
 			t.Fatalf("message of %q %v restores %q %v %v", e.Type, e.Time, again.Type, again.Time, err)

@@ -21,9 +21,12 @@ type Message struct {
 }
 
 // Encode marshals the envelope e of an event of account into the message published
-// under prefix. It fails only when the envelope cannot be marshalled.
+// under prefix: the body is what json.Marshal(e) writes, built in one pass around
+// e.Data, which is written as it is (not validated nor compacted again: New's data
+// is compact JSON already). It fails only when an attribute cannot be encoded (a
+// time outside the years 0–9999).
 func Encode(e Envelope, prefix, account string) (Message, error) {
-	body, err := json.Marshal(e)
+	body, err := appendEnvelope(make([]byte, 0, envelopeSize+len(e.ID)+len(e.Source)+len(e.Subject)+len(e.Data)), e)
 	if err != nil {
 		return Message{}, fmt.Errorf("encode event %s: %w", e.ID, err)
 	}

@@ -32,3 +32,36 @@ func TestEnvelopeMessage(t *testing.T) {
 		t.Fatalf("RestoreHead of a body that is no JSON: %v, type %q; want an error and m unchanged", err, bad.Type)
 	}
 }
+
+// Encode writes what json.Marshal writes for the envelope, whatever its
+// attributes hold, as long as its data is compact JSON (as New makes it).
+func TestEncodeIsMarshal(t *testing.T) {
+	at := time.Date(2026, 11, 24, 9, 30, 0, 123456789, time.FixedZone("x", -5*3600))
+	base, err := New("acme", CallCreated, "calls/812", "k", at, map[string]any{"id": 812, "note": "<b>&</b>\u2028"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string]func(e *Envelope){
+		"as made":     func(*Envelope) {},
+		"history":     func(e *Envelope) { e.History = true },
+		"no data":     func(e *Envelope) { e.Data = nil },
+		"zero time":   func(e *Envelope) { e.Time = time.Time{} },
+		"odd subject": func(e *Envelope) { e.Subject = "calls/<1>&\"q\"\n\u2028é\xff" },
+		"odd type":    func(e *Envelope) { e.Type = "t\x00\t" },
+		"raw data":    func(e *Envelope) { e.Data = json.RawMessage(`{"a":[1,2,{"b":null}]}`) },
+	}
+	for name, edit := range cases {
+		e := base
+		edit(&e)
+		m, err := Encode(e, "callcenter", "acme")
+		want, werr := json.Marshal(e)
+		if err != nil || werr != nil || string(m.Data) != string(want) {
+			t.Errorf("%s: Encode %s (%v)\nwant %s (%v)", name, m.Data, err, want, werr)
+		}
+	}
+	e := base
+	e.Time = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)
+	if _, err := Encode(e, "callcenter", "acme"); err == nil {
+		t.Error("year 10000 encoded")
+	}
+}

@@ -1,0 +1,175 @@
+package apijson
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// Decoder reads one JSON document in a single pass: records decode straight from
+// its tokens, at every nesting level, instead of each level re-reading the bytes of
+// the one below (as decoding into maps of raw values does). It wraps the streaming
+// tokenizer of github.com/go-json-experiment/json (encoding/json/v2's jsontext, not
+// yet stable in the standard library), set up as encoding/json reads: duplicate
+// keys and invalid UTF-8 are accepted.
+//
+// Errors are of two kinds. A syntax error (the input is not JSON) is final: every
+// later read returns it, and the document fails as a whole. Any other error (a
+// value of the wrong type, a bad date) is the value's own: the decoder is then
+// right after that value, so that a list can reject one record and go on.
+type Decoder struct {
+	in  []byte
+	buf bytes.Buffer // in, read in place by dec
+	dec jsontext.Decoder
+	err error // the syntax error, once there is one
+}
+
+// decOptions read as encoding/json does; no duplicate-name tracking also spares a
+// set per object.
+var decOptions = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
+
+var decoders = sync.Pool{New: func() any { return new(Decoder) }}
+
+// Decode reads data, which must hold exactly one JSON value, with f.
+func Decode(data []byte, f func(*Decoder) error) error {
+	d := decoders.Get().(*Decoder)
+	d.reset(data)
+	err := f(d)
+	if err == nil {
+		err = d.end()
+	}
+	d.reset(nil)
+	decoders.Put(d)
+	return err
+}
+
+func (d *Decoder) reset(data []byte) {
+	d.in, d.err = data, nil
+	d.buf = *bytes.NewBuffer(data)
+	d.dec.Reset(&d.buf, decOptions...)
+}
+
+// end checks that nothing but whitespace follows the value read.
+func (d *Decoder) end() error {
+	if d.err != nil {
+		return d.err
+	}
+	if _, err := d.dec.ReadToken(); err != io.EOF {
+		return d.fail(errors.Join(errors.New("invalid data after the JSON value"), err))
+	}
+	return nil
+}
+
+// fail records err, a syntax or I/O error of the tokenizer, as final.
+func (d *Decoder) fail(err error) error {
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	if d.err == nil {
+		d.err = &SyntaxError{err: err}
+	}
+	return d.err
+}
+
+// SyntaxError is an input that is not JSON: decoding fails as a whole.
+type SyntaxError struct{ err error }
+
+func (e *SyntaxError) Error() string { return "invalid JSON: " + e.err.Error() }
+func (e *SyntaxError) Unwrap() error { return e.err }
+
+// Failed returns the syntax error that ended decoding, or nil.
+func (d *Decoder) Failed() error { return d.err }
+
+// Peek returns the kind of the next value: 'n' null, 'f' false, 't' true, '"'
+// string, '0' number, '{' object, '[' array; 0 after a syntax error.
+func (d *Decoder) Peek() byte {
+	if d.err != nil {
+		return 0
+	}
+	k := d.dec.PeekKind()
+	if k == 0 {
+		_, err := d.dec.ReadToken()
+		d.fail(err)
+	}
+	return byte(k)
+}
+
+// Value returns the next value as it is written (a slice of the input, valid as
+// long as the input is), or a syntax error.
+func (d *Decoder) Value() (json.RawMessage, error) {
+	if d.err != nil {
+		return nil, d.err
+	}
+	v, err := d.dec.ReadValue()
+	if err != nil {
+		return nil, d.fail(err)
+	}
+	return json.RawMessage(v), nil
+}
+
+// Skip reads past the next value.
+func (d *Decoder) Skip() error {
+	if d.err != nil {
+		return d.err
+	}
+	if err := d.dec.SkipValue(); err != nil {
+		return d.fail(err)
+	}
+	return nil
+}
+
+// delim reads the next token, which must be the delimiter '{', '}', '[' or ']'.
+func (d *Decoder) delim() error {
+	if d.err != nil {
+		return d.err
+	}
+	if _, err := d.dec.ReadToken(); err != nil {
+		return d.fail(err)
+	}
+	return nil
+}
+
+// Mark is where the next value starts, for Since.
+func (d *Decoder) Mark() int64 { return d.dec.InputOffset() }
+
+// Since returns a copy of the value read since mark (see KeepRaw): nil for null.
+func (d *Decoder) Since(mark int64) json.RawMessage {
+	end := d.dec.InputOffset()
+	if d.err != nil || mark < 0 || end > int64(len(d.in)) || mark > end {
+		return nil
+	}
+	// Between the mark and the value lie at most whitespace and the separator
+	// before it (',' in a list, ':' after a key).
+	return KeepRaw(bytes.TrimLeft(d.in[mark:end], " \t\r\n,:"))
+}
+
+// notA is the error of a value of kind k where the kind want ("an object", "an
+// array") was expected; the value is skipped.
+func (d *Decoder) notA(want string, k byte) error {
+	if err := d.Skip(); err != nil {
+		return err
+	}
+	return fmt.Errorf("want %s, got %s", want, kindName(k))
+}
+
+// kindName names a kind as encoding/json's type errors do.
+func kindName(k byte) string {
+	switch k {
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "bool"
+	case 'n':
+		return "null"
+	}
+	return "number"
+}

@@ -1,0 +1,171 @@
+package apijson
+
+import (
+	"encoding/json"
+	"reflect"
+	"sync"
+)
+
+// The decoders of nested values read them from the Decoder in the same pass as the
+// object around them. A record type decodes the same way whether it is a list
+// item, a field or a whole response: its package registers its one-pass decoder
+// (Register), and a type without one is read as a value and unmarshalled.
+
+// readers holds the registered decoders: reflect.Type of T → func(*T, *Decoder) error.
+var readers sync.Map
+
+// Register sets the one-pass decoder of T, which reads exactly one value (null
+// included) and, on an error that is not a syntax error, has read the whole value.
+// Call it from an init function.
+func Register[T any](f func(*T, *Decoder) error) {
+	readers.Store(reflect.TypeFor[T](), f)
+}
+
+// readerOf returns the decoder registered for T, or nil.
+func readerOf[T any]() func(*T, *Decoder) error {
+	f, _ := readers.Load(reflect.TypeFor[T]())
+	r, _ := f.(func(*T, *Decoder) error)
+	return r
+}
+
+// Into reads the next value into *v with T's registered decoder, else with
+// encoding/json (T's UnmarshalJSON).
+func Into[T any](d *Decoder, v *T) error {
+	return into(d, readerOf[T](), v)
+}
+
+func into[T any](d *Decoder, read func(*T, *Decoder) error, v *T) error {
+	if read != nil {
+		return read(v, d)
+	}
+	raw, err := d.Value()
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(raw, v)
+}
+
+// Obj decodes an object into *p (see Into).
+func Obj[T any](p *T) func(*Decoder) error {
+	return func(d *Decoder) error { return Into(d, p) }
+}
+
+// Ptr decodes a nullable object: null leaves *p nil.
+func Ptr[T any](p **T) func(*Decoder) error {
+	return func(d *Decoder) error {
+		*p = nil
+		if k := d.Peek(); k == 0 || k == 'n' {
+			return d.Skip()
+		}
+		v := new(T)
+		if err := Into(d, v); err != nil {
+			return err
+		}
+		*p = v
+		return nil
+	}
+}
+
+// Slice decodes an array; null leaves *p nil, [] makes it empty. An item that
+// fails does not stop the others from being read; the first error is returned.
+func Slice[T any](p *[]T) func(*Decoder) error {
+	return func(d *Decoder) error {
+		*p = nil
+		if k := d.Peek(); k == 0 || k == 'n' {
+			return d.Skip()
+		}
+		read := readerOf[T]()
+		s := []T{}
+		err := d.Array(func() error {
+			var v T
+			err := into(d, read, &v)
+			s = append(s, v)
+			return err
+		})
+		if err == nil {
+			*p = s
+		}
+		return err
+	}
+}
+
+// Array reads the next value, an array, calling item once for each of its items
+// (which item must read). Null is no items; another kind is an error. An item's
+// error does not stop the others from being read: the first is returned, and the
+// whole array has been read.
+func (d *Decoder) Array(item func() error) error {
+	switch k := d.Peek(); k {
+	case 0:
+		return d.err
+	case 'n':
+		return d.Skip()
+	case '[':
+	default:
+		return d.notA("an array", k)
+	}
+	if err := d.delim(); err != nil {
+		return err
+	}
+	var first error
+	for {
+		k := d.Peek()
+		if k == 0 {
+			return d.err
+		}
+		if k == ']' {
+			break
+		}
+		err := item()
+		if d.err != nil {
+			return d.err
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	if err := d.delim(); err != nil {
+		return err
+	}
+	return first
+}
+
+// Raw keeps a value of unspecified shape, normalised (see NormRaw); null
+// leaves *p nil.
+func Raw(p *json.RawMessage) func(*Decoder) error {
+	return func(d *Decoder) error {
+		raw, err := d.Value()
+		if err != nil {
+			return err
+		}
+		v, err := NormRaw(raw)
+		*p = v
+		return err
+	}
+}
+
+// RawSlice keeps an array of values of unspecified shape.
+func RawSlice(p *[]json.RawMessage) func(*Decoder) error {
+	return func(d *Decoder) error {
+		*p = nil
+		if k := d.Peek(); k == 0 || k == 'n' {
+			return d.Skip()
+		}
+		items := []json.RawMessage{}
+		err := d.Array(func() error {
+			raw, err := d.Value()
+			if err != nil {
+				return err
+			}
+			n, err := NormRaw(raw)
+			if n == nil {
+				n = json.RawMessage("null")
+			}
+			items = append(items, n)
+			return err
+		})
+		if err == nil {
+			*p = items
+		}
+		return err
+	}
+}
