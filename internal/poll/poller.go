@@ -172,22 +172,30 @@ func (p *Poller) committed(b cursor.Batch) {
 	p.wake()
 }
 
-// now is the poller's idea of the API's present: the wall clock, or the time
-// several calls agree the API has reached when that is later (a simulator at high
-// speed; see apiClock). No single record moves it, so neither the calls high water,
-// the prune horizon, the window ends nor the give-up horizon follow a lying one.
+// now is the poller's idea of the API's present: the wall clock, or when later
+// the time several calls agree the API has reached (see apiClock) or the API's
+// own Date headers (callcenter.Client.ServerTime), a simulator at high speed.
+// No single record moves it, so neither the calls high water, the prune
+// horizon, the window ends nor the give-up horizon follow a lying one; a Date
+// beyond maxAhead is ignored as broken.
 func (p *Poller) now() time.Time {
-	return maxTime(time.Now().UTC(), p.clock.present())
+	wall := time.Now().UTC()
+	now := maxTime(wall, p.clock.present())
+	if st := p.api.ServerTime(); st.Before(wall.Add(maxAhead)) {
+		now = maxTime(now, st.UTC())
+	}
+	return now
 }
 
 // saw records a time the API gave for call id (see apiClock).
 func (p *Poller) saw(id int64, t time.Time) { p.clock.saw(id, t, time.Now()) }
 
-// windowEnd is the `to` of list windows: far enough ahead to include everything
-// created so far, and records the API dates up to maxAhead ahead: such a record is
-// still listed (and announced), and a /calls that honours by_time by the record's
-// real time is not taken for one that ignores it.
-func (p *Poller) windowEnd() time.Time { return p.now().Add(maxAhead) }
+// windowEnd is the `to` of list windows: the poller's present, never past it, so
+// that a window cut in pieces (callcenter's CallsSince) spends no request on
+// pieces that hold nothing yet. A record created since, or dated ahead by the
+// API, is listed by a later window (they start from the high water less an
+// overlap, or a look-back, never from the last window's end).
+func (p *Poller) windowEnd() time.Time { return p.now() }
 
 // loadEpoch reads the state's epoch, or starts a new one when the store holds no
 // state (first start, or a Redis that lost its data): see diff.Scope.
