@@ -69,7 +69,8 @@ type Limiter struct {
 	obsLeft     int       // last X-RateLimit-Remaining
 	obsSent     time.Time // when the request that reported obsLeft was admitted
 	obsExpires  time.Time
-	unaccounted int // requests obsLeft may not include
+	unaccounted int          // requests obsLeft may not include
+	others      []othersSeen // other integrations' requests, as Remaining showed them
 	pausedUntil time.Time
 	changed     chan struct{} // closed and replaced on every state change
 	stats       LimiterStats

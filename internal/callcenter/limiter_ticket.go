@@ -25,6 +25,7 @@ func (t *Ticket) Done(rs RateState) {
 	// A response to an older request, arriving late, says less than the one
 	// already heard: it must not raise what the server has left.
 	if rs.Remaining >= 0 && !t.at.Before(l.obsSent) {
+		l.seeOthers(t.at, rs.Remaining, l.clock.Now())
 		l.obsLeft, l.obsSent = rs.Remaining, t.at
 		l.obsExpires = l.clock.Now().Add(l.window)
 		l.unaccounted = l.inflight
@@ -112,6 +113,11 @@ type LimiterStats struct {
 	// ServerRemaining is the last X-RateLimit-Remaining while still trusted; -1
 	// when unknown or stale.
 	ServerRemaining int
+	// Others estimates the requests other integrations of the account made in
+	// the last window, from how X-RateLimit-Remaining fell between two of our
+	// responses beyond our own requests (limiter_others.go). This limiter keeps
+	// the reserve free whoever spends the rest: it admits about Budget − Others.
+	Others int
 	// Acquired counts admitted requests, Waits those that had to wait (or gave up
 	// waiting), WaitTime their total wait, Throttled the 429s seen.
 	Acquired, Waits, Throttled uint64
@@ -137,5 +143,6 @@ func (l *Limiter) Stats() LimiterStats {
 		s.ServerRemaining = l.obsLeft
 	}
 	s.Probing = l.probe || l.limit == 0
+	s.Others = l.othersInWindow(now)
 	return s
 }

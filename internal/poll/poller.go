@@ -62,6 +62,11 @@ type Config struct {
 	// RateWindow is the API's rate-limit window [1m]; the limiter's budget is per
 	// window.
 	RateWindow time.Duration
+	// IntervalFloor is the shortest interval a resource's interval shrinks to
+	// when the budget has room beyond every target (Allocate), in priority order;
+	// 0: intervals never go below their targets. The setting
+	// poll_interval_floor_seconds.
+	IntervalFloor time.Duration
 	// PerPage is the page size of list reads [1000, the maximum: a page costs one
 	// request whatever its size].
 	PerPage int

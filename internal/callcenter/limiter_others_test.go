@@ -1,0 +1,41 @@
+package callcenter
+
+import (
+	"testing"
+	"time"
+)
+
+// The requests other integrations make show as X-RateLimit-Remaining falling
+// faster than our own requests explain; they count for a window, and a window
+// that turned (Remaining rising) tells nothing.
+func TestLimiterSeesOthers(t *testing.T) {
+	clk := newFakeClock()
+	l := newTestLimiter(t, clk, LimiterConfig{Share: 0.8})
+	left := 100
+	request := func(others int) {
+		t.Helper()
+		tk, err := l.Acquire(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		left -= 1 + others
+		tk.Done(rate(100, left, 1))
+		clk.Advance(2 * time.Second)
+	}
+	request(0) // the first response: nothing to compare with yet
+	for range 10 {
+		request(3)
+	}
+	if st := l.Stats(); st.Others != 30 {
+		t.Errorf("others %d, want 30", st.Others)
+	}
+	left = 100 // the server's window turned: Remaining rose
+	request(5)
+	if st := l.Stats(); st.Others != 30 {
+		t.Errorf("after the window turned: others %d, want still 30", st.Others)
+	}
+	clk.Advance(time.Minute)
+	if st, u := l.Stats(), (&Client{lim: l}).Usage(); st.Others != 0 || u.Others != 0 {
+		t.Errorf("a window later: others %d (usage %d), want 0", st.Others, u.Others)
+	}
+}
