@@ -20,6 +20,9 @@ type options struct {
 	addr      string
 	truthPath string
 	tick      time.Duration
+	// otherClient is requests per rate window another integration of the
+	// account spends (Sim.OtherClient).
+	otherClient int
 }
 
 // parseFlags turns args into options, listing every problem at once.
@@ -122,6 +125,7 @@ func serveFlags(fs *flag.FlagSet, o *options) {
 	fs.StringVar(&c.BaseURL, "base-url", "", "base of absolute URLs handed out (default: from each request's Host)")
 	fs.StringVar(&o.truthPath, "truth", "", "write the ground-truth NDJSON log to this file")
 	fs.DurationVar(&o.tick, "tick", time.Second, "advance the world this often without requests (0: only on requests)")
+	fs.IntVar(&o.otherClient, "other-client", 0, "requests per rate window another integration of the account spends (0: none)")
 }
 
 // resolveFlags completes c from the raw flag values and the environment and

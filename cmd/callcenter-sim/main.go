@@ -60,6 +60,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return fmt.Errorf("build simulator: %w", err)
 	}
 	defer s.Close()
+	defer s.OtherClient(opts.otherClient)()
 
 	ln, err := net.Listen("tcp", opts.addr)
 	if err != nil {
