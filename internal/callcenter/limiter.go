@@ -44,7 +44,8 @@ type LimiterConfig struct {
 //     start times, so no Window-long interval, however aligned with the server's
 //     windows, holds more than B of our requests);
 //  4. the server's budget covers it while keeping the reserve: with R the last
-//     X-RateLimit-Remaining (trusted for one Window after it arrived) and U the
+//     X-RateLimit-Remaining (trusted for one Window after it arrived, or until the
+//     server's window turns when a Remaining that rose showed when it does) and U the
 //     requests it may not include (started after it, or in flight when it
 //     arrived), R−U−1 ≥ L−B. When other integrations spend the account's budget,
 //     R falls and this limiter slows down, never eating into the reserve.
@@ -71,6 +72,7 @@ type Limiter struct {
 	obsExpires  time.Time
 	unaccounted int          // requests obsLeft may not include
 	others      []othersSeen // other integrations' requests, as Remaining showed them
+	turned      time.Time    // when the server's window last turned, at the latest (limiter_others.go)
 	pausedUntil time.Time
 	changed     chan struct{} // closed and replaced on every state change
 	stats       LimiterStats

@@ -17,16 +17,34 @@ type othersSeen struct {
 // made since the response heard before: what the server counted in between
 // (the last Remaining less this one) less ours (started after that request, up to
 // this one). A Remaining that rose means the server's window turned in between:
-// that stretch tells nothing. Called under mu, before the observation is kept.
+// then only what the new window counted (Total less left) is known, ours in the
+// stretch at most among it, and the turn tells when the next one comes
+// (nextTurn). Called under mu, before the observation is kept.
 func (l *Limiter) seeOthers(at time.Time, left int, now time.Time) {
-	if l.obsLeft < 0 || !now.Before(l.obsExpires) || left > l.obsLeft || at.Before(l.obsSent) {
+	if l.obsLeft < 0 || !now.Before(l.obsExpires) || at.Before(l.obsSent) {
 		return
 	}
 	lo := sort.Search(len(l.sends), func(i int) bool { return l.sends[i].After(l.obsSent) })
 	hi := sort.Search(len(l.sends), func(i int) bool { return l.sends[i].After(at) })
-	if n := (l.obsLeft - left) - (hi - lo); n > 0 {
+	counted := l.obsLeft - left
+	if left > l.obsLeft {
+		l.turned = at // the turn came at `at` at the latest
+		counted = l.limit - left
+	}
+	if n := counted - (hi - lo); n > 0 {
 		l.others = append(l.others, othersSeen{at: now, n: n})
 	}
+}
+
+// nextTurn is when the server's rate window turns next after now, as far as a
+// turn was seen (a Remaining that rose): one Window after now when none was, or
+// when the server's windows do not turn all at once.
+func (l *Limiter) nextTurn(now time.Time) time.Time {
+	if l.turned.IsZero() || l.turned.After(now) {
+		return now.Add(l.window)
+	}
+	k := now.Sub(l.turned)/l.window + 1
+	return l.turned.Add(k * l.window)
 }
 
 // othersInWindow is the requests other integrations made in the last window, as

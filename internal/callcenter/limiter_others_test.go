@@ -6,8 +6,9 @@ import (
 )
 
 // The requests other integrations make show as X-RateLimit-Remaining falling
-// faster than our own requests explain; they count for a window, and a window
-// that turned (Remaining rising) tells nothing.
+// faster than our own requests explain; they count for a window. A window that
+// turned (Remaining rising) shows those of the new window, and when the next
+// turn comes: a Remaining is trusted until then.
 func TestLimiterSeesOthers(t *testing.T) {
 	clk := newFakeClock()
 	l := newTestLimiter(t, clk, LimiterConfig{Share: 0.8})
@@ -30,9 +31,14 @@ func TestLimiterSeesOthers(t *testing.T) {
 		t.Errorf("others %d, want 30", st.Others)
 	}
 	left = 100 // the server's window turned: Remaining rose
+	turn := clk.Now()
 	request(5)
-	if st := l.Stats(); st.Others != 30 {
-		t.Errorf("after the window turned: others %d, want still 30", st.Others)
+	if st := l.Stats(); st.Others != 35 {
+		t.Errorf("after the window turned: others %d, want 35", st.Others)
+	}
+	request(0)
+	if want := turn.Add(time.Minute); !l.obsExpires.Equal(want) {
+		t.Errorf("a Remaining trusted until %s, want the next turn %s", l.obsExpires, want)
 	}
 	clk.Advance(time.Minute)
 	if st, u := l.Stats(), (&Client{lim: l}).Usage(); st.Others != 0 || u.Others != 0 {

@@ -27,7 +27,9 @@ func (t *Ticket) Done(rs RateState) {
 	if rs.Remaining >= 0 && !t.at.Before(l.obsSent) {
 		l.seeOthers(t.at, rs.Remaining, l.clock.Now())
 		l.obsLeft, l.obsSent = rs.Remaining, t.at
-		l.obsExpires = l.clock.Now().Add(l.window)
+		// Trusted until the server's window turns, as far as a turn was seen:
+		// held back near the reserve, requests resume with the new window.
+		l.obsExpires = l.nextTurn(l.clock.Now())
 		l.unaccounted = l.inflight
 		l.probe = false
 	}
