@@ -73,6 +73,8 @@ type Limiter struct {
 	unaccounted int          // requests obsLeft may not include
 	others      []othersSeen // other integrations' requests, as Remaining showed them
 	turned      time.Time    // when the server's window last turned, at the latest (limiter_others.go)
+	seenLeft    int          // the last Remaining a response carried (-1: none), for seeOthers
+	seenSent    time.Time    // when its request was admitted
 	pausedUntil time.Time
 	changed     chan struct{} // closed and replaced on every state change
 	stats       LimiterStats
@@ -103,13 +105,14 @@ func NewLimiter(cfg LimiterConfig) (*Limiter, error) {
 		return nil, fmt.Errorf("new limiter: %w", err)
 	}
 	return &Limiter{
-		share:   cfg.Share,
-		window:  cfg.Window,
-		clock:   wallClock{},
-		limit:   cfg.InitialLimit,
-		probe:   cfg.InitialLimit == 0,
-		obsLeft: -1,
-		changed: make(chan struct{}),
+		share:    cfg.Share,
+		window:   cfg.Window,
+		clock:    wallClock{},
+		limit:    cfg.InitialLimit,
+		probe:    cfg.InitialLimit == 0,
+		obsLeft:  -1,
+		seenLeft: -1,
+		changed:  make(chan struct{}),
 	}, nil
 }
 

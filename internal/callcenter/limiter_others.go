@@ -14,20 +14,25 @@ type othersSeen struct {
 
 // seeOthers estimates, from a response's X-RateLimit-Remaining (left) to a
 // request admitted at `at`, how many requests other integrations of the account
-// made since the response heard before: what the server counted in between
-// (the last Remaining less this one) less ours (started after that request, up to
-// this one). A Remaining that rose means the server's window turned in between:
-// then only what the new window counted (Total less left) is known, ours in the
-// stretch at most among it, and the turn tells when the next one comes
-// (nextTurn). Called under mu, before the observation is kept.
+// made since the response heard before (within a window): what the server
+// counted in between (the last Remaining less this one) less ours (started after
+// that request, up to this one). A Remaining that rose means the server's window
+// turned in between: then only what the new window counted (Total less left) is
+// known, ours in the stretch at most among it, and the turn tells when the next
+// one comes (nextTurn). Called under mu.
 func (l *Limiter) seeOthers(at time.Time, left int, now time.Time) {
-	if l.obsLeft < 0 || !now.Before(l.obsExpires) || at.Before(l.obsSent) {
+	if at.Before(l.seenSent) {
+		return // an older request's answer, overtaken
+	}
+	prev, prevSent := l.seenLeft, l.seenSent
+	l.seenLeft, l.seenSent = left, at
+	if prev < 0 || at.Sub(prevSent) >= l.window {
 		return
 	}
-	lo := sort.Search(len(l.sends), func(i int) bool { return l.sends[i].After(l.obsSent) })
+	lo := sort.Search(len(l.sends), func(i int) bool { return l.sends[i].After(prevSent) })
 	hi := sort.Search(len(l.sends), func(i int) bool { return l.sends[i].After(at) })
-	counted := l.obsLeft - left
-	if left > l.obsLeft {
+	counted := prev - left
+	if left > prev {
 		l.turned = at // the turn came at `at` at the latest
 		counted = l.limit - left
 	}

@@ -24,8 +24,10 @@ func (t *Ticket) Done(rs RateState) {
 	}
 	// A response to an older request, arriving late, says less than the one
 	// already heard: it must not raise what the server has left.
-	if rs.Remaining >= 0 && !t.at.Before(l.obsSent) {
+	if rs.Remaining >= 0 {
 		l.seeOthers(t.at, rs.Remaining, l.clock.Now())
+	}
+	if rs.Remaining >= 0 && !t.at.Before(l.obsSent) {
 		l.obsLeft, l.obsSent = rs.Remaining, t.at
 		// Trusted until the server's window turns, as far as a turn was seen:
 		// held back near the reserve, requests resume with the new window.
