@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -92,6 +93,13 @@ func freshnessOnce(b *testing.B, live time.Duration, tweak func(*sim.Config)) {
 	c.signal(syscall.SIGTERM)
 	if err := <-c.wait(60 * time.Second); err != nil {
 		b.Fatalf("poller: %v", err)
+	}
+	if os.Getenv("CALLBUS_BENCH_FRESH_LOG") != "" {
+		for _, l := range strings.Split(c.stderr.String(), "\n") {
+			if strings.Contains(l, `"level":"warn"`) || strings.Contains(l, `"level":"error"`) {
+				fmt.Println(l)
+			}
+		}
 	}
 	truth := w.ReadTruth(b)
 	js, err := jetstream.New(ns.Conn(b))

@@ -75,6 +75,7 @@ type Limiter struct {
 	turned      time.Time    // when the server's window last turned, at the latest (limiter_others.go)
 	seenLeft    int          // the last Remaining a response carried (-1: none), for seeOthers
 	seenSent    time.Time    // when its request was admitted
+	firstSeen   time.Time    // when the request of the first Remaining was admitted
 	pausedUntil time.Time
 	changed     chan struct{} // closed and replaced on every state change
 	stats       LimiterStats

@@ -26,6 +26,9 @@ func (l *Limiter) seeOthers(at time.Time, left int, now time.Time) {
 	}
 	prev, prevSent := l.seenLeft, l.seenSent
 	l.seenLeft, l.seenSent = left, at
+	if l.firstSeen.IsZero() {
+		l.firstSeen = at
+	}
 	if prev < 0 || at.Sub(prevSent) >= l.window {
 		return
 	}
@@ -42,18 +45,28 @@ func (l *Limiter) seeOthers(at time.Time, left int, now time.Time) {
 }
 
 // nextTurn is when the server's rate window turns next after now, as far as a
-// turn was seen (a Remaining that rose): one Window after now when none was, or
-// when the server's windows do not turn all at once.
+// turn was seen (a Remaining that rose). Before the first turn: one Window after
+// the first Remaining at the latest, the server's window then having begun
+// before it; one Window after now past that (a server whose windows do not turn
+// all at once).
 func (l *Limiter) nextTurn(now time.Time) time.Time {
 	if l.turned.IsZero() || l.turned.After(now) {
+		if first := l.firstSeen.Add(l.window); !l.firstSeen.IsZero() && first.After(now) {
+			return first
+		}
 		return now.Add(l.window)
 	}
 	k := now.Sub(l.turned)/l.window + 1
 	return l.turned.Add(k * l.window)
 }
 
+// minOthersSpan is the shortest stretch othersInWindow extrapolates from.
+const minOthersSpan = 10 * time.Second
+
 // othersInWindow is the requests other integrations made in the last window, as
-// far as the server's Remaining showed them. Called under mu.
+// far as the server's Remaining showed them; in the first window after the first
+// Remaining, what was seen so far at the same pace over a whole window, so that
+// a budget planned from it does not start too high. Called under mu.
 func (l *Limiter) othersInWindow(now time.Time) int {
 	cut := now.Add(-l.window)
 	i := sort.Search(len(l.others), func(i int) bool { return l.others[i].at.After(cut) })
@@ -61,6 +74,9 @@ func (l *Limiter) othersInWindow(now time.Time) int {
 	n := 0
 	for _, o := range l.others {
 		n += o.n
+	}
+	if span := now.Sub(l.firstSeen); !l.firstSeen.IsZero() && span < l.window {
+		n = int(float64(n) * float64(l.window) / float64(max(span, minOthersSpan)))
 	}
 	return n
 }
