@@ -195,12 +195,27 @@ func (p *Poller) now() time.Time {
 // saw records a time the API gave for call id (see apiClock).
 func (p *Poller) saw(id int64, t time.Time) { p.clock.saw(id, t, time.Now()) }
 
-// windowEnd is the `to` of list windows: the poller's present, never past it, so
-// that a window cut in pieces (callcenter's CallsSince) spends no request on
-// pieces that hold nothing yet. A record created since, or dated ahead by the
-// API, is listed by a later window (they start from the high water less an
-// overlap, or a look-back, never from the last window's end).
-func (p *Poller) windowEnd() time.Time { return p.now() }
+// fastWorld is how far the API's present must run ahead of the wall clock for
+// the poller to take it for a world at speed (a simulator), whose present it
+// knows only as of the last response.
+const fastWorld = 2 * time.Second
+
+// windowEnd is the `to` of list windows: the end of the poller's present second
+// (by_time goes to the second and its `to` is exclusive: a record created in the
+// present second is listed), never further, so that a window cut in pieces
+// (callcenter's CallsSince) spends no request on pieces that hold nothing yet. A
+// record created since, or dated ahead by the API, is listed by a later window
+// (they start from the high water less an overlap, or a look-back, never from
+// the last window's end). Before a response told the API's present, and in a
+// world at speed (fastWorld), whose present moves on between two requests,
+// windows reach maxAhead past the present instead, as they did before.
+func (p *Poller) windowEnd() time.Time {
+	now, wall := p.now(), time.Now()
+	if st := p.api.ServerTime(); st.IsZero() || now.Sub(wall) > fastWorld || st.Sub(wall) > fastWorld {
+		return now.Add(maxAhead) // the API's present unknown yet, or ahead
+	}
+	return now.Truncate(time.Second).Add(time.Second)
+}
 
 // loadEpoch reads the state's epoch, or starts a new one when the store holds no
 // state (first start, or a Redis that lost its data): see diff.Scope.
