@@ -38,7 +38,8 @@ func TestDeclaredKeys(t *testing.T) {
 		"open_calls_interval_seconds": iparams.Number, "metrics_interval_seconds": iparams.Number,
 		"metrics_lookback_minutes": iparams.Number, "calls_backfill_hours": iparams.Number, "export_backfill_above_hours": iparams.Number, "users_interval_seconds": iparams.Number,
 		"teams_interval_seconds": iparams.Number, "user_statuses_interval_seconds": iparams.Number,
-		"resources": iparams.Multiselect, "log_level": iparams.Dropdown, "log_format": iparams.Dropdown,
+		"poll_interval_floor_seconds": iparams.Number,
+		"resources":                   iparams.Multiselect, "log_level": iparams.Dropdown, "log_format": iparams.Dropdown,
 		"http_addr": iparams.Text, "debug_pprof": iparams.Checkbox, "lease_ttl_seconds": iparams.Number, "outbox_max_events": iparams.Number, "instance_id": iparams.Text,
 		"shutdown_timeout_seconds": iparams.Number, "api_timeout_seconds": iparams.Number,
 	}

@@ -55,6 +55,7 @@ func fromValues(v *iparams.Values, name func(key string) string, fleet bool) (Se
 		UsersInterval:        r.duration("users_interval_seconds", time.Second),
 		TeamsInterval:        r.duration("teams_interval_seconds", time.Second),
 		UserStatusesInterval: r.duration("user_statuses_interval_seconds", time.Second),
+		PollIntervalFloor:    r.duration("poll_interval_floor_seconds", time.Second),
 		Resources:            r.list("resources"),
 		LogLevel:             r.text("log_level"),
 		LogFormat:            r.text("log_format"),

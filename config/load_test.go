@@ -65,6 +65,7 @@ func TestLoadDefaults(t *testing.T) {
 		CallsInterval:  5 * time.Second, OpenCallsInterval: 10 * time.Second, MetricsInterval: 30 * time.Second,
 		MetricsLookback: 2 * time.Hour, CallsBackfill: 24 * time.Hour, ExportBackfillAbove: 168 * time.Hour, UsersInterval: 30 * time.Second, TeamsInterval: 5 * time.Minute,
 		UserStatusesInterval: 10 * time.Minute,
+		PollIntervalFloor:    2 * time.Second,
 		Resources:            []string{"calls", "call_metrics", "users", "user_statuses", "teams"},
 		LogLevel:             "info", LogFormat: "json", HTTPAddr: ":8081", LeaseTTL: 15 * time.Second, OutboxMaxEvents: 200000,
 		InstanceID: host, ShutdownTimeout: 20 * time.Second,

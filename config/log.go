@@ -48,6 +48,7 @@ var logged = []struct {
 	{"users_interval_seconds", func(s Settings) any { return in(s.UsersInterval, time.Second) }},
 	{"teams_interval_seconds", func(s Settings) any { return in(s.TeamsInterval, time.Second) }},
 	{"user_statuses_interval_seconds", func(s Settings) any { return in(s.UserStatusesInterval, time.Second) }},
+	{"poll_interval_floor_seconds", func(s Settings) any { return in(s.PollIntervalFloor, time.Second) }},
 	{"resources", func(s Settings) any { return strings.Join(s.Resources, ",") }},
 	{"log_level", func(s Settings) any { return s.LogLevel }},
 	{"log_format", func(s Settings) any { return s.LogFormat }},

@@ -56,6 +56,7 @@ type Settings struct {
 	UsersInterval        time.Duration
 	TeamsInterval        time.Duration
 	UserStatusesInterval time.Duration
+	PollIntervalFloor    time.Duration // intervals shrink toward it when the budget has room
 
 	// Resources is a non-empty subset of the options of the resources parameter,
 	// in their declared order. The names are the poller's (poll.ResCalls, …);

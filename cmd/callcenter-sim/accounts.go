@@ -52,6 +52,9 @@ func (m many) banner(addr net.Addr) string {
 func build(opts options) (served, func(), error) {
 	noop := func() {}
 	if opts.accounts != "" {
+		if opts.otherClient != 0 {
+			return nil, noop, errors.New("--other-client serves one account: not with --accounts")
+		}
 		if opts.truthPath != "" {
 			return nil, noop, errors.New("--truth serves one account: with --accounts use --truth-dir")
 		}
@@ -76,7 +79,8 @@ func build(opts options) (served, func(), error) {
 		closeTruth()
 		return nil, noop, fmt.Errorf("build simulator: %w", err)
 	}
-	return single{Sim: s, cfg: cfg}, closeTruth, nil
+	stopOther := s.OtherClient(opts.otherClient)
+	return single{Sim: s, cfg: cfg}, func() { stopOther(); closeTruth() }, nil
 }
 
 // buildAccounts serves the --accounts list: account i gets seed SEED+i and every

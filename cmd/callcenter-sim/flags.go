@@ -23,6 +23,9 @@ type options struct {
 	// accounts and truthDir serve many accounts (see accounts.go); accounts is
 	// "" for the single account.
 	accounts, truthDir string
+	// otherClient is requests per rate window another integration of the
+	// account spends (Sim.OtherClient).
+	otherClient int
 }
 
 // parseFlags turns args into options, listing every problem at once.
@@ -127,6 +130,7 @@ func serveFlags(fs *flag.FlagSet, o *options) {
 	fs.DurationVar(&o.tick, "tick", time.Second, "advance the world this often without requests (0: only on requests)")
 	fs.StringVar(&o.accounts, "accounts", "", "serve many accounts: a count N (acct001…) or a comma-separated list; account A at /a/A/api/v1 with keys KEY-A and seed SEED+i")
 	fs.StringVar(&o.truthDir, "truth-dir", "", "with --accounts: write each account's truth log to DIR/ACCOUNT.ndjson")
+	fs.IntVar(&o.otherClient, "other-client", 0, "requests per rate window another integration of the account spends (0: none)")
 }
 
 // resolveFlags completes c from the raw flag values and the environment and

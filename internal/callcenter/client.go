@@ -37,6 +37,12 @@ type Client struct {
 	// byTimeIgnoredUntil: /calls was seen ignoring by_time; CallsSince reads
 	// without the filter until then.
 	byTimeIgnoredUntil time.Time
+	// date is the latest Date header seen (servertime.go).
+	date time.Time
+
+	// The pieces the last reads of the /calls and /call_metrics windows took
+	// (window.go).
+	callPieces, metricPieces pieceMemory
 }
 
 // Option configures a Client.

@@ -142,6 +142,7 @@ func (c *Client) attempt(ctx context.Context, r request, attempt int, idem bool)
 	out.status = resp.StatusCode
 	out.rate = parseRate(resp.Header, now)
 	c.setRate(out.rate)
+	c.sawDate(resp.Header)
 	if resp.StatusCode == http.StatusTooManyRequests {
 		out.retryAfter = retryAfter(resp.Header, now)
 		ticket.Throttled(out.rate, out.retryAfter)

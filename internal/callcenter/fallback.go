@@ -168,16 +168,21 @@ type listOrder struct {
 
 func (o *listOrder) see(cs []Call) {
 	for _, c := range cs {
-		switch {
-		case !o.started:
-			o.asc, o.desc, o.started = true, true, true
-		case c.CreatedTime.Before(o.prev):
-			o.asc = false
-		case c.CreatedTime.After(o.prev):
-			o.desc = false
-		}
-		o.prev = c.CreatedTime
+		o.seeTime(c.CreatedTime)
 	}
+}
+
+// seeTime takes the next created_time in reading order into account.
+func (o *listOrder) seeTime(t time.Time) {
+	switch {
+	case !o.started:
+		o.asc, o.desc, o.started = true, true, true
+	case t.Before(o.prev):
+		o.asc = false
+	case t.After(o.prev):
+		o.desc = false
+	}
+	o.prev = t
 }
 
 func (o listOrder) oldestFirst() bool { return o.asc && !o.desc }

@@ -44,7 +44,8 @@ type LimiterConfig struct {
 //     start times, so no Window-long interval, however aligned with the server's
 //     windows, holds more than B of our requests);
 //  4. the server's budget covers it while keeping the reserve: with R the last
-//     X-RateLimit-Remaining (trusted for one Window after it arrived) and U the
+//     X-RateLimit-Remaining (trusted for one Window after it arrived, or until the
+//     server's window turns when a Remaining that rose showed when it does) and U the
 //     requests it may not include (started after it, or in flight when it
 //     arrived), R−U−1 ≥ L−B. When other integrations spend the account's budget,
 //     R falls and this limiter slows down, never eating into the reserve.
@@ -69,7 +70,12 @@ type Limiter struct {
 	obsLeft     int       // last X-RateLimit-Remaining
 	obsSent     time.Time // when the request that reported obsLeft was admitted
 	obsExpires  time.Time
-	unaccounted int // requests obsLeft may not include
+	unaccounted int          // requests obsLeft may not include
+	others      []othersSeen // other integrations' requests, as Remaining showed them
+	turned      time.Time    // when the server's window last turned, at the latest (limiter_others.go)
+	seenLeft    int          // the last Remaining a response carried (-1: none), for seeOthers
+	seenSent    time.Time    // when its request was admitted
+	firstSeen   time.Time    // when the request of the first Remaining was admitted
 	pausedUntil time.Time
 	changed     chan struct{} // closed and replaced on every state change
 	stats       LimiterStats
@@ -100,13 +106,14 @@ func NewLimiter(cfg LimiterConfig) (*Limiter, error) {
 		return nil, fmt.Errorf("new limiter: %w", err)
 	}
 	return &Limiter{
-		share:   cfg.Share,
-		window:  cfg.Window,
-		clock:   wallClock{},
-		limit:   cfg.InitialLimit,
-		probe:   cfg.InitialLimit == 0,
-		obsLeft: -1,
-		changed: make(chan struct{}),
+		share:    cfg.Share,
+		window:   cfg.Window,
+		clock:    wallClock{},
+		limit:    cfg.InitialLimit,
+		probe:    cfg.InitialLimit == 0,
+		obsLeft:  -1,
+		seenLeft: -1,
+		changed:  make(chan struct{}),
 	}, nil
 }
 

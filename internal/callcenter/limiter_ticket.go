@@ -24,9 +24,14 @@ func (t *Ticket) Done(rs RateState) {
 	}
 	// A response to an older request, arriving late, says less than the one
 	// already heard: it must not raise what the server has left.
+	if rs.Remaining >= 0 {
+		l.seeOthers(t.at, rs.Remaining, l.clock.Now())
+	}
 	if rs.Remaining >= 0 && !t.at.Before(l.obsSent) {
 		l.obsLeft, l.obsSent = rs.Remaining, t.at
-		l.obsExpires = l.clock.Now().Add(l.window)
+		// Trusted until the server's window turns, as far as a turn was seen:
+		// held back near the reserve, requests resume with the new window.
+		l.obsExpires = l.nextTurn(l.clock.Now())
 		l.unaccounted = l.inflight
 		l.probe = false
 	}
@@ -112,6 +117,11 @@ type LimiterStats struct {
 	// ServerRemaining is the last X-RateLimit-Remaining while still trusted; -1
 	// when unknown or stale.
 	ServerRemaining int
+	// Others estimates the requests other integrations of the account made in
+	// the last window, from how X-RateLimit-Remaining fell between two of our
+	// responses beyond our own requests (limiter_others.go). This limiter keeps
+	// the reserve free whoever spends the rest: it admits about Budget − Others.
+	Others int
 	// Acquired counts admitted requests, Waits those that had to wait (or gave up
 	// waiting), WaitTime their total wait, Throttled the 429s seen.
 	Acquired, Waits, Throttled uint64
@@ -137,5 +147,6 @@ func (l *Limiter) Stats() LimiterStats {
 		s.ServerRemaining = l.obsLeft
 	}
 	s.Probing = l.probe || l.limit == 0
+	s.Others = l.othersInWindow(now)
 	return s
 }

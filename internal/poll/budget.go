@@ -12,6 +12,9 @@ type Demand struct {
 	Target   time.Duration // the interval the operator asked for
 	Priority int           // higher runs closer to its target when the budget is short
 	Cost     float64       // requests one run takes (measured; at least 1)
+	// Floor is the shortest interval the resource may shrink to when the budget
+	// has room beyond every target (0, or not below Target: never below Target).
+	Floor time.Duration
 }
 
 // MaxStretch bounds how far a resource's interval is stretched when the budget is
@@ -22,9 +25,12 @@ const MaxStretch = 20
 // spend at most budget requests per window. Every resource first gets the minimum it
 // needs at MaxStretch × its target; what is left goes to resources in priority order
 // (highest first), each up to its target rate; the next one gets the remainder and
-// the ones after it stay at MaxStretch. When the budget cannot cover even the
-// minimum, every interval is scaled alike; with no budget at all (limit not yet
-// known) every interval is MaxStretch × its target. The result is deterministic.
+// the ones after it stay at MaxStretch. When every target is met, what is still
+// left buys freshness, again in priority order: each resource's interval shrinks
+// from its target toward its floor, the next one getting the remainder. When the
+// budget cannot cover even the minimum, every interval is scaled alike; with no
+// budget at all (limit not yet known) every interval is MaxStretch × its target.
+// The result is deterministic.
 func Allocate(budget float64, window time.Duration, ds []Demand) map[string]time.Duration {
 	out := make(map[string]time.Duration, len(ds))
 	if len(ds) == 0 {
@@ -58,18 +64,25 @@ func Allocate(budget float64, window time.Duration, ds []Demand) map[string]time
 		return cmp.Compare(a.Name, b.Name)
 	})
 	left := budget - floor
-	for _, d := range order {
-		minRate := rate(d, d.Target*MaxStretch)
-		extra := rate(d, d.Target) - minRate
-		switch {
-		case extra <= left:
-			out[d.Name] = d.Target
-			left -= extra
-		default:
-			got := minRate + left
-			left = 0
-			out[d.Name] = time.Duration(max(d.Cost, 1) * float64(window) / got)
+	for _, d := range order { // up to every target
+		out[d.Name], left = give(d, d.Target*MaxStretch, d.Target, left, window)
+	}
+	for _, d := range order { // then toward every floor
+		if d.Floor > 0 && d.Floor < d.Target && out[d.Name] == d.Target {
+			out[d.Name], left = give(d, d.Target, d.Floor, left, window)
 		}
 	}
 	return out
+}
+
+// give moves d from running every from toward every to (shorter), spending at
+// most left requests per window: the interval it gets, and what is left.
+func give(d Demand, from, to time.Duration, left float64, window time.Duration) (time.Duration, float64) {
+	cost := max(d.Cost, 1) * float64(window)
+	have := cost / float64(from)
+	extra := cost/float64(to) - have
+	if extra <= left {
+		return to, left - extra
+	}
+	return time.Duration(cost / (have + left)), 0
 }

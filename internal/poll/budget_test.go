@@ -3,6 +3,8 @@ package poll
 import (
 	"testing"
 	"time"
+
+	"github.com/callbus/callbus/internal/callcenter"
 )
 
 func spend(window time.Duration, ds []Demand, got map[string]time.Duration) float64 {
@@ -64,4 +66,60 @@ func TestAllocate(t *testing.T) {
 			t.Errorf("no demands gave %v", got)
 		}
 	})
+}
+
+// With a floor, the budget beyond the targets buys freshness in priority order,
+// and less budget (other clients taking more) stretches the intervals back.
+func TestAllocateFloor(t *testing.T) {
+	w := time.Minute
+	ds := []Demand{
+		{Name: "calls", Target: 5 * time.Second, Priority: 100, Cost: 1, Floor: 2 * time.Second},
+		{Name: "users", Target: 30 * time.Second, Priority: 80, Cost: 1, Floor: 2 * time.Second},
+		{Name: "metrics", Target: 30 * time.Second, Priority: 60, Cost: 1, Floor: 2 * time.Second},
+		{Name: "teams", Target: 300 * time.Second, Priority: 20, Cost: 1, Floor: 2 * time.Second},
+	}
+	for _, tc := range []struct {
+		name   string
+		budget float64
+		want   map[string]time.Duration // 0: between floor and target, not checked exactly
+	}{
+		{"ample: every floor", 200, map[string]time.Duration{"calls": 2 * time.Second, "users": 2 * time.Second, "metrics": 2 * time.Second, "teams": 2 * time.Second}},
+		{"80 a minute: calls and users at the floor, metrics shorter than its target", 80, map[string]time.Duration{"calls": 2 * time.Second, "users": 2 * time.Second, "metrics": 0, "teams": 300 * time.Second}},
+		{"50 a minute (another client takes 30): calls at the floor, users between", 50, map[string]time.Duration{"calls": 2 * time.Second, "users": 0, "metrics": 30 * time.Second, "teams": 300 * time.Second}},
+		{"16.2 a minute: every target, no floor", 16.2, map[string]time.Duration{"calls": 5 * time.Second, "users": 30 * time.Second, "metrics": 30 * time.Second, "teams": 300 * time.Second}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Allocate(tc.budget, w, ds)
+			if s := spend(w, ds, got); s > tc.budget+1e-6 {
+				t.Errorf("spends %.2f per window, budget %.1f", s, tc.budget)
+			}
+			for _, d := range ds {
+				want := tc.want[d.Name]
+				switch {
+				case want != 0 && (got[d.Name]-want).Abs() > time.Millisecond:
+					t.Errorf("%s: %s, want %s", d.Name, got[d.Name], want)
+				case want == 0 && (got[d.Name] <= d.Floor || got[d.Name] >= d.Target):
+					t.Errorf("%s: %s, want between its floor %s and target %s", d.Name, got[d.Name], d.Floor, d.Target)
+				}
+			}
+		})
+	}
+}
+
+// The budget the intervals plan: the share less what other integrations were
+// seen taking, never more than the share; nothing while the limit is unknown.
+func TestSpendable(t *testing.T) {
+	for _, tc := range []struct {
+		u    callcenter.Usage
+		want float64
+	}{
+		{callcenter.Usage{Budget: 80}, 80 * budgetHeadroom},
+		{callcenter.Usage{Budget: 80, Others: 30}, 50 * budgetHeadroom},
+		{callcenter.Usage{Budget: 80, Others: 500}, budgetHeadroom},
+		{callcenter.Usage{}, 0},
+	} {
+		if got := spendable(tc.u); got != tc.want {
+			t.Errorf("%+v: %.2f, want %.2f", tc.u, got, tc.want)
+		}
+	}
 }

@@ -62,6 +62,11 @@ type Config struct {
 	// RateWindow is the API's rate-limit window [1m]; the limiter's budget is per
 	// window.
 	RateWindow time.Duration
+	// IntervalFloor is the shortest interval a resource's interval shrinks to
+	// when the budget has room beyond every target (Allocate), in priority order;
+	// 0: intervals never go below their targets. The setting
+	// poll_interval_floor_seconds.
+	IntervalFloor time.Duration
 	// PerPage is the page size of list reads [1000, the maximum: a page costs one
 	// request whatever its size].
 	PerPage int
@@ -172,22 +177,45 @@ func (p *Poller) committed(b cursor.Batch) {
 	p.wake()
 }
 
-// now is the poller's idea of the API's present: the wall clock, or the time
-// several calls agree the API has reached when that is later (a simulator at high
-// speed; see apiClock). No single record moves it, so neither the calls high water,
-// the prune horizon, the window ends nor the give-up horizon follow a lying one.
+// now is the poller's idea of the API's present: the wall clock, or when later
+// the time several calls agree the API has reached (see apiClock) or the API's
+// own Date headers (callcenter.Client.ServerTime), a simulator at high speed.
+// No single record moves it, so neither the calls high water, the prune
+// horizon, the window ends nor the give-up horizon follow a lying one; a Date
+// beyond maxAhead is ignored as broken.
 func (p *Poller) now() time.Time {
-	return maxTime(time.Now().UTC(), p.clock.present())
+	wall := time.Now().UTC()
+	now := maxTime(wall, p.clock.present())
+	if st := p.api.ServerTime(); st.Before(wall.Add(maxAhead)) {
+		now = maxTime(now, st.UTC())
+	}
+	return now
 }
 
 // saw records a time the API gave for call id (see apiClock).
 func (p *Poller) saw(id int64, t time.Time) { p.clock.saw(id, t, time.Now()) }
 
-// windowEnd is the `to` of list windows: far enough ahead to include everything
-// created so far, and records the API dates up to maxAhead ahead: such a record is
-// still listed (and announced), and a /calls that honours by_time by the record's
-// real time is not taken for one that ignores it.
-func (p *Poller) windowEnd() time.Time { return p.now().Add(maxAhead) }
+// fastWorld is how far the API's present must run ahead of the wall clock for
+// the poller to take it for a world at speed (a simulator), whose present it
+// knows only as of the last response.
+const fastWorld = 2 * time.Second
+
+// windowEnd is the `to` of list windows: the end of the poller's present second
+// (by_time goes to the second and its `to` is exclusive: a record created in the
+// present second is listed), never further, so that a window cut in pieces
+// (callcenter's CallsSince) spends no request on pieces that hold nothing yet. A
+// record created since, or dated ahead by the API, is listed by a later window
+// (they start from the high water less an overlap, or a look-back, never from
+// the last window's end). Before a response told the API's present, and in a
+// world at speed (fastWorld), whose present moves on between two requests,
+// windows reach maxAhead past the present instead, as they did before.
+func (p *Poller) windowEnd() time.Time {
+	now, wall := p.now(), time.Now()
+	if st := p.api.ServerTime(); st.IsZero() || now.Sub(wall) > fastWorld || st.Sub(wall) > fastWorld {
+		return now.Add(maxAhead) // the API's present unknown yet, or ahead
+	}
+	return now.Truncate(time.Second).Add(time.Second)
+}
 
 // loadEpoch reads the state's epoch, or starts a new one when the store holds no
 // state (first start, or a Redis that lost its data): see diff.Scope.

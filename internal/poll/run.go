@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/callbus/callbus/internal/callcenter"
 	"github.com/callbus/callbus/internal/cursor"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -62,7 +63,7 @@ func (p *Poller) Run(ctx context.Context, lease func() cursor.Lease) error {
 			continue
 		}
 		start := time.Now()
-		used, budget, err := p.tracedCycle(ctx, res)
+		used, usage, err := p.tracedCycle(ctx, res)
 		if errors.Is(err, cursor.ErrStaleLeader) {
 			return ErrLostLease
 		}
@@ -70,7 +71,7 @@ func (p *Poller) Run(ctx context.Context, lease func() cursor.Lease) error {
 			return ctx.Err()
 		}
 		cost[res] = 0.7*cost[res] + 0.3*float64(max(used, 1))
-		eff := p.allocate(ctx, cost, budget)
+		eff := p.allocate(ctx, cost, usage)
 		next[res] = start.Add(eff[res])
 		if err != nil {
 			p.log.Warn().Err(err).Str("resource", res).Msg("poll cycle failed; retrying")
@@ -80,8 +81,8 @@ func (p *Poller) Run(ctx context.Context, lease func() cursor.Lease) error {
 }
 
 // tracedCycle runs one resource's poll in its span and tells the observers; it
-// returns the API requests the cycle spent and the service's budget per window.
-func (p *Poller) tracedCycle(ctx context.Context, res string) (used, budget int, err error) {
+// returns the API requests the cycle spent and the rate budget's use after it.
+func (p *Poller) tracedCycle(ctx context.Context, res string) (used int, usage callcenter.Usage, err error) {
 	start := time.Now()
 	before := p.api.Usage()
 	ctx, span := p.tracer.Start(ctx, "poll "+res, trace.WithAttributes(attribute.String("callbus.resource", res)))
@@ -90,12 +91,12 @@ func (p *Poller) tracedCycle(ctx context.Context, res string) (used, budget int,
 	if err != nil {
 		span.SetStatus(codes.Error, err.Error())
 	}
-	usage := p.api.Usage()
+	usage = p.api.Usage()
 	used = int(usage.Requests - before.Requests)
 	for _, f := range p.cycleObservers {
 		f(ctx, res, time.Since(start), used, err)
 	}
-	return used, usage.Budget, err
+	return used, usage, err
 }
 
 // cycle runs one resource's poll.
@@ -153,15 +154,15 @@ func (p *Poller) resourcesByPriority() []string {
 	return out
 }
 
-// allocate recomputes the effective intervals from budget, this service's
-// requests per rate window (0: not known yet).
-func (p *Poller) allocate(ctx context.Context, cost map[string]float64, budget int) map[string]time.Duration {
+// allocate recomputes the effective intervals from the budget's use (see
+// spendable).
+func (p *Poller) allocate(ctx context.Context, cost map[string]float64, u callcenter.Usage) map[string]time.Duration {
 	var ds []Demand
 	for r, target := range p.cfg.Intervals {
-		ds = append(ds, Demand{Name: r, Target: target, Priority: p.cfg.Priorities[r], Cost: cost[r]})
+		ds = append(ds, Demand{Name: r, Target: target, Priority: p.cfg.Priorities[r], Cost: cost[r], Floor: p.cfg.IntervalFloor})
 	}
-	eff := Allocate(float64(budget), p.cfg.RateWindow, ds)
-	if budget == 0 { // limit unknown yet: keep the targets, the limiter paces requests
+	eff := Allocate(spendable(u), p.cfg.RateWindow, ds)
+	if u.Budget == 0 { // limit unknown yet: keep the targets, the limiter paces requests
 		for r, target := range p.cfg.Intervals {
 			eff[r] = target
 		}
@@ -173,4 +174,23 @@ func (p *Poller) allocate(ctx context.Context, cost map[string]float64, budget i
 		f(ctx, eff)
 	}
 	return eff
+}
+
+// budgetHeadroom is the part of the spendable budget the intervals are planned
+// to use: the rest absorbs retries, costs measured late and the server's rate
+// windows not lining up with the limiter's.
+const budgetHeadroom = 0.95
+
+// spendable is the requests per rate window the intervals may plan to use: this
+// service's budget (its share of the account's limit) less what other
+// integrations were seen taking in the last window, since the limiter keeps the
+// reserve free whoever spends the rest; 0 while the limit is unknown. It never
+// exceeds the share, and falls as soon as X-RateLimit-Remaining shows others
+// taking more, so the intervals stretch before the limiter has to hold requests
+// back.
+func spendable(u callcenter.Usage) float64 {
+	if u.Budget <= 0 {
+		return 0
+	}
+	return budgetHeadroom * float64(max(u.Budget-u.Others, 1))
 }

@@ -195,6 +195,7 @@ func pollConfig(s config.Settings) poll.Config {
 	return poll.Config{
 		Account: s.Account, Prefix: s.SubjectPrefix, Intervals: iv,
 		MetricsLookback: s.MetricsLookback, Backfill: s.CallsBackfill, OutboxMax: s.OutboxMaxEvents,
+		IntervalFloor: s.PollIntervalFloor,
 	}
 }
 

@@ -45,6 +45,7 @@ func (s *Sim) api(h func(*reqCtx)) http.Handler {
 	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		q := s.limiter.take()
 		q.setHeaders(rw.Header())
+		s.setDate(rw.Header())
 		sleep(r.Context().Done(), s.faults.latency())
 		rc := &reqCtx{s: s, rw: rw, r: r, base: s.baseURL(r)}
 		if q.limited {

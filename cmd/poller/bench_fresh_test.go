@@ -1,0 +1,223 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/callbus/callbus/internal/audit"
+	"github.com/callbus/callbus/internal/event"
+	"github.com/callbus/callbus/internal/natstest"
+	"github.com/callbus/callbus/internal/poll"
+	"github.com/callbus/callbus/internal/redistest"
+	"github.com/callbus/callbus/internal/sim"
+	"github.com/callbus/callbus/internal/simtest"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Freshness at plan 100 (make bench; README "Freshness"): callbus at its default
+// share (80%), target intervals and floor (2 s), with another integration of the
+// account taking otherPerMinute requests a minute (Sim.OtherClient), for
+// CALLBUS_BENCH_FRESH (2m) of real time after a warm-up of freshWarmup,
+// simulator at speed 1, without and with the drift/fault profile (driftFaults).
+// It reports per resource the requests per cycle, the interval achieved (cycles
+// over the measured period) next to the effective one the allocator set, and per
+// event type the detection delay p50/p99 next to the budget-bound revisit
+// interval of its resource: the interval Allocate gives that resource when the
+// whole spendable budget (the share less the other client) is shared by the
+// requests per cycle every resource was measured to need, targets first, then
+// floors, in priority order.
+const (
+	otherPerMinute = 30
+	freshWarmup    = time.Minute
+)
+
+// driftFaults is the simulator's drift/fault profile of the benchmark: every
+// field-note variant (a missing meta among them) on a record or list in five,
+// offsets on one in five, 2% of requests failing with 5xx, 1% of bodies cut,
+// and 20-70 ms of latency.
+func driftFaults(c *sim.Config) {
+	c.Drift, c.OffsetRate, c.ErrorRate, c.MalformedRate = 0.2, 0.2, 0.02, 0.01
+	c.Latency, c.LatencyJitter = 20*time.Millisecond, 50*time.Millisecond
+}
+
+// eventResource is the resource whose reads find each event type.
+var eventResource = map[event.Type]string{
+	event.CallCreated: poll.ResCalls, event.ParticipantStatusChanged: poll.ResCalls, event.CallEnded: poll.ResCalls,
+	event.MetricFinalized: poll.ResMetrics, event.UserStatusChanged: poll.ResUsers,
+}
+
+func BenchmarkLiveFreshness(b *testing.B) {
+	live := envDuration("CALLBUS_BENCH_FRESH", 2*time.Minute)
+	for _, prof := range []struct {
+		name  string
+		tweak func(*sim.Config)
+	}{{"clean", nil}, {"drift", driftFaults}} {
+		b.Run(prof.name, func(b *testing.B) {
+			for range b.N {
+				freshnessOnce(b, live, prof.tweak)
+			}
+		})
+	}
+}
+
+func freshnessOnce(b *testing.B, live time.Duration, tweak func(*sim.Config)) {
+	rs := redistest.Start(b)
+	ns := natstest.Start(b)
+	cfg := sim.Config{Seed: 5, Agents: 20, CallRate: 6, Plan: 100, Clock: sim.NewScaledClock(time.Now(), 1)}
+	if tweak != nil {
+		tweak(&cfg)
+	}
+	w := startWorldWith(b, 0, cfg)
+	defer w.Sim.OtherClient(otherPerMinute)()
+	addr := simtest.FreeAddr(b)
+	var env []string
+	for _, kv := range pollerEnv(w, ns.URL(), rs.URL, "bench-fresh", addr) {
+		if !strings.Contains(kv, "_INTERVAL_SECONDS=") && !strings.HasPrefix(kv, "CALLBUS_RATE_LIMIT_SHARE=") {
+			env = append(env, kv) // the defaults of the configuration instead
+		}
+	}
+	c := startPoller(b, env)
+	time.Sleep(freshWarmup) // warm-up: the first reads, the limit and the other client learned
+	begin, from := scrapePoll(b, addr), time.Now()
+	time.Sleep(live) // the measured period: live traffic, not a wait for a condition
+	end, period := scrapePoll(b, addr), time.Since(from)
+	c.signal(syscall.SIGTERM)
+	if err := <-c.wait(60 * time.Second); err != nil {
+		b.Fatalf("poller: %v", err)
+	}
+	if os.Getenv("CALLBUS_BENCH_FRESH_LOG") != "" {
+		for _, l := range strings.Split(c.stderr.String(), "\n") {
+			if strings.Contains(l, `"level":"warn"`) || strings.Contains(l, `"level":"error"`) {
+				fmt.Println(l)
+			}
+		}
+	}
+	truth := w.ReadTruth(b)
+	js, err := jetstream.New(ns.Conn(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	msgs, err := audit.ReadStream(b.Context(), js, "CALLCENTER")
+	if err != nil {
+		b.Fatal(err)
+	}
+	msgs = slices.DeleteFunc(msgs, func(m audit.Message) bool { return m.Published.Before(from) || m.Published.After(from.Add(period)) })
+	bound := reportCycles(b, begin, end, period)
+	reportDelays(b, audit.Delays(msgs, truth, func(t time.Time) time.Time { return t }), bound)
+}
+
+// pollSample is what the poller's /metrics said of its cycles at one time.
+type pollSample struct {
+	cycles, requests, interval map[string]float64 // by resource
+	throttled                  float64            // API responses 429
+}
+
+var promLine = regexp.MustCompile(`(?m)^(callbus_poll_cycle_duration_seconds_count|callbus_poll_requests_total|callbus_poll_interval_seconds|callbus_api_requests_total)\{([^}]*)\} (\S+)$`)
+
+func scrapePoll(b *testing.B, addr string) pollSample {
+	resp, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		b.Fatalf("metrics: %v", err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		b.Fatalf("metrics: %v", err)
+	}
+	s := pollSample{cycles: map[string]float64{}, requests: map[string]float64{}, interval: map[string]float64{}}
+	label := func(labels, name string) string {
+		m := regexp.MustCompile(name + `="([^"]*)"`).FindStringSubmatch(labels)
+		if m == nil {
+			return ""
+		}
+		return m[1]
+	}
+	for _, m := range promLine.FindAllStringSubmatch(string(body), -1) {
+		v, _ := strconv.ParseFloat(m[3], 64)
+		res := label(m[2], "resource")
+		switch m[1] {
+		case "callbus_poll_cycle_duration_seconds_count":
+			s.cycles[res] += v
+		case "callbus_poll_requests_total":
+			s.requests[res] += v
+		case "callbus_poll_interval_seconds":
+			s.interval[res] = v
+		case "callbus_api_requests_total":
+			if label(m[2], "status") == "429" {
+				s.throttled += v
+			}
+		}
+	}
+	return s
+}
+
+// defaultTargets are the configuration's default target intervals (config/iparams.json).
+var defaultTargets = map[string]time.Duration{
+	poll.ResCalls: 5 * time.Second, poll.ResMetrics: 30 * time.Second, poll.ResUsers: 30 * time.Second,
+	poll.ResTeams: 300 * time.Second, poll.ResUserStatuses: 600 * time.Second,
+}
+
+// reportCycles logs the cycles of the measured period per resource and returns
+// the budget-bound revisit interval of each.
+func reportCycles(b *testing.B, begin, end pollSample, period time.Duration) map[string]time.Duration {
+	prio := map[string]int{poll.ResCalls: 100, poll.ResUsers: 80, poll.ResMetrics: 60, poll.ResTeams: 20, poll.ResUserStatuses: 10}
+	var ds []poll.Demand
+	var lines []string
+	total := 0.0
+	for res, target := range defaultTargets {
+		cycles, reqs := end.cycles[res]-begin.cycles[res], end.requests[res]-begin.requests[res]
+		perCycle := 1.0
+		if cycles > 0 {
+			perCycle = reqs / cycles
+		}
+		total += reqs
+		ds = append(ds, poll.Demand{Name: res, Target: target, Priority: prio[res], Cost: perCycle, Floor: 2 * time.Second})
+		achieved := "-"
+		if cycles > 0 {
+			achieved = fmt.Sprintf("%.2f s", period.Seconds()/cycles)
+		}
+		lines = append(lines, fmt.Sprintf("| %s | %.0f | %.2f | %s | %.2f s | %s |", res, cycles, perCycle, achieved, end.interval[res], target))
+		if res == poll.ResCalls && cycles > 0 {
+			b.ReportMetric(period.Seconds()/cycles, "calls-interval-s")
+			b.ReportMetric(end.interval[res], "calls-effective-s")
+			b.ReportMetric(period.Seconds()/cycles/end.interval[res], "calls-achieved/effective")
+		}
+	}
+	slices.Sort(lines)
+	spendable := float64(80 - otherPerMinute) // the share of plan 100 less the other client
+	bound := poll.Allocate(spendable, time.Minute, ds)
+	perMin := total / period.Minutes()
+	b.ReportMetric(perMin, "requests/min")
+	b.ReportMetric(end.throttled-begin.throttled, "429s")
+	// Printed, not logged: go test keeps ten lines of a benchmark's log.
+	fmt.Printf("%s: cycles over %s (plan 100, share 80%%, another client %d/min; callbus %.1f requests/min, %.0f 429s):\n\n"+
+		"| resource | cycles | requests/cycle | interval achieved | effective (allocator) | target |\n|---|---|---|---|---|---|\n%s",
+		b.Name(), period.Round(time.Second), otherPerMinute, perMin, end.throttled-begin.throttled, strings.Join(lines, "\n")+"\n\n")
+	return bound
+}
+
+// reportDelays logs the detection delay per event type next to the
+// budget-bound revisit interval of its resource.
+func reportDelays(b *testing.B, delays map[event.Type][]time.Duration, bound map[string]time.Duration) {
+	var lines []string
+	for typ, res := range eventResource {
+		ds := delays[typ]
+		if len(ds) == 0 {
+			continue
+		}
+		p50, p99, bd := audit.Percentile(ds, 50), audit.Percentile(ds, 99), bound[res]
+		b.ReportMetric(p99.Seconds()/bd.Seconds(), string(typ)+"-p99/bound")
+		lines = append(lines, fmt.Sprintf("| `%s` | %s | %d | %.1f s | %.1f s | %.1f s | %.2f |", typ, res, len(ds), p50.Seconds(), p99.Seconds(), bd.Seconds(), p99.Seconds()/bd.Seconds()))
+	}
+	slices.Sort(lines)
+	fmt.Printf("%s: detection delay:\n\n| event | resource | n | p50 | p99 | budget-bound interval | p99 ÷ bound |\n|---|---|---|---|---|---|---|\n%s\n\n", b.Name(), strings.Join(lines, "\n"))
+}
