@@ -14,11 +14,12 @@ import (
 // (CALLBUS_DEBUG_PPROF=true): CALLBUS_BENCH_CPUPROFILE=<file> saves a CPU profile,
 // CALLBUS_BENCH_TRACE=<file> an execution trace (where it waits: API responses,
 // Redis, NATS acks), each of the first CALLBUS_BENCH_PROFILE (a Go duration, 30s)
-// of the run.
+// of the run; CALLBUS_BENCH_HEAPPROFILE=<file> a heap profile (what is live, and
+// what was allocated since the start) taken CALLBUS_BENCH_PROFILE into the run.
 
 // profileEnv is what the poller needs to serve the profiles asked for.
 func profileEnv() []string {
-	if os.Getenv("CALLBUS_BENCH_CPUPROFILE") == "" && os.Getenv("CALLBUS_BENCH_TRACE") == "" {
+	if os.Getenv("CALLBUS_BENCH_CPUPROFILE") == "" && os.Getenv("CALLBUS_BENCH_TRACE") == "" && os.Getenv("CALLBUS_BENCH_HEAPPROFILE") == "" {
 		return nil
 	}
 	return []string{"CALLBUS_DEBUG_PPROF=true"}
@@ -32,6 +33,7 @@ func saveProfiles(b testing.TB, addr string) (wait func()) {
 	for _, p := range []struct{ env, path string }{
 		{"CALLBUS_BENCH_CPUPROFILE", "profile"},
 		{"CALLBUS_BENCH_TRACE", "trace"},
+		{"CALLBUS_BENCH_HEAPPROFILE", "heap"},
 	} {
 		file := os.Getenv(p.env)
 		if file == "" {
@@ -40,7 +42,14 @@ func saveProfiles(b testing.TB, addr string) (wait func()) {
 		ch := make(chan error, 1)
 		done = append(done, ch)
 		url := fmt.Sprintf("http://%s/debug/pprof/%s?seconds=%d", addr, p.path, secs)
-		go func() { ch <- fetchProfile(b.Context(), url, file) }()
+		delay := time.Duration(0)
+		if p.path == "heap" { // a snapshot, not a span: taken once the run is in full swing
+			url, delay = fmt.Sprintf("http://%s/debug/pprof/heap", addr), time.Duration(secs)*time.Second
+		}
+		go func() {
+			time.Sleep(delay)
+			ch <- fetchProfile(b.Context(), url, file)
+		}()
 	}
 	return func() {
 		for _, ch := range done {

@@ -69,20 +69,19 @@ func (p *Poller) planMetrics(ctx context.Context, open []cursor.Tracked, now tim
 	if len(before) == 0 {
 		return from, nil, nil
 	}
-	calls, metrics, err := p.trackedSnapshots(ctx, before)
-	if err != nil {
-		return from, nil, fmt.Errorf("metrics: %w", err)
-	}
 	var old []cursor.Tracked
-	for _, o := range before { // oldest first
-		st, err := diff.CallStateOf(calls[o.ID])
+	err := p.eachTracked(ctx, before, func(o cursor.Tracked, s trackedState) error { // oldest first
 		switch {
-		case err != nil || !st.Ended || metrics[o.ID] != nil:
+		case !s.known || !s.st.Ended || s.metricFinal:
 		case o.At.After(now.Add(-p.cfg.MaxWindow)):
 			from = minTime(from, o.At)
-		case due(st.EndedAt, p.reads.lastMetrics, now):
+		case due(s.st.EndedAt, p.reads.lastMetrics, now):
 			old = append(old, o)
 		}
+		return nil
+	})
+	if err != nil {
+		return from, nil, fmt.Errorf("metrics: %w", err)
 	}
 	from, ids := singleOrWiden(from, old)
 	return from, ids, nil

@@ -117,25 +117,18 @@ func (p *Poller) planOpen(ctx context.Context, bt *batcher, open []cursor.Tracke
 	if len(before) == 0 {
 		return from, nil, nil
 	}
-	calls, metrics, err := p.trackedSnapshots(ctx, before)
-	if err != nil {
-		return from, nil, fmt.Errorf("calls: %w", err)
-	}
 	sweep := now.Sub(p.reads.sweep) >= settleEvery
 	var single []cursor.Tracked
-	for _, o := range before { // oldest first
-		st, err := diff.CallStateOf(calls[o.ID])
-		if err != nil {
-			st = diff.CallState{} // no snapshot yet: open
-		}
-		switch p.openActionOf(o, st, metrics[o.ID] != nil, sweep, now) {
+	err := p.eachTracked(ctx, before, func(o cursor.Tracked, s trackedState) error { // oldest first
+		st := s.st // zero without a snapshot: open
+		switch p.openActionOf(o, st, s.metricFinal, sweep, now) {
 		case openGiveUp:
 			p.log.Warn().Str("call_id", o.ID).Time("created", o.At).Bool("ended", st.Ended).Int("not_found", p.reads.missing[mustID(o.ID)]).
 				Msg("giving up on a call still open (or without a final metric) long after it began, or no longer in the API")
 			delete(p.reads.missing, mustID(o.ID))
-			bt.b.Terminal = append(bt.b.Terminal, cursor.Tracked{ID: o.ID, At: now})
-		case openDone:
-			bt.b.Terminal = append(bt.b.Terminal, cursor.Tracked{ID: o.ID, At: st.EndedAt})
+			return bt.terminal(cursor.Tracked{ID: o.ID, At: now})
+		case openDone: // a backlog may settle thousands at once: bt bounds its batches
+			return bt.terminal(cursor.Tracked{ID: o.ID, At: st.EndedAt})
 		case openWiden:
 			from = minTime(from, o.At)
 			if st.Ended {
@@ -144,6 +137,10 @@ func (p *Poller) planOpen(ctx context.Context, bt *batcher, open []cursor.Tracke
 		case openRead:
 			single = append(single, o)
 		}
+		return nil
+	})
+	if err != nil {
+		return from, nil, fmt.Errorf("calls: %w", err)
 	}
 	from, ids := singleOrWiden(from, single)
 	return from, ids, nil
@@ -172,21 +169,6 @@ func singleOrWiden(from time.Time, due []cursor.Tracked) (time.Time, []int64) {
 		ids[i] = mustID(o.ID)
 	}
 	return from, ids
-}
-
-// trackedSnapshots reads the call and metric snapshots of tracked calls.
-func (p *Poller) trackedSnapshots(ctx context.Context, tracked []cursor.Tracked) (calls, metrics map[string][]byte, err error) {
-	ids := make([]string, len(tracked))
-	for i, o := range tracked {
-		ids[i] = o.ID
-	}
-	if calls, err = p.store.GetSnapshots(ctx, kindCall, ids); err != nil {
-		return nil, nil, fmt.Errorf("read open call snapshots: %w", err)
-	}
-	if metrics, err = p.store.GetSnapshots(ctx, kindMetric, ids); err != nil {
-		return nil, nil, fmt.Errorf("read open call metric snapshots: %w", err)
-	}
-	return calls, metrics, nil
 }
 
 // readOpen reads calls one by one into sink. A 404 is counted (openActionOf gives

@@ -115,7 +115,8 @@ type Poller struct {
 	mu        sync.Mutex
 	effective map[string]time.Duration
 
-	guard stateGuard // Redis state checks: rollbacks, outbox limit, entities gone (reconcile.go)
+	guard   stateGuard // Redis state checks: rollbacks, outbox limit, entities gone (reconcile.go)
+	commits committer  // the batch committed in the background (batch.go)
 }
 
 // New returns a poller reading api and committing to store; opts add a tracer, the

@@ -55,8 +55,9 @@ func Run(ctx context.Context, s config.Settings, log zerolog.Logger, opts ...Opt
 	}
 	defer drainNATS(nc, log)
 	// Acks that never come must not pile up: after AckWait the relay gives up on a
-	// future and publishes again; the library then forgets it too.
-	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(256), jetstream.WithPublishAsyncTimeout(10*time.Second))
+	// future and publishes again; the library then forgets it too. As many
+	// publishes may await their acks as the relay keeps in flight.
+	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(publish.DefaultInFlight), jetstream.WithPublishAsyncTimeout(10*time.Second))
 	if err != nil {
 		return fmt.Errorf("jetstream: %w", err)
 	}
