@@ -14,8 +14,8 @@ import (
 // (CALLBUS_DEBUG_PPROF=true): CALLBUS_BENCH_CPUPROFILE=<file> saves a CPU profile,
 // CALLBUS_BENCH_TRACE=<file> an execution trace (where it waits: API responses,
 // Redis, NATS acks), each of the first CALLBUS_BENCH_PROFILE (a Go duration, 30s)
-// of the run; CALLBUS_BENCH_HEAPPROFILE=<file> a heap profile (what is live, and
-// what was allocated since the start) taken CALLBUS_BENCH_PROFILE into the run.
+// of the run; CALLBUS_BENCH_HEAPPROFILE=<file> a heap profile at the poller's
+// peak memory (see sampleMemory).
 
 // profileEnv is what the poller needs to serve the profiles asked for.
 func profileEnv() []string {
@@ -33,7 +33,6 @@ func saveProfiles(b testing.TB, addr string) (wait func()) {
 	for _, p := range []struct{ env, path string }{
 		{"CALLBUS_BENCH_CPUPROFILE", "profile"},
 		{"CALLBUS_BENCH_TRACE", "trace"},
-		{"CALLBUS_BENCH_HEAPPROFILE", "heap"},
 	} {
 		file := os.Getenv(p.env)
 		if file == "" {
@@ -42,14 +41,7 @@ func saveProfiles(b testing.TB, addr string) (wait func()) {
 		ch := make(chan error, 1)
 		done = append(done, ch)
 		url := fmt.Sprintf("http://%s/debug/pprof/%s?seconds=%d", addr, p.path, secs)
-		delay := time.Duration(0)
-		if p.path == "heap" { // a snapshot, not a span: taken once the run is in full swing
-			url, delay = fmt.Sprintf("http://%s/debug/pprof/heap", addr), time.Duration(secs)*time.Second
-		}
-		go func() {
-			time.Sleep(delay)
-			ch <- fetchProfile(b.Context(), url, file)
-		}()
+		go func() { ch <- fetchProfile(b.Context(), url, file) }()
 	}
 	return func() {
 		for _, ch := range done {

@@ -59,7 +59,8 @@ func subjectCount(b testing.TB, js jetstream.JetStream, subject string) uint64 {
 // (rawPublishRate) with the ratio end-to-end ÷ raw.
 //
 // CALLBUS_BENCH_CPUPROFILE and CALLBUS_BENCH_TRACE save profiles of the poller
-// (see saveProfiles).
+// (see saveProfiles), CALLBUS_BENCH_HEAPPROFILE its heap at its peak and a
+// timeline of its memory (see sampleMemory).
 func BenchmarkBacklog(b *testing.B) {
 	n := envInt("CALLBUS_BENCH_BACKLOG", 100000)
 	for range b.N {
@@ -93,6 +94,7 @@ func backlogOnce(b *testing.B, n int) {
 	start := time.Now()
 	c := startPoller(b, env)
 	profiled := saveProfiles(b, addr)
+	memory := sampleMemory(b, c.cmd.Process.Pid, addr)
 	for subjectCount(b, js, "callcenter.acme.metric.finalized") < want {
 		if time.Since(start) > 20*time.Minute {
 			b.Fatalf("not caught up after 20 minutes: %d of %d metrics finalized\n%s", subjectCount(b, js, "callcenter.acme.metric.finalized"), want, c.stderr.String())
@@ -100,6 +102,7 @@ func backlogOnce(b *testing.B, n int) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	elapsed := time.Since(start)
+	logMemory(b, memory())
 	profiled()
 	c.signal(syscall.SIGTERM)
 	if err := <-c.wait(60 * time.Second); err != nil {

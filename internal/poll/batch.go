@@ -6,6 +6,7 @@ import (
 
 	"github.com/callbus/callbus/internal/cursor"
 	"github.com/callbus/callbus/internal/event"
+	"github.com/callbus/callbus/internal/telemetry"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
@@ -33,6 +34,10 @@ type batcher struct {
 	ctx    context.Context
 	b      cursor.Batch
 	events int // committed by this batcher
+	// trace is ctx's trace context as outbox headers, injected once for all the
+	// batcher's events (traced says it was).
+	trace  map[string]string
+	traced bool
 }
 
 // newBatcher returns an empty batcher, once any earlier batcher's background
@@ -48,8 +53,11 @@ func (bt *batcher) add(kind, id string, snap []byte, evs []event.Envelope) error
 	if snap != nil {
 		bt.b.Snapshots = append(bt.b.Snapshots, cursor.Snapshot{Kind: kind, ID: id, Data: snap})
 	}
+	if !bt.traced && len(evs) > 0 {
+		bt.trace, bt.traced = telemetry.Inject(bt.ctx), true
+	}
 	for _, e := range evs {
-		entry, err := bt.p.outboxEntry(bt.ctx, e)
+		entry, err := bt.p.outboxEntry(e, bt.trace)
 		if err != nil {
 			return err
 		}

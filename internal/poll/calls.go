@@ -64,7 +64,12 @@ func (p *Poller) pollCalls(ctx context.Context) error {
 		return err
 	}
 	sink := &callSink{p: p, bt: bt, pruned: pruned, seen: map[int64]bool{}}
-	if err := p.listCalls(ctx, from, sink.add); err != nil {
+	pages := startOverlap(sink.add)
+	err = p.listCalls(ctx, from, pages.add)
+	if werr := pages.wait(); err == nil {
+		err = werr
+	}
+	if err != nil {
 		return err
 	}
 	if err := p.readOpen(ctx, sink, old); err != nil {

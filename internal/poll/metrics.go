@@ -36,7 +36,12 @@ func (p *Poller) pollMetrics(ctx context.Context) error {
 	}
 	o := callcenter.ListCallMetricsOptions{ListOptions: callcenter.ListOptions{PerPage: p.cfg.PerPage},
 		ByTime: callcenter.TimeWindow{From: from, To: p.windowEnd()}, IncludeLifeCycle: true}
-	if err := p.api.CallMetricsSince(ctx, o, each); err != nil {
+	pages := startOverlap(each) // diffed while the next page is read
+	err = p.api.CallMetricsSince(ctx, o, pages.add)
+	if werr := pages.wait(); err == nil {
+		err = werr
+	}
+	if err != nil {
 		return fmt.Errorf("metrics: %w", err)
 	}
 	for _, id := range old {

@@ -59,8 +59,11 @@ func (r *Relay) send(ctx context.Context, fl *flight, recs []Record, until time.
 func (r *Relay) sendOne(ctx context.Context, rec Record, until time.Time) (inflight, error) {
 	pctx, span := r.startSpan(ctx, rec)
 	msg := message(rec, r.cfg.Stream)
-	for k, v := range telemetry.Inject(pctx) {
-		msg.Header[k] = []string{v} // lower-case traceparent/tracestate (W3C)
+	if span.IsRecording() {
+		// Else the span is the record's own context, which message copied.
+		for k, v := range telemetry.Inject(pctx) {
+			msg.Header[k] = []string{v} // lower-case traceparent/tracestate (W3C)
+		}
 	}
 	original, err := r.shrink(msg)
 	if err != nil {
@@ -133,7 +136,9 @@ func (r *Relay) acked(ack *jetstream.PubAck, in *inflight) {
 			}
 		}
 	}
-	in.span.SetAttributes(attribute.Int64("messaging.nats.stream.sequence", int64(ack.Sequence)), attribute.Bool("callbus.duplicate", ack.Duplicate))
+	if in.span.IsRecording() {
+		in.span.SetAttributes(attribute.Int64("messaging.nats.stream.sequence", int64(ack.Sequence)), attribute.Bool("callbus.duplicate", ack.Duplicate))
+	}
 	in.span.End()
 	in.span = nil
 	if r.onPublished != nil {
@@ -159,12 +164,19 @@ func (r *Relay) stillStored(ctx context.Context, seq uint64) error {
 }
 
 // startSpan starts the publish span of rec as a child of the trace context rec
-// carries.
+// carries. Without a tracer (the default) it does nothing: the span is a
+// non-recording one, and the message carries the record's context as it is.
 func (r *Relay) startSpan(ctx context.Context, rec Record) (context.Context, trace.Span) {
+	if r.untraced {
+		return ctx, noopSpan
+	}
 	return r.tracer.Start(telemetry.Extract(ctx, rec.Headers), "publish "+rec.Subject, trace.WithSpanKind(trace.SpanKindProducer),
 		trace.WithAttributes(attribute.String("messaging.system", "nats"), attribute.String("messaging.destination.name", rec.Subject),
 			attribute.String("messaging.message.id", rec.ID)))
 }
+
+// noopSpan is the span of a relay without a tracer.
+var noopSpan = trace.SpanFromContext(context.Background())
 
 // shrink reduces msg's body in place when msg is larger than the server or the
 // stream accepts, and returns the original body's size (0 when it fits as it is).

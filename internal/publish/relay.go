@@ -67,6 +67,7 @@ type Relay struct {
 	maxPayload  func() int64
 	fence       func(ctx context.Context) (time.Duration, error)
 	tracer      trace.Tracer
+	untraced    bool // tracer is the default, which records nothing
 	Stats       Stats
 }
 
@@ -96,6 +97,7 @@ func NewRelay(pub jetstream.Publisher, streams jetstream.StreamManager, outbox O
 	for _, o := range opts {
 		o(r)
 	}
+	_, r.untraced = r.tracer.(noop.Tracer)
 	return r
 }
 
