@@ -102,16 +102,17 @@ func backlogOnce(b *testing.B, n int) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	elapsed := time.Since(start)
-	logMemory(b, memory())
 	profiled()
 	c.signal(syscall.SIGTERM)
 	if err := <-c.wait(60 * time.Second); err != nil {
 		b.Fatalf("poller: %v", err)
 	}
+	mem := memory() // the shutdown included
+	mem.log(b)
 	redisSpent := redisCPU(b, rdb) - redisBefore
 	raw.sizeAfter = medianBodySize(b, js, "CALLCENTER")
 	raw.after = rawPublishRate(b, nc, raw.sizeAfter)
-	reportBacklog(b, c, js, store, backlogRun{n: n, elapsed: elapsed, redisCPU: redisSpent, raw: raw})
+	reportBacklog(b, c, js, store, backlogRun{n: n, elapsed: elapsed, redisCPU: redisSpent, raw: raw, peakMB: mem.peakMB})
 }
 
 // backlogRun is what BenchmarkBacklog measured during its run.
@@ -120,6 +121,7 @@ type backlogRun struct {
 	elapsed  time.Duration // from the poller's start to the last final metric in the stream
 	redisCPU float64       // CPU seconds Redis spent meanwhile
 	raw      rawRates
+	peakMB   float64 // the poller's peak resident set (sampleMemory)
 }
 
 // reportBacklog measures what the run left behind and reports it with run.
@@ -127,7 +129,7 @@ func reportBacklog(b *testing.B, c *child, js jetstream.JetStream, store *cursor
 	n, elapsed := run.n, run.elapsed
 	ru := c.cmd.ProcessState.SysUsage().(*syscall.Rusage)
 	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	peakMB := float64(ru.Maxrss) / 1024 // KiB on Linux
+	peakMB := run.peakMB // not ru.Maxrss: see sampleMemory
 	s, err := js.Stream(b.Context(), "CALLCENTER")
 	if err != nil {
 		b.Fatal(err)
