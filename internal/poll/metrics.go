@@ -30,7 +30,7 @@ func (p *Poller) pollMetrics(ctx context.Context) error {
 		return err
 	}
 	bt := p.newBatcher(ctx)
-	seen := map[int64]bool{}
+	seen := watch(old)
 	each := func(page []callcenter.CallMetric) error {
 		return p.diffMetrics(ctx, bt, unseen(seen, page, func(m callcenter.CallMetric) int64 { return m.CallID }))
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/callbus/callbus/internal/callcenter"
@@ -146,15 +147,16 @@ func (p *Poller) planOpen(ctx context.Context, bt *batcher, open []cursor.Tracke
 	return from, ids, nil
 }
 
-// createdBefore returns the tracked calls created before from.
+// createdBefore returns the tracked calls created before from: a prefix of open,
+// which is oldest first (Store.OpenCalls), shared rather than copied.
 func createdBefore(open []cursor.Tracked, from time.Time) []cursor.Tracked {
-	var out []cursor.Tracked
-	for _, o := range open {
-		if o.At.Before(from) {
-			out = append(out, o)
+	n, _ := slices.BinarySearchFunc(open, from, func(o cursor.Tracked, t time.Time) int {
+		if o.At.Before(t) {
+			return -1
 		}
-	}
-	return out
+		return 1
+	})
+	return open[:n]
 }
 
 // singleOrWiden returns the calls of due (oldest first) to read one by one, or,
