@@ -60,7 +60,8 @@ func subjectCount(b testing.TB, js jetstream.JetStream, subject string) uint64 {
 //
 // CALLBUS_BENCH_CPUPROFILE and CALLBUS_BENCH_TRACE save profiles of the poller
 // (see saveProfiles), CALLBUS_BENCH_HEAPPROFILE its heap at its peak and a
-// timeline of its memory (see sampleMemory).
+// timeline of its memory (see sampleMemory); CALLBUS_BENCH_POLLER_GOMEMLIMIT
+// runs the poller with that GOMEMLIMIT.
 func BenchmarkBacklog(b *testing.B) {
 	n := envInt("CALLBUS_BENCH_BACKLOG", 100000)
 	for range b.N {
@@ -90,6 +91,11 @@ func backlogOnce(b *testing.B, n int) {
 	addr := simtest.FreeAddr(b)
 	env := append(pollerEnv(w, ns.URL(), rs.URL, "bench", addr), "CALLBUS_CALLS_BACKFILL_HOURS=72", "CALLBUS_LOG_LEVEL=warn")
 	env = append(env, profileEnv()...)
+	if limit := os.Getenv("CALLBUS_BENCH_POLLER_GOMEMLIMIT"); limit != "" {
+		// The poller's alone, as the Helm chart sets it from the container's
+		// limit: a GOMEMLIMIT of the test's own would squeeze the simulator.
+		env = append(env, "GOMEMLIMIT="+limit)
+	}
 	redisBefore := redisCPU(b, rdb)
 	start := time.Now()
 	c := startPoller(b, env)
@@ -157,6 +163,7 @@ func reportBacklog(b *testing.B, c *child, js jetstream.JetStream, store *cursor
 	b.Logf("%d calls, %.0f events in %s; poller CPU %s, Redis CPU %.1fs, peak RSS %.1f MB; %d calls tracked in Redis at the end, %.0f B each",
 		n, events, elapsed.Round(time.Millisecond), cpu.Round(time.Millisecond), run.redisCPU, peakMB, calls, perCall)
 	b.Log(run.raw.report(b, events/elapsed.Seconds()))
+	b.Logf("the exited poller's ru_maxrss: %.1f MB (includes the test process's resident set when it was forked: see sampleMemory)", float64(ru.Maxrss)/1024)
 }
 
 // BenchmarkLiveDelay: live traffic at plan 100 (100 requests a minute for the
