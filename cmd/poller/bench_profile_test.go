@@ -14,11 +14,12 @@ import (
 // (CALLBUS_DEBUG_PPROF=true): CALLBUS_BENCH_CPUPROFILE=<file> saves a CPU profile,
 // CALLBUS_BENCH_TRACE=<file> an execution trace (where it waits: API responses,
 // Redis, NATS acks), each of the first CALLBUS_BENCH_PROFILE (a Go duration, 30s)
-// of the run.
+// of the run; CALLBUS_BENCH_HEAPPROFILE=<file> a heap profile at the poller's
+// peak memory (see sampleMemory).
 
 // profileEnv is what the poller needs to serve the profiles asked for.
 func profileEnv() []string {
-	if os.Getenv("CALLBUS_BENCH_CPUPROFILE") == "" && os.Getenv("CALLBUS_BENCH_TRACE") == "" {
+	if os.Getenv("CALLBUS_BENCH_CPUPROFILE") == "" && os.Getenv("CALLBUS_BENCH_TRACE") == "" && os.Getenv("CALLBUS_BENCH_HEAPPROFILE") == "" {
 		return nil
 	}
 	return []string{"CALLBUS_DEBUG_PPROF=true"}

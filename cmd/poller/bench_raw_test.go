@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/callbus/callbus/internal/publish"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -30,13 +31,13 @@ const defaultEventSize = 1234
 
 // rawPublishRate publishes rawMessages bodies of size bytes asynchronously, each
 // with its own Nats-Msg-Id, into a new file-backed stream on the server of nc,
-// with the relay's limit on acknowledgements in flight (256), and returns the
+// with the relay's limit on acknowledgements in flight (publish.DefaultInFlight), and returns the
 // messages per second from the first publish to the last acknowledgement. The
 // stream is deleted afterwards.
 func rawPublishRate(b testing.TB, nc *nats.Conn, size int) float64 {
 	b.Helper()
 	ctx := b.Context()
-	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(256))
+	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(publish.DefaultInFlight))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -56,7 +57,9 @@ func rawPublishRate(b testing.TB, nc *nats.Conn, size int) float64 {
 	for i := range rawMessages {
 		msg := &nats.Msg{Subject: "rawbench.acme.call.created", Data: body, Header: nats.Header{}}
 		msg.Header.Set(jetstream.MsgIDHeader, "raw-"+strconv.Itoa(i))
-		if _, err := js.PublishMsgAsync(msg); err != nil {
+		// A loaded machine may hold acknowledgements back for longer than the
+		// library's default stall of 200 ms: wait as the relay does.
+		if _, err := js.PublishMsgAsync(msg, jetstream.WithStallWait(10*time.Second)); err != nil {
 			b.Fatalf("raw publish %d: %v", i, err)
 		}
 	}

@@ -59,7 +59,9 @@ func subjectCount(b testing.TB, js jetstream.JetStream, subject string) uint64 {
 // (rawPublishRate) with the ratio end-to-end ÷ raw.
 //
 // CALLBUS_BENCH_CPUPROFILE and CALLBUS_BENCH_TRACE save profiles of the poller
-// (see saveProfiles).
+// (see saveProfiles), CALLBUS_BENCH_HEAPPROFILE its heap at its peak and a
+// timeline of its memory (see sampleMemory); CALLBUS_BENCH_POLLER_GOMEMLIMIT
+// runs the poller with that GOMEMLIMIT.
 func BenchmarkBacklog(b *testing.B) {
 	n := envInt("CALLBUS_BENCH_BACKLOG", 100000)
 	for range b.N {
@@ -89,10 +91,16 @@ func backlogOnce(b *testing.B, n int) {
 	addr := simtest.FreeAddr(b)
 	env := append(pollerEnv(w, ns.URL(), rs.URL, "bench", addr), "CALLBUS_CALLS_BACKFILL_HOURS=72", "CALLBUS_LOG_LEVEL=warn")
 	env = append(env, profileEnv()...)
+	if limit := os.Getenv("CALLBUS_BENCH_POLLER_GOMEMLIMIT"); limit != "" {
+		// The poller's alone, as the Helm chart sets it from the container's
+		// limit: a GOMEMLIMIT of the test's own would squeeze the simulator.
+		env = append(env, "GOMEMLIMIT="+limit)
+	}
 	redisBefore := redisCPU(b, rdb)
 	start := time.Now()
 	c := startPoller(b, env)
 	profiled := saveProfiles(b, addr)
+	memory := sampleMemory(b, c.cmd.Process.Pid, addr)
 	for subjectCount(b, js, "callcenter.acme.metric.finalized") < want {
 		if time.Since(start) > 20*time.Minute {
 			b.Fatalf("not caught up after 20 minutes: %d of %d metrics finalized\n%s", subjectCount(b, js, "callcenter.acme.metric.finalized"), want, c.stderr.String())
@@ -105,10 +113,12 @@ func backlogOnce(b *testing.B, n int) {
 	if err := <-c.wait(60 * time.Second); err != nil {
 		b.Fatalf("poller: %v", err)
 	}
+	mem := memory() // the shutdown included
+	mem.log(b)
 	redisSpent := redisCPU(b, rdb) - redisBefore
 	raw.sizeAfter = medianBodySize(b, js, "CALLCENTER")
 	raw.after = rawPublishRate(b, nc, raw.sizeAfter)
-	reportBacklog(b, c, js, store, backlogRun{n: n, elapsed: elapsed, redisCPU: redisSpent, raw: raw})
+	reportBacklog(b, c, js, store, backlogRun{n: n, elapsed: elapsed, redisCPU: redisSpent, raw: raw, peakMB: mem.peakMB})
 }
 
 // backlogRun is what BenchmarkBacklog measured during its run.
@@ -117,6 +127,7 @@ type backlogRun struct {
 	elapsed  time.Duration // from the poller's start to the last final metric in the stream
 	redisCPU float64       // CPU seconds Redis spent meanwhile
 	raw      rawRates
+	peakMB   float64 // the poller's peak resident set (sampleMemory)
 }
 
 // reportBacklog measures what the run left behind and reports it with run.
@@ -124,7 +135,7 @@ func reportBacklog(b *testing.B, c *child, js jetstream.JetStream, store *cursor
 	n, elapsed := run.n, run.elapsed
 	ru := c.cmd.ProcessState.SysUsage().(*syscall.Rusage)
 	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	peakMB := float64(ru.Maxrss) / 1024 // KiB on Linux
+	peakMB := run.peakMB // not ru.Maxrss: see sampleMemory
 	s, err := js.Stream(b.Context(), "CALLCENTER")
 	if err != nil {
 		b.Fatal(err)
@@ -152,6 +163,7 @@ func reportBacklog(b *testing.B, c *child, js jetstream.JetStream, store *cursor
 	b.Logf("%d calls, %.0f events in %s; poller CPU %s, Redis CPU %.1fs, peak RSS %.1f MB; %d calls tracked in Redis at the end, %.0f B each",
 		n, events, elapsed.Round(time.Millisecond), cpu.Round(time.Millisecond), run.redisCPU, peakMB, calls, perCall)
 	b.Log(run.raw.report(b, events/elapsed.Seconds()))
+	b.Logf("the exited poller's ru_maxrss: %.1f MB (includes the test process's resident set when it was forked: see sampleMemory)", float64(ru.Maxrss)/1024)
 }
 
 // BenchmarkLiveDelay: live traffic at plan 100 (100 requests a minute for the

@@ -63,8 +63,13 @@ func (p *Poller) pollCalls(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	sink := &callSink{p: p, bt: bt, pruned: pruned, seen: map[int64]bool{}}
-	if err := p.listCalls(ctx, from, sink.add); err != nil {
+	sink := &callSink{p: p, bt: bt, pruned: pruned, seen: watch(old)}
+	pages := startOverlap(sink.add)
+	err = p.listCalls(ctx, from, pages.add)
+	if werr := pages.wait(); err == nil {
+		err = werr
+	}
+	if err != nil {
 		return err
 	}
 	if err := p.readOpen(ctx, sink, old); err != nil {
@@ -95,14 +100,15 @@ func (p *Poller) listCalls(ctx context.Context, from time.Time, each func([]call
 	return nil
 }
 
-// callSink diffs calls as pages arrive, each call once per cycle (a call read one
-// by one may also come in the list).
+// callSink diffs calls as pages arrive, each call once per cycle: the client
+// hands each call of the list once, and a call read one by one may also come in
+// the list (seen).
 type callSink struct {
 	p      *Poller
 	bt     *batcher
 	pruned time.Time
-	seen   map[int64]bool
-	newest time.Time // newest created_time among the calls
+	seen   map[int64]bool // the calls read one by one: whether the cycle had them
+	newest time.Time      // newest created_time among the calls
 }
 
 func (s *callSink) add(page []callcenter.Call) error {
@@ -114,14 +120,30 @@ func (s *callSink) add(page []callcenter.Call) error {
 	return err
 }
 
-// unseen returns the records of page not in seen yet, and marks them seen.
+// watch returns the seen map of the records read one by one after a list (see
+// unseen): memory holds them, not the list's (a backlog lists 100,000 calls).
+func watch(ids []int64) map[int64]bool {
+	seen := make(map[int64]bool, len(ids))
+	for _, id := range ids {
+		seen[id] = false
+	}
+	return seen
+}
+
+// unseen returns the records of page not seen yet, and marks them seen: only
+// records watched in seen can have been (the client hands each record of a list
+// once); the others are all new.
 func unseen[T any](seen map[int64]bool, page []T, id func(T) int64) []T {
 	fresh := make([]T, 0, len(page))
 	for _, it := range page {
-		if !seen[id(it)] {
-			seen[id(it)] = true
-			fresh = append(fresh, it)
+		done, watched := seen[id(it)]
+		if done {
+			continue
 		}
+		if watched {
+			seen[id(it)] = true
+		}
+		fresh = append(fresh, it)
 	}
 	return fresh
 }

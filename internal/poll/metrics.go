@@ -30,13 +30,18 @@ func (p *Poller) pollMetrics(ctx context.Context) error {
 		return err
 	}
 	bt := p.newBatcher(ctx)
-	seen := map[int64]bool{}
+	seen := watch(old)
 	each := func(page []callcenter.CallMetric) error {
 		return p.diffMetrics(ctx, bt, unseen(seen, page, func(m callcenter.CallMetric) int64 { return m.CallID }))
 	}
 	o := callcenter.ListCallMetricsOptions{ListOptions: callcenter.ListOptions{PerPage: p.cfg.PerPage},
 		ByTime: callcenter.TimeWindow{From: from, To: p.windowEnd()}, IncludeLifeCycle: true}
-	if err := p.api.CallMetricsSince(ctx, o, each); err != nil {
+	pages := startOverlap(each) // diffed while the next page is read
+	err = p.api.CallMetricsSince(ctx, o, pages.add)
+	if werr := pages.wait(); err == nil {
+		err = werr
+	}
+	if err != nil {
 		return fmt.Errorf("metrics: %w", err)
 	}
 	for _, id := range old {
@@ -69,20 +74,19 @@ func (p *Poller) planMetrics(ctx context.Context, open []cursor.Tracked, now tim
 	if len(before) == 0 {
 		return from, nil, nil
 	}
-	calls, metrics, err := p.trackedSnapshots(ctx, before)
-	if err != nil {
-		return from, nil, fmt.Errorf("metrics: %w", err)
-	}
 	var old []cursor.Tracked
-	for _, o := range before { // oldest first
-		st, err := diff.CallStateOf(calls[o.ID])
+	err := p.eachTracked(ctx, before, func(o cursor.Tracked, s trackedState) error { // oldest first
 		switch {
-		case err != nil || !st.Ended || metrics[o.ID] != nil:
+		case !s.known || !s.st.Ended || s.metricFinal:
 		case o.At.After(now.Add(-p.cfg.MaxWindow)):
 			from = minTime(from, o.At)
-		case due(st.EndedAt, p.reads.lastMetrics, now):
+		case due(s.st.EndedAt, p.reads.lastMetrics, now):
 			old = append(old, o)
 		}
+		return nil
+	})
+	if err != nil {
+		return from, nil, fmt.Errorf("metrics: %w", err)
 	}
 	from, ids := singleOrWiden(from, old)
 	return from, ids, nil

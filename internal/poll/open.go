@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/callbus/callbus/internal/callcenter"
@@ -117,25 +118,18 @@ func (p *Poller) planOpen(ctx context.Context, bt *batcher, open []cursor.Tracke
 	if len(before) == 0 {
 		return from, nil, nil
 	}
-	calls, metrics, err := p.trackedSnapshots(ctx, before)
-	if err != nil {
-		return from, nil, fmt.Errorf("calls: %w", err)
-	}
 	sweep := now.Sub(p.reads.sweep) >= settleEvery
 	var single []cursor.Tracked
-	for _, o := range before { // oldest first
-		st, err := diff.CallStateOf(calls[o.ID])
-		if err != nil {
-			st = diff.CallState{} // no snapshot yet: open
-		}
-		switch p.openActionOf(o, st, metrics[o.ID] != nil, sweep, now) {
+	err := p.eachTracked(ctx, before, func(o cursor.Tracked, s trackedState) error { // oldest first
+		st := s.st // zero without a snapshot: open
+		switch p.openActionOf(o, st, s.metricFinal, sweep, now) {
 		case openGiveUp:
 			p.log.Warn().Str("call_id", o.ID).Time("created", o.At).Bool("ended", st.Ended).Int("not_found", p.reads.missing[mustID(o.ID)]).
 				Msg("giving up on a call still open (or without a final metric) long after it began, or no longer in the API")
 			delete(p.reads.missing, mustID(o.ID))
-			bt.b.Terminal = append(bt.b.Terminal, cursor.Tracked{ID: o.ID, At: now})
-		case openDone:
-			bt.b.Terminal = append(bt.b.Terminal, cursor.Tracked{ID: o.ID, At: st.EndedAt})
+			return bt.terminal(cursor.Tracked{ID: o.ID, At: now})
+		case openDone: // a backlog may settle thousands at once: bt bounds its batches
+			return bt.terminal(cursor.Tracked{ID: o.ID, At: st.EndedAt})
 		case openWiden:
 			from = minTime(from, o.At)
 			if st.Ended {
@@ -144,20 +138,25 @@ func (p *Poller) planOpen(ctx context.Context, bt *batcher, open []cursor.Tracke
 		case openRead:
 			single = append(single, o)
 		}
+		return nil
+	})
+	if err != nil {
+		return from, nil, fmt.Errorf("calls: %w", err)
 	}
 	from, ids := singleOrWiden(from, single)
 	return from, ids, nil
 }
 
-// createdBefore returns the tracked calls created before from.
+// createdBefore returns the tracked calls created before from: a prefix of open,
+// which is oldest first (Store.OpenCalls), shared rather than copied.
 func createdBefore(open []cursor.Tracked, from time.Time) []cursor.Tracked {
-	var out []cursor.Tracked
-	for _, o := range open {
-		if o.At.Before(from) {
-			out = append(out, o)
+	n, _ := slices.BinarySearchFunc(open, from, func(o cursor.Tracked, t time.Time) int {
+		if o.At.Before(t) {
+			return -1
 		}
-	}
-	return out
+		return 1
+	})
+	return open[:n]
 }
 
 // singleOrWiden returns the calls of due (oldest first) to read one by one, or,
@@ -172,21 +171,6 @@ func singleOrWiden(from time.Time, due []cursor.Tracked) (time.Time, []int64) {
 		ids[i] = mustID(o.ID)
 	}
 	return from, ids
-}
-
-// trackedSnapshots reads the call and metric snapshots of tracked calls.
-func (p *Poller) trackedSnapshots(ctx context.Context, tracked []cursor.Tracked) (calls, metrics map[string][]byte, err error) {
-	ids := make([]string, len(tracked))
-	for i, o := range tracked {
-		ids[i] = o.ID
-	}
-	if calls, err = p.store.GetSnapshots(ctx, kindCall, ids); err != nil {
-		return nil, nil, fmt.Errorf("read open call snapshots: %w", err)
-	}
-	if metrics, err = p.store.GetSnapshots(ctx, kindMetric, ids); err != nil {
-		return nil, nil, fmt.Errorf("read open call metric snapshots: %w", err)
-	}
-	return calls, metrics, nil
 }
 
 // readOpen reads calls one by one into sink. A 404 is counted (openActionOf gives

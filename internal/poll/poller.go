@@ -13,7 +13,6 @@ import (
 	"github.com/callbus/callbus/internal/cursor"
 	"github.com/callbus/callbus/internal/diff"
 	"github.com/callbus/callbus/internal/event"
-	"github.com/callbus/callbus/internal/telemetry"
 	"github.com/rs/zerolog"
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
@@ -120,7 +119,8 @@ type Poller struct {
 	mu        sync.Mutex
 	effective map[string]time.Duration
 
-	guard stateGuard // Redis state checks: rollbacks, outbox limit, entities gone (reconcile.go)
+	guard   stateGuard // Redis state checks: rollbacks, outbox limit, entities gone (reconcile.go)
+	commits committer  // the batch committed in the background (batch.go)
 }
 
 // New returns a poller reading api and committing to store; opts add a tracer, the
@@ -158,15 +158,16 @@ func (p *Poller) Effective() map[string]time.Duration {
 }
 
 // outboxEntry turns an event into what the store keeps for the relay: its message,
-// with the trace context of the cycle that found it (the relay's publish span
-// continues it).
-func (p *Poller) outboxEntry(ctx context.Context, e event.Envelope) (cursor.OutboxEntry, error) {
+// with trace, the trace context of the cycle that found it (telemetry.Inject; the
+// relay's publish span continues it), shared by the entries of a batcher and read
+// only.
+func (p *Poller) outboxEntry(e event.Envelope, trace map[string]string) (cursor.OutboxEntry, error) {
 	e.History = p.history
 	m, err := event.Encode(e, p.cfg.Prefix, p.cfg.Account)
 	if err != nil {
 		return cursor.OutboxEntry{}, err
 	}
-	m.Headers = telemetry.Inject(ctx)
+	m.Headers = trace
 	return m, nil
 }
 

@@ -88,6 +88,9 @@ func (p *Poller) tracedCycle(ctx context.Context, res string) (used int, usage c
 	ctx, span := p.tracer.Start(ctx, "poll "+res, trace.WithAttributes(attribute.String("callbus.resource", res)))
 	defer span.End()
 	err = p.cycle(ctx, res)
+	if _, cerr := p.commits.wait(); err == nil {
+		err = cerr // a background commit the cycle did not wait for (it failed before)
+	}
 	if err != nil {
 		span.SetStatus(codes.Error, err.Error())
 	}

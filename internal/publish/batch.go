@@ -22,62 +22,36 @@ var errWithdrawn = errors.New("its earlier copy was withdrawn and the stream sti
 
 // inflight is one message sent and not yet acknowledged.
 type inflight struct {
+	rec      Record
 	f        jetstream.PubAckFuture
 	span     trace.Span
 	original int // size of the original body when it was sent reduced, else 0
 }
 
-// publish sends recs asynchronously and waits for their acks in order. It returns
-// the length of the acknowledged prefix. It stops sending at until (zero: never),
-// and at the first failure; after a failure it waits for the rest in flight, so
-// that none lands after what is published next.
-func (r *Relay) publish(ctx context.Context, recs []Record, until time.Time) (int, error) {
-	sent, sendErr := r.send(ctx, recs, until)
-	defer func() {
-		for _, in := range sent { // those not ended by an ack
-			if in.span != nil {
-				in.span.End()
-			}
-		}
-	}()
-	for i := range sent {
-		in := &sent[i]
-		ack, err := r.ack(ctx, in.f)
-		if err == nil && ack.Duplicate {
-			err = r.stillStored(ctx, ack.Sequence)
-		}
-		if err != nil {
-			in.span.SetStatus(codes.Error, err.Error())
-			if ctx.Err() == nil {
-				r.settle(ctx, sent[i+1:])
-			}
-			return i, fmt.Errorf("publish %s (%s): %w", recs[i].ID, recs[i].Subject, err)
-		}
-		r.acked(recs[i], ack, in)
-	}
-	return len(sent), sendErr
-}
-
-// send starts publishing recs, in order, until one cannot be sent or until.
-func (r *Relay) send(ctx context.Context, recs []Record, until time.Time) ([]inflight, error) {
-	sent := make([]inflight, 0, len(recs))
+// send starts publishing recs, in order, onto fl's queue, until one cannot be
+// sent or until (zero: never). A withdrawn entry is sent alone: first of its
+// batch, and nothing after it until it is acknowledged (fl.alone).
+func (r *Relay) send(ctx context.Context, fl *flight, recs []Record, until time.Time) error {
 	for i, rec := range recs {
 		_, withdrawn := r.withdrawn[rec.ID]
-		if withdrawn && i > 0 {
-			break // sent alone, in the next batch
+		if withdrawn && (i > 0 || len(fl.queue) > 0) {
+			fl.alone = true // sent once what is in flight is acknowledged
+			return nil
 		}
 		in, err := r.sendOne(ctx, rec, until)
 		if err != nil || in.f == nil {
-			return sent, err
+			return err
 		}
-		sent = append(sent, in)
+		fl.queue = append(fl.queue, in)
+		fl.next = rec.StreamID
 		if withdrawn {
 			// Alone: until the stream takes it again (errWithdrawn), nothing after
 			// it may be stored.
-			break
+			fl.alone = true
+			return nil
 		}
 	}
-	return sent, nil
+	return nil
 }
 
 // sendOne starts publishing rec, reduced when too large. It sends nothing, and
@@ -85,8 +59,11 @@ func (r *Relay) send(ctx context.Context, recs []Record, until time.Time) ([]inf
 func (r *Relay) sendOne(ctx context.Context, rec Record, until time.Time) (inflight, error) {
 	pctx, span := r.startSpan(ctx, rec)
 	msg := message(rec, r.cfg.Stream)
-	for k, v := range telemetry.Inject(pctx) {
-		msg.Header[k] = []string{v} // lower-case traceparent/tracestate (W3C)
+	if span.IsRecording() {
+		// Else the span is the record's own context, which message copied.
+		for k, v := range telemetry.Inject(pctx) {
+			msg.Header[k] = []string{v} // lower-case traceparent/tracestate (W3C)
+		}
 	}
 	original, err := r.shrink(msg)
 	if err != nil {
@@ -104,33 +81,47 @@ func (r *Relay) sendOne(ctx context.Context, rec Record, until time.Time) (infli
 	}
 	// No library retries: they would land out of order. A failure makes the relay
 	// reconcile and publish again from the first missing entry.
-	f, err := r.pub.PublishMsgAsync(msg, jetstream.WithRetryAttempts(0))
+	// The stall wait matters only when the JetStream context allows fewer
+	// publishes in flight than the relay: then wait as for an acknowledgement.
+	f, err := r.pub.PublishMsgAsync(msg, jetstream.WithRetryAttempts(0), jetstream.WithStallWait(r.cfg.AckWait))
 	if err != nil {
 		span.SetStatus(codes.Error, err.Error())
 		span.End()
 		return inflight{}, fmt.Errorf("publish %s (%s): %w", rec.ID, rec.Subject, err)
 	}
-	return inflight{f: f, span: span, original: original}, nil
+	return inflight{rec: rec, f: f, span: span, original: original}, nil
 }
 
-// ack waits for f's acknowledgement, at most AckWait.
-func (r *Relay) ack(ctx context.Context, f jetstream.PubAckFuture) (*jetstream.PubAck, error) {
+// ack returns f's acknowledgement or error, and true; when it is not in yet,
+// nothing and false unless wait, then it waits at most AckWait.
+func (r *Relay) ack(ctx context.Context, f jetstream.PubAckFuture, wait bool) (*jetstream.PubAck, error, bool) {
+	select { // most are in by the time the relay looks: no timer for them
+	case ack := <-f.Ok():
+		return ack, nil, true
+	case err := <-f.Err():
+		return nil, err, true
+	default:
+	}
+	if !wait {
+		return nil, nil, false
+	}
 	timer := time.NewTimer(r.cfg.AckWait)
 	defer timer.Stop()
 	select {
 	case ack := <-f.Ok():
-		return ack, nil
+		return ack, nil, true
 	case err := <-f.Err():
-		return nil, err
+		return nil, err, true
 	case <-timer.C:
-		return nil, fmt.Errorf("no acknowledgement within %s", r.cfg.AckWait)
+		return nil, fmt.Errorf("no acknowledgement within %s", r.cfg.AckWait), true
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return nil, ctx.Err(), true
 	}
 }
 
-// acked records rec's acknowledgement: counters, span, callbacks.
-func (r *Relay) acked(rec Record, ack *jetstream.PubAck, in *inflight) {
+// acked records in's acknowledgement: counters, span, callbacks.
+func (r *Relay) acked(ack *jetstream.PubAck, in *inflight) {
+	rec := in.rec
 	if ack.Duplicate {
 		r.Stats.Duplicates.Add(1)
 	} else {
@@ -145,7 +136,9 @@ func (r *Relay) acked(rec Record, ack *jetstream.PubAck, in *inflight) {
 			}
 		}
 	}
-	in.span.SetAttributes(attribute.Int64("messaging.nats.stream.sequence", int64(ack.Sequence)), attribute.Bool("callbus.duplicate", ack.Duplicate))
+	if in.span.IsRecording() {
+		in.span.SetAttributes(attribute.Int64("messaging.nats.stream.sequence", int64(ack.Sequence)), attribute.Bool("callbus.duplicate", ack.Duplicate))
+	}
 	in.span.End()
 	in.span = nil
 	if r.onPublished != nil {
@@ -171,20 +164,19 @@ func (r *Relay) stillStored(ctx context.Context, seq uint64) error {
 }
 
 // startSpan starts the publish span of rec as a child of the trace context rec
-// carries.
+// carries. Without a tracer (the default) it does nothing: the span is a
+// non-recording one, and the message carries the record's context as it is.
 func (r *Relay) startSpan(ctx context.Context, rec Record) (context.Context, trace.Span) {
+	if r.untraced {
+		return ctx, noopSpan
+	}
 	return r.tracer.Start(telemetry.Extract(ctx, rec.Headers), "publish "+rec.Subject, trace.WithSpanKind(trace.SpanKindProducer),
 		trace.WithAttributes(attribute.String("messaging.system", "nats"), attribute.String("messaging.destination.name", rec.Subject),
 			attribute.String("messaging.message.id", rec.ID)))
 }
 
-// settle waits (each at most AckWait) for publishes still in flight after a
-// failure, so none of them lands after the republish that follows.
-func (r *Relay) settle(ctx context.Context, rest []inflight) {
-	for _, in := range rest {
-		_, _ = r.ack(ctx, in.f)
-	}
-}
+// noopSpan is the span of a relay without a tracer.
+var noopSpan = trace.SpanFromContext(context.Background())
 
 // shrink reduces msg's body in place when msg is larger than the server or the
 // stream accepts, and returns the original body's size (0 when it fits as it is).

@@ -112,8 +112,8 @@ func TestRelayLeaseConfirmedTooLateSendsNothing(t *testing.T) {
 	if err := r.reconcile(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	if n, _, err := r.once(t.Context(), ""); n != 0 || err != nil {
-		t.Errorf("once = %d entries, %v; want none sent, no error", n, err)
+	if n, err := r.step(t.Context(), &flight{}); n != 0 || err != nil {
+		t.Errorf("step = %d entries, %v; want none sent, no error", n, err)
 	}
 	if got := len(streamMsgs(t, b.stream)); got != 0 {
 		t.Errorf("stream holds %d messages sent on a stale confirmation, want 0", got)

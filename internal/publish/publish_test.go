@@ -130,7 +130,7 @@ func (b *bed) records(t *testing.T) []Record {
 }
 
 // outboxLen is how many entries the relay has not trimmed yet.
-func (b *bed) outboxLen(t *testing.T) int64 {
+func (b *bed) outboxLen(t testing.TB) int64 {
 	t.Helper()
 	n, err := b.store.OutboxLen(t.Context())
 	if err != nil {

@@ -3,6 +3,8 @@ package publish
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/callbus/callbus/internal/event"
@@ -50,7 +52,7 @@ func (r *Relay) reconcile(ctx context.Context) error {
 	if len(head) == 0 {
 		return nil
 	}
-	published, lastID, err := r.publishedSince(ctx, s, head[0].CommittedAt.Add(-reconcileMargin))
+	published, lastID, err := r.publishedSince(ctx, s, head[0].CommittedAt.Add(-reconcileMargin), head[0].StreamID)
 	if err != nil {
 		return err
 	}
@@ -115,15 +117,18 @@ func (r *Relay) compare(ctx context.Context, published map[string]stored, lastID
 
 // publishedSince maps the outbox id of each message of this account stored in s
 // since the given time (up to the stream's end) to its event id and sequence, and
-// returns the outbox id of the last one ("" when none).
-func (r *Relay) publishedSince(ctx context.Context, s jetstream.Stream, since time.Time) (map[string]stored, string, error) {
+// returns the outbox id of the last one ("" when none). Messages of entries
+// before head, the outbox's oldest entry, are left out: they were trimmed, and
+// the read covers every message since some minutes before head was committed (a
+// whole backlog's, after a fast run), which memory need not hold.
+func (r *Relay) publishedSince(ctx context.Context, s jetstream.Stream, since time.Time, head string) (map[string]stored, string, error) {
 	out := map[string]stored{}
 	last := ""
 	err := streamread.Read(ctx, s, jetstream.OrderedConsumerConfig{
 		FilterSubjects: []string{r.cfg.Filter}, DeliverPolicy: jetstream.DeliverByStartTimePolicy, OptStartTime: &since,
 		HeadersOnly: true,
 	}, func(m jetstream.Msg, md *jetstream.MsgMetadata) error {
-		if id := m.Headers().Get(HeaderOutboxID); id != "" {
+		if id := m.Headers().Get(HeaderOutboxID); id != "" && !outboxBefore(id, head) {
 			out[id] = stored{event: m.Headers().Get(event.HeaderID), seq: md.Sequence.Stream}
 			last = id
 		}
@@ -133,4 +138,25 @@ func (r *Relay) publishedSince(ctx context.Context, s jetstream.Stream, since ti
 		return nil, "", fmt.Errorf("reconcile: read the stream: %w", err)
 	}
 	return out, last, nil
+}
+
+// outboxBefore reports whether outbox id a ("<ms>-<seq>", a Redis stream id)
+// comes before b; false when either is not such an id (kept, to be safe).
+func outboxBefore(a, b string) bool {
+	am, as, ok1 := splitOutboxID(a)
+	bm, bs, ok2 := splitOutboxID(b)
+	if !ok1 || !ok2 {
+		return false
+	}
+	return am < bm || (am == bm && as < bs)
+}
+
+func splitOutboxID(id string) (ms, seq uint64, ok bool) {
+	m, q, found := strings.Cut(id, "-")
+	if !found {
+		return 0, 0, false
+	}
+	ms, err1 := strconv.ParseUint(m, 10, 64)
+	seq, err2 := strconv.ParseUint(q, 10, 64)
+	return ms, seq, err1 == nil && err2 == nil
 }

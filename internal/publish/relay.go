@@ -3,7 +3,6 @@ package publish
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync/atomic"
 	"time"
 
@@ -24,13 +23,19 @@ type Outbox interface {
 	TrimOutbox(ctx context.Context, upTo string) error
 }
 
+// DefaultInFlight is the relay's default limit on publishes awaiting their
+// acknowledgement. The jetstream.JetStream it publishes through must allow as many
+// (jetstream.WithPublishAsyncMaxPending).
+const DefaultInFlight = 2048
+
 // RelayConfig tunes the relay; zero values take the defaults in brackets.
 type RelayConfig struct {
-	Stream  string        // stream name, required: Nats-Expected-Stream
-	Filter  string        // subjects of this account, for resuming: <prefix>.<account>.>
-	Batch   int           // outbox entries read at a time [256]
-	AckWait time.Duration // how long to wait for one acknowledgement [10s]
-	Idle    time.Duration // how often to look at an empty outbox without a Wake [250ms]
+	Stream   string        // stream name, required: Nats-Expected-Stream
+	Filter   string        // subjects of this account, for resuming: <prefix>.<account>.>
+	Batch    int           // outbox entries read (and the lease confirmed) at a time [512]
+	InFlight int           // publishes awaiting acknowledgement at most [DefaultInFlight]
+	AckWait  time.Duration // how long to wait for one acknowledgement [10s]
+	Idle     time.Duration // how often to look at an empty outbox without a Wake [250ms]
 }
 
 // Stats are the relay's counters, safe to read while it runs.
@@ -62,6 +67,7 @@ type Relay struct {
 	maxPayload  func() int64
 	fence       func(ctx context.Context) (time.Duration, error)
 	tracer      trace.Tracer
+	untraced    bool // tracer is the default, which records nothing
 	Stats       Stats
 }
 
@@ -75,8 +81,12 @@ const fenceShare = 0.8
 // jetstream.JetStream serves as both).
 func NewRelay(pub jetstream.Publisher, streams jetstream.StreamManager, outbox Outbox, cfg RelayConfig, log zerolog.Logger, opts ...RelayOption) *Relay {
 	if cfg.Batch <= 0 {
-		cfg.Batch = 256
+		cfg.Batch = 512
 	}
+	if cfg.InFlight <= 0 {
+		cfg.InFlight = DefaultInFlight
+	}
+	cfg.Batch = min(cfg.Batch, cfg.InFlight)
 	if cfg.AckWait <= 0 {
 		cfg.AckWait = 10 * time.Second
 	}
@@ -87,6 +97,7 @@ func NewRelay(pub jetstream.Publisher, streams jetstream.StreamManager, outbox O
 	for _, o := range opts {
 		o(r)
 	}
+	_, r.untraced = r.tracer.(noop.Tracer)
 	return r
 }
 
@@ -101,28 +112,29 @@ func (r *Relay) Wake() {
 // Run relays until ctx ends, retrying failures with backoff forever (a NATS outage
 // must not lose events: they wait in the outbox). It returns ctx's error.
 //
-// Order: entries are published asynchronously but acknowledged in outbox order.
-// Whenever the relay cannot vouch for what the stream holds (at start, and after
-// any failure), it reconciles with the stream before publishing again (see
-// reconcile): entries already stored are trimmed, entries stored ahead of a
-// missing one are withdrawn, and publishing resumes in order from the first
-// missing entry.
+// Order: entries are published asynchronously, up to InFlight awaiting their
+// acknowledgement, and acknowledged in outbox order; the next batch is read and
+// sent while earlier ones wait for theirs (see step). Whenever the relay cannot
+// vouch for what the stream holds (at start, and after any failure), it
+// reconciles with the stream before publishing again (see reconcile): entries
+// already stored are trimmed, entries stored ahead of a missing one are
+// withdrawn, and publishing resumes in order from the first missing entry.
 func (r *Relay) Run(ctx context.Context) error {
 	bo := backoff.NewExponentialBackOff()
 	bo.InitialInterval = 100 * time.Millisecond
 	bo.MaxInterval = 5 * time.Second
 	bo.MaxElapsedTime = 0 // never give up: the outbox holds the events meanwhile
 	reconciled := false
-	last := ""
+	fl := &flight{}
 	for ctx.Err() == nil {
 		var err error
 		if !reconciled {
 			err = r.reconcile(ctx)
-			reconciled, last = err == nil, ""
+			reconciled = err == nil
 		}
 		var n int
 		if err == nil {
-			n, last, err = r.once(ctx, last)
+			n, err = r.step(ctx, fl)
 		}
 		if err != nil {
 			if ctx.Err() != nil {
@@ -142,6 +154,7 @@ func (r *Relay) Run(ctx context.Context) error {
 			sleep(ctx, r.cfg.Idle, r.wake)
 		}
 	}
+	r.abandon(fl)
 	return ctx.Err()
 }
 
@@ -151,49 +164,17 @@ func (r *Relay) Drain(ctx context.Context) error {
 	if err := r.reconcile(ctx); err != nil {
 		return err
 	}
-	last := ""
+	fl := &flight{}
+	defer r.abandon(fl)
 	for {
-		n, next, err := r.once(ctx, last)
+		n, err := r.step(ctx, fl)
 		if err != nil {
 			return err
 		}
 		if n == 0 {
 			return nil
 		}
-		last = next
 	}
-}
-
-// once publishes one batch after last and returns how many entries it handled and
-// the new position. With a fence, it confirms the lease first.
-func (r *Relay) once(ctx context.Context, last string) (int, string, error) {
-	recs, err := r.outbox.ReadOutbox(ctx, last, r.cfg.Batch)
-	if err != nil {
-		return 0, last, fmt.Errorf("read outbox: %w", err)
-	}
-	if len(recs) == 0 {
-		return 0, last, nil
-	}
-	var until time.Time // zero: no fence
-	if r.fence != nil {
-		start := time.Now() // before asking: the answer may come late
-		ttl, err := r.fence(ctx)
-		if err != nil {
-			return 0, last, fmt.Errorf("confirm the lease: %w", err)
-		}
-		until = start.Add(time.Duration(float64(ttl) * fenceShare))
-	}
-	acked, err := r.publish(ctx, recs, until)
-	if acked > 0 {
-		upTo := recs[acked-1].StreamID
-		if terr := r.outbox.TrimOutbox(ctx, upTo); terr != nil && err == nil {
-			// Published but not trimmed: the next read starts after upTo anyway, and
-			// the next reconcile finds them in the stream.
-			err = fmt.Errorf("trim outbox to %s: %w", upTo, terr)
-		}
-		last = upTo
-	}
-	return acked, last, err
 }
 
 // sleep waits for d, ctx's end, or a value on wake (nil: none).

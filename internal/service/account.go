@@ -8,6 +8,7 @@ import (
 	"github.com/callbus/callbus/config"
 	"github.com/callbus/callbus/internal/cursor"
 	"github.com/callbus/callbus/internal/poll"
+	"github.com/callbus/callbus/internal/publish"
 	"github.com/callbus/callbus/internal/telemetry"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rs/zerolog"
@@ -46,7 +47,7 @@ func (p *process) newAccount(ctx context.Context, s config.Settings, store *curs
 	// that publishes a backlog fills only its own. Acks that never come must not
 	// pile up: after AckWait the relay gives up on a future and publishes again;
 	// the library then forgets it too.
-	a.js, err = jetstream.New(p.nc, jetstream.WithPublishAsyncMaxPending(256), jetstream.WithPublishAsyncTimeout(10*time.Second))
+	a.js, err = jetstream.New(p.nc, jetstream.WithPublishAsyncMaxPending(publish.DefaultInFlight), jetstream.WithPublishAsyncTimeout(10*time.Second))
 	if err != nil {
 		return nil, fmt.Errorf("jetstream: %w", err)
 	}

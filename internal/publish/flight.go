@@ -1,0 +1,181 @@
+package publish
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"go.opentelemetry.io/otel/codes"
+)
+
+// flight is where the relay stands in the outbox: what it has sent and not yet
+// seen acknowledged, and what it has seen acknowledged and not yet trimmed.
+type flight struct {
+	next      string     // the last entry sent: the next read starts after it ("" the outbox's head)
+	queue     []inflight // sent, awaiting acknowledgement, in outbox order
+	acked     string     // the last entry acknowledged ("" none since the last trim)
+	untrimmed int        // entries acknowledged since the last trim
+	alone     bool       // the last entry sent was a withdrawn one: nothing more until it is acknowledged
+}
+
+// trimEvery is how many acknowledged entries the relay lets gather before it
+// trims them in one XTRIM; an idle or failing relay trims what it has at once.
+const trimEvery = 1024
+
+// step moves fl along and returns how many entries it sent or saw acknowledged (0:
+// nothing to do). While fewer than InFlight entries await their acknowledgement,
+// it reads the next batch, confirms the lease and sends the batch, then takes the
+// acknowledgements already in; otherwise it waits for the oldest ones. An outbox
+// with nothing more to read has what is in flight waited for and trimmed.
+//
+// On any failure it waits for what is still in flight (so that nothing lands after
+// what is published next), trims the acknowledged prefix, starts fl over from the
+// outbox's head and returns the error.
+func (r *Relay) step(ctx context.Context, fl *flight) (int, error) {
+	n, err := r.advance(ctx, fl)
+	if err != nil {
+		r.settle(ctx, fl)
+		if terr := r.trim(ctx, fl, true); terr != nil && ctx.Err() == nil {
+			r.log.Warn().Err(terr).Msg("relay: trim after a failure failed; the next reconcile trims")
+		}
+		*fl = flight{}
+	}
+	return n, err
+}
+
+// advance is step without the clean-up after a failure.
+func (r *Relay) advance(ctx context.Context, fl *flight) (int, error) {
+	room := r.cfg.InFlight - len(fl.queue)
+	if fl.alone || room < r.cfg.Batch {
+		keep := len(fl.queue) - r.cfg.Batch // make room for a batch
+		if fl.alone {
+			keep = 0
+		}
+		n, err := r.acks(ctx, fl, max(keep, 0))
+		if err == nil {
+			fl.alone = fl.alone && len(fl.queue) > 0
+			err = r.trim(ctx, fl, false)
+		}
+		return n, err
+	}
+	sent, err := r.sendBatch(ctx, fl, room)
+	if err != nil {
+		return sent, err
+	}
+	keep := len(fl.queue) // take what is in, wait for nothing
+	if sent == 0 {
+		keep = 0 // nothing more to send: wait for everything
+	}
+	n, err := r.acks(ctx, fl, keep)
+	if err == nil {
+		err = r.trim(ctx, fl, len(fl.queue) == 0)
+	}
+	return sent + n, err
+}
+
+// sendBatch reads up to a batch of entries after fl.next (at most room), confirms
+// the lease and sends them; it returns how many it sent.
+func (r *Relay) sendBatch(ctx context.Context, fl *flight, room int) (int, error) {
+	confirmed := r.confirm(ctx) // asked while the outbox is read
+	recs, err := r.outbox.ReadOutbox(ctx, fl.next, min(r.cfg.Batch, room))
+	until, ferr := confirmed()
+	if err != nil {
+		return 0, fmt.Errorf("read outbox: %w", err)
+	}
+	if len(recs) == 0 {
+		return 0, nil
+	}
+	if ferr != nil {
+		return 0, fmt.Errorf("confirm the lease: %w", ferr)
+	}
+	before := len(fl.queue)
+	err = r.send(ctx, fl, recs, until)
+	return len(fl.queue) - before, err
+}
+
+// confirm starts confirming the lease (when the relay has a fence) and returns
+// the wait for the answer: the time until which the relay may send (zero: no
+// fence).
+func (r *Relay) confirm(ctx context.Context) func() (time.Time, error) {
+	if r.fence == nil {
+		return func() (time.Time, error) { return time.Time{}, nil }
+	}
+	type answer struct {
+		until time.Time
+		err   error
+	}
+	ch := make(chan answer, 1)
+	start := time.Now() // before asking: the answer may come late
+	go func() {
+		ttl, err := r.fence(ctx)
+		ch <- answer{start.Add(time.Duration(float64(ttl) * fenceShare)), err}
+	}()
+	return func() (time.Time, error) {
+		a := <-ch
+		return a.until, a.err
+	}
+}
+
+// acks takes the acknowledgements of the oldest entries in flight, in order: it
+// waits for them while more than keep are in flight, then takes those already in.
+// It returns how many it took.
+func (r *Relay) acks(ctx context.Context, fl *flight, keep int) (int, error) {
+	n := 0
+	for len(fl.queue) > 0 {
+		in := &fl.queue[0]
+		ack, err, ok := r.ack(ctx, in.f, len(fl.queue) > keep)
+		if !ok {
+			break // not in yet, and not waited for
+		}
+		if err == nil && ack.Duplicate {
+			err = r.stillStored(ctx, ack.Sequence)
+		}
+		if err != nil {
+			in.span.SetStatus(codes.Error, err.Error())
+			return n, fmt.Errorf("publish %s (%s): %w", in.rec.ID, in.rec.Subject, err)
+		}
+		r.acked(ack, in)
+		fl.acked, fl.untrimmed = in.rec.StreamID, fl.untrimmed+1
+		fl.queue[0] = inflight{} // the backing array keeps no record
+		fl.queue = fl.queue[1:]
+		n++
+	}
+	return n, nil
+}
+
+// trim removes the acknowledged entries from the outbox, once trimEvery of them
+// gathered, or now when force.
+func (r *Relay) trim(ctx context.Context, fl *flight, force bool) error {
+	if fl.untrimmed == 0 || (!force && fl.untrimmed < trimEvery) {
+		return nil
+	}
+	if err := r.outbox.TrimOutbox(ctx, fl.acked); err != nil {
+		// Published but not trimmed: the next read starts after them anyway, and
+		// the next reconcile finds them in the stream.
+		return fmt.Errorf("trim outbox to %s: %w", fl.acked, err)
+	}
+	fl.acked, fl.untrimmed = "", 0
+	return nil
+}
+
+// settle waits (each at most AckWait) for publishes still in flight after a
+// failure, so none of them lands after the republish that follows, and ends their
+// spans.
+func (r *Relay) settle(ctx context.Context, fl *flight) {
+	for i := range fl.queue {
+		if ctx.Err() == nil {
+			_, _, _ = r.ack(ctx, fl.queue[i].f, true)
+		}
+	}
+	r.abandon(fl)
+}
+
+// abandon ends the spans of what is still in flight and forgets it.
+func (r *Relay) abandon(fl *flight) {
+	for _, in := range fl.queue {
+		if in.span != nil {
+			in.span.End()
+		}
+	}
+	fl.queue = nil
+}
