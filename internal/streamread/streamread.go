@@ -53,15 +53,25 @@ func Read(ctx context.Context, s jetstream.Stream, cfg jetstream.OrderedConsumer
 		return fmt.Errorf("read %s: %w", name, err)
 	}
 	defer it.Stop()
+	idleRounds := 0
 	for {
 		msg, err := next(ctx, it)
 		switch {
 		case err == nil:
+			idleRounds = 0
 		case ctx.Err() != nil:
 			return ctx.Err()
 		case errors.Is(err, context.DeadlineExceeded): // idle: is anything left?
-			if ci, ierr := cons.Info(ctx); ierr == nil && ci.NumPending == 0 {
+			ci, ierr := cons.Info(ctx)
+			if ierr == nil && ci.NumPending == 0 {
 				return nil
+			}
+			// An ordered consumer can stay stuck with messages pending (seen after
+			// the loss of a clustered stream's node): give up after a few idle
+			// rounds, so the caller reads again on a new consumer, rather than
+			// wait forever.
+			if idleRounds++; idleRounds >= maxIdleRounds {
+				return fmt.Errorf("read %s: %w", name, ErrStalled)
 			}
 			continue
 		default:
@@ -85,6 +95,15 @@ func Read(ctx context.Context, s jetstream.Stream, cfg jetstream.OrderedConsumer
 		}
 	}
 }
+
+// maxIdleRounds is how many idle waits in a row, with messages still pending, a
+// read takes before it reports ErrStalled.
+const maxIdleRounds = 5
+
+// ErrStalled: the read's consumer delivered nothing for maxIdleRounds idle waits
+// while the server still counted messages pending for it; reading again (a new
+// consumer) is the remedy.
+var ErrStalled = errors.New("ordered consumer stalled with messages pending")
 
 // next waits at most idle for the next message.
 func next(ctx context.Context, it jetstream.MessagesContext) (jetstream.Msg, error) {
