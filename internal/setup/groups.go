@@ -36,7 +36,7 @@ var groups = []group{
 	{ID: "stream", Title: "Stream", Summary: "Event subjects and the JetStream stream.", Advanced: true,
 		prefixes: []string{"stream_", "subject_"}},
 	{ID: "polling", Title: "Polling", Summary: "How often each resource is read.", Advanced: true,
-		prefixes: []string{"calls_", "metrics_", "export_"}, suffixes: []string{"_interval_seconds"}},
+		prefixes: []string{"calls_", "metrics_", "export_", "poll_"}, suffixes: []string{"_interval_seconds"}},
 	{ID: "operations", Title: "Operations", Summary: "Logs, health and profiling endpoints, leader lease, outbox limit, shutdown and the accounts directory of a fleet.", Advanced: true,
 		prefixes: []string{"accounts_", "log_", "http_", "debug_", "lease_", "instance_", "outbox_", "shutdown_"}},
 	{ID: groupOther, Title: "Other parameters"},
