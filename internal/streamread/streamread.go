@@ -18,7 +18,7 @@ var Stop = errors.New("streamread: stop")
 // idle is how long Read waits for a message before asking the server whether any
 // is left: the last one may have expired from the stream, or the filter may match
 // none of the messages up to the end.
-const idle = 2 * time.Second
+var idle = 2 * time.Second // a variable for tests
 
 // Read calls fn, in stream order, for each message of s that cfg selects, up to
 // the stream's last message as of the call: messages stored later are not waited

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/callbus/callbus/internal/natstest"
 	"github.com/nats-io/nats.go/jetstream"
@@ -100,5 +101,35 @@ func TestReadStopsWhenTheCallbackSays(t *testing.T) {
 	boom := fmt.Errorf("boom")
 	if _, err := read(t, s, jetstream.OrderedConsumerConfig{}, func(int) error { return boom }); !errors.Is(err, boom) {
 		t.Fatalf("callback error: got %v, want it returned", err)
+	}
+}
+
+// A consumer that stops delivering while messages are pending (as an ordered
+// consumer did after a clustered stream lost a node; here the server pauses it)
+// ends the read with ErrStalled after maxIdleRounds idle waits, rather than
+// keeping the caller (the relay's reconcile) waiting forever.
+func TestReadReportsAStalledConsumer(t *testing.T) {
+	defer func(d time.Duration) { idle = d }(idle)
+	idle = 100 * time.Millisecond
+	js, s := newStream(t)
+	subjects := make([]string, 3000) // more than the consumer's first pulls hold
+	for i := range subjects {
+		subjects[i] = "s.a"
+	}
+	publish(t, js, subjects...)
+	seqs, err := read(t, s, jetstream.OrderedConsumerConfig{}, func(n int) error {
+		if n > 1 {
+			return nil
+		}
+		names := s.ConsumerNames(t.Context())
+		for name := range names.Name() {
+			if _, err := js.PauseConsumer(t.Context(), "S", name, time.Now().Add(time.Hour)); err != nil {
+				t.Errorf("pause %s: %v", name, err)
+			}
+		}
+		return names.Err()
+	})
+	if !errors.Is(err, ErrStalled) || len(seqs) >= len(subjects) {
+		t.Fatalf("read %d of %d messages, error %v; want fewer and ErrStalled", len(seqs), len(subjects), err)
 	}
 }
