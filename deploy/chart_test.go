@@ -216,22 +216,18 @@ func TestLint(t *testing.T) {
 	}
 }
 
-// Values the chart must refuse, by its schema or its own checks, with a message
-// that names the problem.
-func TestRenderRefuses(t *testing.T) {
-	tests := []struct {
-		name string
-		set  []string
-		want string
-	}{
-		{"secure key in config", []string{"config.api_key=k"}, "api_key"},
-		{"chart-owned key in config", []string{"config.instance_id=x"}, "instance_id"},
-		{"unknown top-level key", []string{"replicas=2"}, "replicas"},
-		{"bad setting", []string{"config.stream_replicas=9"}, "stream_replicas"},
-		{"both secret and existingSecret", []string{"secret.api_key=k", "existingSecret.name=s"}, "existingSecret.name"},
-		{"existingSecret without the API key's key", []string{"existingSecret.name=s", "existingSecret.keys.api_key="}, "existingSecret.keys.api_key"},
-		{"grace period within the shutdown timeout", []string{"config.shutdown_timeout_seconds=40", "terminationGracePeriodSeconds=30"}, "terminationGracePeriodSeconds"},
-	}
+// refusal is a set of values the chart must refuse, and what helm's error then
+// names.
+type refusal struct {
+	name string
+	set  []string
+	want string
+}
+
+// refuses renders the chart with each refusal's values (--set) and wants helm
+// to fail with a message that names the problem.
+func refuses(t *testing.T, tests []refusal) {
+	t.Helper()
 	bin := helmBinary(t)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -248,6 +244,21 @@ func TestRenderRefuses(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Values the chart must refuse, by its schema or its own checks, with a message
+// that names the problem.
+func TestRenderRefuses(t *testing.T) {
+	tests := []refusal{
+		{"secure key in config", []string{"config.api_key=k"}, "api_key"},
+		{"chart-owned key in config", []string{"config.instance_id=x"}, "instance_id"},
+		{"unknown top-level key", []string{"replicas=2"}, "replicas"},
+		{"bad setting", []string{"config.stream_replicas=9"}, "stream_replicas"},
+		{"both secret and existingSecret", []string{"secret.api_key=k", "existingSecret.name=s"}, "existingSecret.name"},
+		{"existingSecret without the API key's key", []string{"existingSecret.name=s", "existingSecret.keys.api_key="}, "existingSecret.keys.api_key"},
+		{"grace period within the shutdown timeout", []string{"config.shutdown_timeout_seconds=40", "terminationGracePeriodSeconds=30"}, "terminationGracePeriodSeconds"},
+	}
+	refuses(t, tests)
 }
 
 // The chart's README documents every value of values.yaml: each top-level key, and

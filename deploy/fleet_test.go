@@ -156,11 +156,7 @@ func TestChartVersionDoesNotRoll(t *testing.T) {
 
 // Values of a fleet the chart must refuse, naming the problem.
 func TestRenderRefusesFleet(t *testing.T) {
-	tests := []struct {
-		name string
-		set  []string
-		want string
-	}{
+	tests := []refusal{
 		{"both budgets", []string{"podDisruptionBudget.minAvailable=1", "podDisruptionBudget.maxUnavailable=1"}, "podDisruptionBudget"},
 		{"account name not a token", []string{"accounts.acme\\.eu.api_domain=a"}, "acme.eu"},
 		{"unknown account setting", []string{"accounts.acme.api_domian=a"}, "api_domian"},
@@ -181,22 +177,7 @@ func TestRenderRefusesFleet(t *testing.T) {
 		{"existing accounts without API ports", []string{"networkPolicy.enabled=true", "existingAccountsSecret=accs"}, "networkPolicy.egress.api.ports"},
 		{"memory limit with an exponent", []string{"resources.limits.memory=5e8"}, "resources.limits.memory"},
 	}
-	bin := helmBinary(t)
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			args := []string{"template", release, chartDir, "--kube-version", kubeVersion}
-			for _, s := range tt.set {
-				args = append(args, "--set", s)
-			}
-			out, err := runHelm(bin, args...)
-			if err == nil {
-				t.Fatalf("helm %s rendered; want an error", strings.Join(args, " "))
-			}
-			if !strings.Contains(out, tt.want) {
-				t.Errorf("error does not name %s:\n%s", tt.want, out)
-			}
-		})
-	}
+	refuses(t, tests)
 }
 
 // renderNotes renders NOTES.txt with --set values (helm template leaves it out): a

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"io"
 	"net/http"
@@ -19,18 +18,8 @@ func TestRunServesManyAccounts(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "truth")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	pr, pw := io.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"--addr", "127.0.0.1:0", "--api-key", "k", "--accounts", "3", "--truth-dir", dir,
-			"--speed", "600", "--plan", "0", "--tick", "10ms"}, func(string) string { return "" }, pw)
-		pw.Close()
-	}()
-	line, err := bufio.NewReader(pr).ReadString('\n')
-	if err != nil {
-		t.Fatalf("startup line: %v", err)
-	}
-	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	line, done := startRun(t, ctx, "--addr", "127.0.0.1:0", "--api-key", "k", "--accounts", "3", "--truth-dir", dir,
+		"--speed", "600", "--plan", "0", "--tick", "10ms")
 	root := regexp.MustCompile(`http://[0-9.:]+`).FindString(line)
 	if root == "" || !strings.Contains(line, "3 accounts") {
 		t.Fatalf("startup line %q", line)
@@ -71,32 +60,11 @@ func TestRunServesManyAccounts(t *testing.T) {
 	}
 }
 
-// waitRun waits for run to return after its context was cancelled.
-func waitRun(t *testing.T, done <-chan error) {
-	t.Helper()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("run: %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("run did not return after cancel")
-	}
-}
-
 func TestRunAccountsFlagErrors(t *testing.T) {
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
+	runErrors(t, []runError{
 		{[]string{"--api-key", "k", "--accounts", "0"}, "--accounts"},
 		{[]string{"--api-key", "k", "--accounts", "a.b,c"}, `"a.b"`},
 		{[]string{"--api-key", "k", "--accounts", "2", "--truth", "x"}, "--truth-dir"},
 		{[]string{"--api-key", "k", "--truth-dir", "x"}, "--accounts"},
-	} {
-		err := run(context.Background(), tc.args, func(string) string { return "" }, io.Discard)
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%v: error %v, want one mentioning %q", tc.args, err, tc.want)
-		}
-	}
+	})
 }

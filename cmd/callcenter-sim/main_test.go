@@ -15,15 +15,18 @@ import (
 	"github.com/callbus/callbus/internal/sim"
 )
 
-func TestRunServesAndFlushesTruth(t *testing.T) {
-	truth := filepath.Join(t.TempDir(), "truth.ndjson")
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+// noEnv is run's environment when the test sets none.
+func noEnv(string) string { return "" }
+
+// startRun runs the simulator with args until ctx ends, and returns the line it
+// prints on startup and, to come, what run returns; the rest of its output is
+// discarded.
+func startRun(t *testing.T, ctx context.Context, args ...string) (string, <-chan error) {
+	t.Helper()
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"--addr", "127.0.0.1:0", "--api-key", "secret-admin-key", "--key", "ak=Agent",
-			"--speed", "600", "--truth", truth, "--plan", "0", "--tick", "10ms"}, func(string) string { return "" }, pw)
+		done <- run(ctx, args, noEnv, pw)
 		pw.Close()
 	}()
 	line, err := bufio.NewReader(pr).ReadString('\n')
@@ -31,6 +34,45 @@ func TestRunServesAndFlushesTruth(t *testing.T) {
 		t.Fatalf("startup line: %v", err)
 	}
 	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	return line, done
+}
+
+// waitRun waits for run to return after its context was cancelled.
+func waitRun(t *testing.T, done <-chan error) {
+	t.Helper()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("run: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("run did not return after cancel")
+	}
+}
+
+// runError is a command line run refuses, and what its error mentions.
+type runError struct {
+	args []string
+	want string
+}
+
+// runErrors checks that run refuses each command line, naming what is wrong.
+func runErrors(t *testing.T, cases []runError) {
+	t.Helper()
+	for _, tc := range cases {
+		err := run(context.Background(), tc.args, noEnv, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: error %v, want one mentioning %q", tc.args, err, tc.want)
+		}
+	}
+}
+
+func TestRunServesAndFlushesTruth(t *testing.T) {
+	truth := filepath.Join(t.TempDir(), "truth.ndjson")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	line, done := startRun(t, ctx, "--addr", "127.0.0.1:0", "--api-key", "secret-admin-key", "--key", "ak=Agent",
+		"--speed", "600", "--truth", truth, "--plan", "0", "--tick", "10ms")
 	if strings.Contains(line, "secret-admin-key") {
 		t.Fatalf("startup line leaks the key: %s", line)
 	}
@@ -77,14 +119,7 @@ func TestRunServesAndFlushesTruth(t *testing.T) {
 		time.Sleep(20 * time.Millisecond) // pacing between polls, not a wait for a condition
 	}
 	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("run: %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("run did not return after cancel")
-	}
+	waitRun(t, done)
 	b, err := os.ReadFile(truth)
 	if err != nil || !strings.Contains(string(b), `"entity":"call","id":`) {
 		t.Errorf("truth log (%v): %.200s", err, b)
@@ -92,10 +127,7 @@ func TestRunServesAndFlushesTruth(t *testing.T) {
 }
 
 func TestRunFlagErrors(t *testing.T) {
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
+	runErrors(t, []runError{
 		{nil, "--api-key"},
 		{[]string{"--api-key", "k", "--key", "nokey"}, "KEY=ROLE"},
 		{[]string{"--api-key", "k", "--key", "x=Boss"}, "role"},
@@ -106,13 +138,8 @@ func TestRunFlagErrors(t *testing.T) {
 		{[]string{"--api-key", "k", "--faults", "mean"}, "--faults"},
 		{[]string{"--api-key", "k", "--poison-rate", "2"}, "poison rate"},
 		{[]string{"--api-key", "k", "--addr", "256.0.0.1:99999"}, "listen"},
-	} {
-		err := run(context.Background(), tc.args, func(string) string { return "" }, io.Discard)
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%v: error %v, want one mentioning %q", tc.args, err, tc.want)
-		}
-	}
-	if err := run(context.Background(), []string{"-h"}, func(string) string { return "" }, io.Discard); err != nil {
+	})
+	if err := run(context.Background(), []string{"-h"}, noEnv, io.Discard); err != nil {
 		t.Errorf("-h: %v", err)
 	}
 }
@@ -134,7 +161,7 @@ func TestRunKeyFromEnv(t *testing.T) {
 // --faults hostile turns every hazard on; a flag per fault overrides the profile.
 func TestFaultsFlags(t *testing.T) {
 	o, err := parseFlags([]string{"--api-key", "k", "--faults", "hostile", "--poison-rate", "0.5", "--big-call=false"},
-		func(string) string { return "" }, io.Discard)
+		noEnv, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +170,7 @@ func TestFaultsFlags(t *testing.T) {
 	if o.cfg.Hostile != want {
 		t.Errorf("hostile %+v, want %+v", o.cfg.Hostile, want)
 	}
-	o, err = parseFlags([]string{"--api-key", "k", "--not-found-rate", "0.1"}, func(string) string { return "" }, io.Discard)
+	o, err = parseFlags([]string{"--api-key", "k", "--not-found-rate", "0.1"}, noEnv, io.Discard)
 	if err != nil || o.cfg.Hostile != (sim.Hostile{NotFoundRate: 0.1}) {
 		t.Errorf("a single fault: %+v %v", o.cfg.Hostile, err)
 	}

@@ -2,35 +2,16 @@ package main
 
 import (
 	"encoding/json"
-	"os/exec"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/callbus/callbus/internal/audit"
 	"github.com/callbus/callbus/internal/cursor"
 	"github.com/callbus/callbus/internal/event"
-	"github.com/callbus/callbus/internal/natstest"
 	"github.com/callbus/callbus/internal/redistest"
 	"github.com/callbus/callbus/internal/sim"
 	"github.com/callbus/callbus/internal/simtest"
-	"github.com/nats-io/nats.go/jetstream"
 )
-
-// startCommand starts the poller binary with args.
-func startCommand(t testing.TB, env []string, args ...string) *child {
-	t.Helper()
-	c := &child{cmd: exec.Command(pollerBinary(t), args...), stderr: &simtest.Buffer{}, exited: make(chan error, 1)}
-	c.cmd.Env = env
-	c.cmd.Stderr = c.stderr
-	if err := c.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { c.exited <- c.cmd.Wait() }()
-	t.Cleanup(func() { c.kill(t) })
-	return c
-}
 
 // progress is the stored backfill checkpoint, as far as the test needs it.
 type progress struct {
@@ -72,16 +53,11 @@ func TestBackfillCrash(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crash test in -short mode")
 	}
-	rs := redistest.StartDurable(t)
-	ns := natstest.Start(t)
 	const history = 8000
-	w := startWorldWith(t, 100, sim.Config{Seed: 11, Agents: 12, CallRate: 4, Backlog: 300,
+	b := startBed(t, redistest.StartDurable, 100, sim.Config{Seed: 11, Agents: 12, CallRate: 4, Backlog: 300,
 		History: history, HistorySpan: 120 * 24 * time.Hour})
-	store, err := cursor.New(rs.Client(t), "acme")
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := pollerEnv(w, ns.URL(), rs.URL, "backfill-test", simtest.FreeAddr(t))
+	w, store := b.world, b.store
+	env := b.env("backfill-test", simtest.FreeAddr(t))
 	// Up to the simulator's present: the backlog and the first live calls are
 	// in both the export and the live poller's first read (the seam).
 	args := []string{"backfill", "--since", w.Sim.Start().AddDate(0, -6, 0).Format(time.RFC3339),
@@ -107,9 +83,8 @@ func TestBackfillCrash(t *testing.T) {
 	})
 	time.Sleep(3 * time.Second) // live calls meanwhile, not a synchronisation
 	w.Freeze()
-	r := auditSettled(t, ns, w, store, history)
-	poller.signal(syscall.SIGTERM)
-	<-poller.wait(30 * time.Second)
+	r := b.auditSettled(t, history)
+	_ = poller.terminate(30 * time.Second) // the audit is the verdict
 	for _, id := range w.Sim.HistoryCallIDs() {
 		if r.Created[id] != 1 || r.Ended[id] != 1 || r.Finalized[id] != 1 {
 			t.Errorf("history call %d: %d created, %d ended, %d finalized", id, r.Created[id], r.Ended[id], r.Finalized[id])
@@ -117,24 +92,16 @@ func TestBackfillCrash(t *testing.T) {
 		}
 	}
 	report(t, r)
-	hist, live := historyCounts(t, ns)
+	hist, live := historyCounts(t, b)
 	if hist == 0 || live == 0 {
 		t.Errorf("%d history and %d live events: want both", hist, live)
 	}
 }
 
 // historyCounts counts the stream's events with and without callbushistory.
-func historyCounts(t *testing.T, ns *natstest.Server) (history, live int) {
+func historyCounts(t *testing.T, b *bed) (history, live int) {
 	t.Helper()
-	js, err := jetstream.New(ns.Conn(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	msgs, err := audit.ReadStream(t.Context(), js, "CALLCENTER")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range msgs {
+	for _, m := range readStream(t, b.stream(t)) {
 		if m.Event.History {
 			history++
 		} else {
@@ -154,29 +121,22 @@ func TestLeaderBackfill(t *testing.T) {
 	if testing.Short() {
 		t.Skip("process test in -short mode")
 	}
-	rs := redistest.Start(t)
-	ns := natstest.Start(t)
 	const history = 1500
-	w := startWorldWith(t, 100, sim.Config{Seed: 12, Agents: 8, CallRate: 4, Backlog: 100,
+	b := startBed(t, redistest.Start, 100, sim.Config{Seed: 12, Agents: 8, CallRate: 4, Backlog: 100,
 		History: history, HistorySpan: 60 * 24 * time.Hour})
-	store, err := cursor.New(rs.Client(t), "acme")
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := append(pollerEnv(w, ns.URL(), rs.URL, "leader-backfill", simtest.FreeAddr(t)),
-		"CALLBUS_CALLS_BACKFILL_HOURS=2400", "CALLBUS_EXPORT_BACKFILL_ABOVE_HOURS=168")
-	c := startPoller(t, env)
+	store := b.store
+	c := startPoller(t, append(b.env("leader-backfill", simtest.FreeAddr(t)),
+		"CALLBUS_CALLS_BACKFILL_HOURS=2400", "CALLBUS_EXPORT_BACKFILL_ABOVE_HOURS=168"))
 	simtest.WaitFor(t, 60*time.Second, "the leader's backfill", func() bool {
 		v, ok, _ := store.GetCursor(t.Context(), "backfill.done")
 		return ok && v != ""
 	})
 	time.Sleep(2 * time.Second) // live calls meanwhile, not a synchronisation
-	w.Freeze()
-	r := auditSettled(t, ns, w, store, history)
-	c.signal(syscall.SIGTERM)
-	<-c.wait(30 * time.Second)
+	b.world.Freeze()
+	r := b.auditSettled(t, history)
+	_ = c.terminate(30 * time.Second) // the audit is the verdict
 	report(t, r)
-	if hist, _ := historyCounts(t, ns); hist == 0 {
+	if hist, _ := historyCounts(t, b); hist == 0 {
 		t.Error("no history event")
 	}
 }

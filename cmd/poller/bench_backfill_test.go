@@ -6,12 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/callbus/callbus/internal/cursor"
-	"github.com/callbus/callbus/internal/natstest"
 	"github.com/callbus/callbus/internal/redistest"
 	"github.com/callbus/callbus/internal/sim"
 	"github.com/callbus/callbus/internal/simtest"
-	"github.com/nats-io/nats.go/jetstream"
 )
 
 // BenchmarkBackfill: `poller backfill` of CALLBUS_BENCH_HISTORY (1,000,000)
@@ -23,12 +20,10 @@ import (
 func BenchmarkBackfill(b *testing.B) {
 	n := envInt("CALLBUS_BENCH_HISTORY", 1_000_000)
 	for range b.N {
-		rs := redistest.Start(b)
-		ns := natstest.Start(b)
-		w := startWorldWith(b, 100, sim.Config{Seed: 3, Agents: 40, CallRate: -1, Plan: 100,
+		bd := startBed(b, redistest.Start, 100, sim.Config{Seed: 3, Agents: 40, CallRate: -1, Plan: 100,
 			History: n, HistorySpan: 3 * 365 * 24 * time.Hour})
-		js, store := streamAndStore(b, ns, rs)
-		env := pollerEnv(w, ns.URL(), rs.URL, "bench-backfill", simtest.FreeAddr(b))
+		w, js, store := bd.world, bd.stream(b), bd.store
+		env := bd.env("bench-backfill", simtest.FreeAddr(b))
 		start := time.Now()
 		c := startCommand(b, env, "backfill", "--since", w.Sim.Start().AddDate(-3, 0, -7).Format(time.RFC3339),
 			"--until", w.Sim.Start().Format(time.RFC3339), "--dir", b.TempDir(), "--progress", "log")
@@ -61,32 +56,4 @@ func BenchmarkBackfill(b *testing.B) {
 		b.Logf("%d calls, %d records, %.0f events in %s with %d export jobs and %d API requests (paged lists: at least %d); poller CPU %s, peak RSS %.1f MB",
 			n, done.Records, events, elapsed.Round(time.Second), done.Jobs, done.Requests, 2*((n+999)/1000), cpu.Round(time.Second), peakMB)
 	}
-}
-
-// streamAndStore connects to the test's JetStream and to the account's store.
-func streamAndStore(b *testing.B, ns *natstest.Server, rs *redistest.Server) (jetstream.JetStream, *cursor.Store) {
-	b.Helper()
-	js, err := jetstream.New(ns.Conn(b))
-	if err != nil {
-		b.Fatal(err)
-	}
-	store, err := cursor.New(rs.Client(b), "acme")
-	if err != nil {
-		b.Fatal(err)
-	}
-	return js, store
-}
-
-// streamMsgs is the number of messages in the stream.
-func streamMsgs(b *testing.B, js jetstream.JetStream) uint64 {
-	b.Helper()
-	s, err := js.Stream(b.Context(), "CALLCENTER")
-	if err != nil {
-		b.Fatal(err)
-	}
-	info, err := s.Info(b.Context())
-	if err != nil {
-		b.Fatal(err)
-	}
-	return info.State.Msgs
 }

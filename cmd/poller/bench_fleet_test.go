@@ -5,18 +5,15 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/callbus/callbus/internal/audit"
 	"github.com/callbus/callbus/internal/cursor"
 	"github.com/callbus/callbus/internal/event"
-	"github.com/callbus/callbus/internal/natstest"
 	"github.com/callbus/callbus/internal/redistest"
 	"github.com/callbus/callbus/internal/sim"
 	"github.com/callbus/callbus/internal/simtest"
-	"github.com/nats-io/nats.go/jetstream"
 )
 
 // fleetBenchIntervals is, per event type, the default interval of the read that
@@ -48,42 +45,26 @@ func BenchmarkFleetAccounts(b *testing.B) {
 }
 
 func fleetAccountsOnce(b *testing.B, n int, live time.Duration) {
-	rs := redistest.Start(b)
-	ns := natstest.Start(b)
+	bd := startEngines(b, redistest.Start)
 	a := simtest.NewAccountsOn(b, n, sim.NewScaledClock(time.Now(), 1), func(_ int, _ string, c *sim.Config) {
 		c.Agents, c.CallRate, c.Plan = 20, 6, 100
 	})
 	dir := b.TempDir()
 	for _, name := range a.Names() {
-		writeSimAccount(b, dir, a, name)
+		writeAccount(b, dir, name, a.BaseURL(name), simtest.AccountKey(name))
 	}
-	var env []string
-	for _, kv := range pollerEnv(&simtest.World{}, ns.URL(), rs.URL, "bench-fleet", simtest.FreeAddr(b)) {
-		if !strings.Contains(kv, "_INTERVAL_SECONDS=") && !strings.HasPrefix(kv, "CALLBUS_RATE_LIMIT_SHARE=") &&
-			!strings.HasPrefix(kv, "CALLBUS_API_") && !strings.HasPrefix(kv, "CALLBUS_ACCOUNT=") && !strings.HasPrefix(kv, "CALLBUS_LEASE_TTL") {
-			env = append(env, kv) // the defaults of the configuration instead
-		}
-	}
-	env = append(env, "CALLBUS_ACCOUNTS_DIR="+dir, "CALLBUS_LOG_LEVEL=warn")
-	c := startPoller(b, env)
-	waitAllLed(b, rs, a.Names(), c)
+	env := configDefaults(bd.fleetEnv("bench-fleet", simtest.FreeAddr(b), dir), "CALLBUS_LEASE_TTL_SECONDS")
+	c := startPoller(b, append(env, "CALLBUS_LOG_LEVEL=warn"))
+	waitAllLed(b, bd.redis, a.Names(), c)
 	time.Sleep(30 * time.Second) // warm-up: first reads and backfills out of the way, not a condition
 	from := time.Now()
 	cpu0, simCPU0 := procCPU(b, c.cmd.Process.Pid), procCPU(b, os.Getpid())
 	rss := sampleRSS(c.cmd.Process.Pid, live)
 	cpu, simCPU := procCPU(b, c.cmd.Process.Pid)-cpu0, procCPU(b, os.Getpid())-simCPU0
-	c.signal(syscall.SIGTERM)
-	if err := <-c.wait(60 * time.Second); err != nil {
+	if err := c.terminate(60 * time.Second); err != nil {
 		b.Fatalf("poller: %v\n%s", err, tail(c.stderr.String(), 3000))
 	}
-	js, err := jetstream.New(ns.Conn(b))
-	if err != nil {
-		b.Fatal(err)
-	}
-	msgs, err := audit.ReadStream(b.Context(), js, "CALLCENTER")
-	if err != nil {
-		b.Fatal(err)
-	}
+	msgs := readStream(b, bd.stream(b))
 	delays := map[event.Type][]time.Duration{}
 	for name, ms := range byAccount(msgs) {
 		var window []audit.Message

@@ -9,18 +9,15 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/callbus/callbus/internal/audit"
 	"github.com/callbus/callbus/internal/event"
-	"github.com/callbus/callbus/internal/natstest"
 	"github.com/callbus/callbus/internal/poll"
 	"github.com/callbus/callbus/internal/redistest"
 	"github.com/callbus/callbus/internal/sim"
 	"github.com/callbus/callbus/internal/simtest"
-	"github.com/nats-io/nats.go/jetstream"
 )
 
 // Freshness at plan 100 (make bench; README "Freshness"): callbus at its default
@@ -70,28 +67,20 @@ func BenchmarkLiveFreshness(b *testing.B) {
 }
 
 func freshnessOnce(b *testing.B, live time.Duration, tweak func(*sim.Config)) {
-	rs := redistest.Start(b)
-	ns := natstest.Start(b)
 	cfg := sim.Config{Seed: 5, Agents: 20, CallRate: 6, Plan: 100, Clock: sim.NewScaledClock(time.Now(), 1)}
 	if tweak != nil {
 		tweak(&cfg)
 	}
-	w := startWorldWith(b, 0, cfg)
+	bd := startBed(b, redistest.Start, 0, cfg)
+	w := bd.world
 	defer w.Sim.OtherClient(otherPerMinute)()
 	addr := simtest.FreeAddr(b)
-	var env []string
-	for _, kv := range pollerEnv(w, ns.URL(), rs.URL, "bench-fresh", addr) {
-		if !strings.Contains(kv, "_INTERVAL_SECONDS=") && !strings.HasPrefix(kv, "CALLBUS_RATE_LIMIT_SHARE=") {
-			env = append(env, kv) // the defaults of the configuration instead
-		}
-	}
-	c := startPoller(b, env)
+	c := startPoller(b, configDefaults(bd.env("bench-fresh", addr)))
 	time.Sleep(freshWarmup) // warm-up: the first reads, the limit and the other client learned
 	begin, from := scrapePoll(b, addr), time.Now()
 	time.Sleep(live) // the measured period: live traffic, not a wait for a condition
 	end, period := scrapePoll(b, addr), time.Since(from)
-	c.signal(syscall.SIGTERM)
-	if err := <-c.wait(60 * time.Second); err != nil {
+	if err := c.terminate(60 * time.Second); err != nil {
 		b.Fatalf("poller: %v", err)
 	}
 	if os.Getenv("CALLBUS_BENCH_FRESH_LOG") != "" {
@@ -102,15 +91,7 @@ func freshnessOnce(b *testing.B, live time.Duration, tweak func(*sim.Config)) {
 		}
 	}
 	truth := w.ReadTruth(b)
-	js, err := jetstream.New(ns.Conn(b))
-	if err != nil {
-		b.Fatal(err)
-	}
-	msgs, err := audit.ReadStream(b.Context(), js, "CALLCENTER")
-	if err != nil {
-		b.Fatal(err)
-	}
-	msgs = slices.DeleteFunc(msgs, func(m audit.Message) bool { return m.Published.Before(from) || m.Published.After(from.Add(period)) })
+	msgs := slices.DeleteFunc(readStream(b, bd.stream(b)), func(m audit.Message) bool { return m.Published.Before(from) || m.Published.After(from.Add(period)) })
 	bound := reportCycles(b, begin, end, period)
 	reportDelays(b, audit.Delays(msgs, truth, func(t time.Time) time.Time { return t }), bound)
 }

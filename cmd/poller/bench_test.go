@@ -13,7 +13,6 @@ import (
 	"github.com/callbus/callbus/internal/audit"
 	"github.com/callbus/callbus/internal/cursor"
 	"github.com/callbus/callbus/internal/event"
-	"github.com/callbus/callbus/internal/natstest"
 	"github.com/callbus/callbus/internal/redistest"
 	"github.com/callbus/callbus/internal/sim"
 	"github.com/callbus/callbus/internal/simtest"
@@ -70,26 +69,17 @@ func BenchmarkBacklog(b *testing.B) {
 }
 
 func backlogOnce(b *testing.B, n int) {
-	rs := redistest.Start(b)
-	ns := natstest.Start(b)
 	// One call a second: 100,000 calls span about 28 hours before the start.
-	w := startWorldWith(b, 0, sim.Config{Seed: 3, Agents: 40, CallRate: 60, Backlog: n})
-	want := uint64(w.Sim.Stats().MetricsFinalized)
-	nc := ns.Conn(b)
-	js, err := jetstream.New(nc)
-	if err != nil {
-		b.Fatal(err)
-	}
-	rdb := rs.Client(b)
-	store, err := cursor.New(rdb, "acme")
-	if err != nil {
-		b.Fatal(err)
-	}
+	bd := startBed(b, redistest.Start, 0, sim.Config{Seed: 3, Agents: 40, CallRate: 60, Backlog: n})
+	want := uint64(bd.world.Sim.Stats().MetricsFinalized)
+	nc := bd.nats.Conn(b)
+	js := jetStream(b, nc)
+	rdb := bd.redis.Client(b)
 	var raw rawRates
 	raw.sizeBefore = envInt("CALLBUS_BENCH_EVENT_SIZE", defaultEventSize)
 	raw.before = rawPublishRate(b, nc, raw.sizeBefore)
 	addr := simtest.FreeAddr(b)
-	env := append(pollerEnv(w, ns.URL(), rs.URL, "bench", addr), "CALLBUS_CALLS_BACKFILL_HOURS=72", "CALLBUS_LOG_LEVEL=warn")
+	env := append(bd.env("bench", addr), "CALLBUS_CALLS_BACKFILL_HOURS=72", "CALLBUS_LOG_LEVEL=warn")
 	env = append(env, profileEnv()...)
 	if limit := os.Getenv("CALLBUS_BENCH_POLLER_GOMEMLIMIT"); limit != "" {
 		// The poller's alone, as the Helm chart sets it from the container's
@@ -109,8 +99,7 @@ func backlogOnce(b *testing.B, n int) {
 	}
 	elapsed := time.Since(start)
 	profiled()
-	c.signal(syscall.SIGTERM)
-	if err := <-c.wait(60 * time.Second); err != nil {
+	if err := c.terminate(60 * time.Second); err != nil {
 		b.Fatalf("poller: %v", err)
 	}
 	mem := memory() // the shutdown included
@@ -118,7 +107,7 @@ func backlogOnce(b *testing.B, n int) {
 	redisSpent := redisCPU(b, rdb) - redisBefore
 	raw.sizeAfter = medianBodySize(b, js, "CALLCENTER")
 	raw.after = rawPublishRate(b, nc, raw.sizeAfter)
-	reportBacklog(b, c, js, store, backlogRun{n: n, elapsed: elapsed, redisCPU: redisSpent, raw: raw, peakMB: mem.peakMB})
+	reportBacklog(b, c, js, bd.store, backlogRun{n: n, elapsed: elapsed, redisCPU: redisSpent, raw: raw, peakMB: mem.peakMB})
 }
 
 // backlogRun is what BenchmarkBacklog measured during its run.
@@ -136,15 +125,7 @@ func reportBacklog(b *testing.B, c *child, js jetstream.JetStream, store *cursor
 	ru := c.cmd.ProcessState.SysUsage().(*syscall.Rusage)
 	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	peakMB := run.peakMB // not ru.Maxrss: see sampleMemory
-	s, err := js.Stream(b.Context(), "CALLCENTER")
-	if err != nil {
-		b.Fatal(err)
-	}
-	info, err := s.Info(b.Context())
-	if err != nil {
-		b.Fatal(err)
-	}
-	events := float64(info.State.Msgs)
+	events := float64(streamMsgs(b, js))
 	total, _, err := store.MemoryUsage(b.Context()) // every key of the account
 	if err != nil {
 		b.Fatal(err)
@@ -174,31 +155,14 @@ func reportBacklog(b *testing.B, c *child, js jetstream.JetStream, store *cursor
 func BenchmarkLiveDelay(b *testing.B) {
 	live := envDuration("CALLBUS_BENCH_LIVE", 3*time.Minute)
 	for range b.N {
-		rs := redistest.Start(b)
-		ns := natstest.Start(b)
-		start := time.Now()
-		w := startWorldWith(b, 0, sim.Config{Seed: 5, Agents: 20, CallRate: 6, Plan: 100, Clock: sim.NewScaledClock(start, 1)})
-		var env []string
-		for _, kv := range pollerEnv(w, ns.URL(), rs.URL, "bench-live", simtest.FreeAddr(b)) {
-			if !strings.Contains(kv, "_INTERVAL_SECONDS=") && !strings.HasPrefix(kv, "CALLBUS_RATE_LIMIT_SHARE=") {
-				env = append(env, kv) // the defaults of the configuration instead
-			}
-		}
-		c := startPoller(b, env)
+		bd := startBed(b, redistest.Start, 0, sim.Config{Seed: 5, Agents: 20, CallRate: 6, Plan: 100, Clock: sim.NewScaledClock(time.Now(), 1)})
+		c := startPoller(b, configDefaults(bd.env("bench-live", simtest.FreeAddr(b))))
 		time.Sleep(live) // the measured period: live traffic, not a wait for a condition
-		c.signal(syscall.SIGTERM)
-		if err := <-c.wait(60 * time.Second); err != nil {
+		if err := c.terminate(60 * time.Second); err != nil {
 			b.Fatalf("poller: %v", err)
 		}
-		truth := w.ReadTruth(b)
-		js, err := jetstream.New(ns.Conn(b))
-		if err != nil {
-			b.Fatal(err)
-		}
-		msgs, err := audit.ReadStream(b.Context(), js, "CALLCENTER")
-		if err != nil {
-			b.Fatal(err)
-		}
+		truth := bd.world.ReadTruth(b)
+		msgs := readStream(b, bd.stream(b))
 		delays := audit.Delays(msgs, truth, func(t time.Time) time.Time { return t })
 		var lines []string
 		for _, typ := range []event.Type{event.CallCreated, event.ParticipantStatusChanged, event.CallEnded, event.MetricFinalized, event.UserStatusChanged} {

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/callbus/callbus/internal/audit"
-	"github.com/nats-io/nats.go/jetstream"
 )
 
 // chaosForm is the size of a fleet chaos run. The short form runs in go test;
@@ -58,10 +57,7 @@ func TestFleetChaos(t *testing.T) {
 	b := newFleetBed(t, form.accounts)
 	b.sim.Run(t, form.speed)
 	watch := watchLeases(t, b)
-	js, err := jetstream.New(b.nats.Conn(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	js := b.stream(t)
 	tally := chaosTally{faults: map[string]int{}}
 	next := 1
 	newPoller := func() *fleetPoller {
@@ -170,10 +166,7 @@ func (c chaosRun) round(t *testing.T, round int) {
 // chaosNATS kills the node leading the stream for a few seconds, then restarts it.
 func chaosNATS(t *testing.T, b *fleetBed) {
 	t.Helper()
-	js, err := jetstream.New(b.nats.Conn(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	js := b.stream(t)
 	s, err := js.Stream(t.Context(), "CALLCENTER")
 	if err != nil {
 		t.Fatal(err)

@@ -2,11 +2,7 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -60,7 +56,7 @@ func newFleetBed(t *testing.T, n int) *fleetBed {
 		c.Agents, c.Teams, c.CallRate, c.Plan = 6, 2, 3, 0
 	})
 	for _, name := range b.sim.Names() {
-		b.writeAccount(t, name)
+		writeAccount(t, b.dir, name, b.sim.BaseURL(name), simtest.AccountKey(name))
 		s, err := cursor.New(b.rdb, name)
 		if err != nil {
 			t.Fatal(err)
@@ -70,35 +66,13 @@ func newFleetBed(t *testing.T, n int) *fleetBed {
 	return b
 }
 
-// writeAccount writes name.json and name.key into the accounts_dir.
-func (b *fleetBed) writeAccount(t *testing.T, name string) { writeSimAccount(t, b.dir, b.sim, name) }
-
-// writeSimAccount writes dir/name.json (api_url: the account's base URL on a,
-// api_key_file) and dir/name.key.
-func writeSimAccount(t testing.TB, dir string, a *simtest.Accounts, name string) {
-	t.Helper()
-	v, err := json.Marshal(map[string]any{"api_url": a.BaseURL(name), "api_key_file": name + ".key"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, name+".key"), []byte(simtest.AccountKey(name)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, name+".json"), v, 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
+// stream is a JetStream context on the cluster.
+func (b *fleetBed) stream(t testing.TB) jetstream.JetStream { return jetStream(t, b.nats.Conn(t)) }
 
 // env is a fleet poller's environment: the process's settings; each account's
 // come from its file.
 func (b *fleetBed) env(instance, httpAddr string) []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "CALLBUS_") {
-			env = append(env, kv)
-		}
-	}
-	return append(env,
+	return append(hostEnv(),
 		"CALLBUS_ACCOUNTS_DIR="+b.dir, "CALLBUS_NATS_URL="+b.nats.URLs(), "CALLBUS_STREAM_REPLICAS=3",
 		"CALLBUS_REDIS_CLUSTER_ADDRS="+strings.Join(b.redis.Addrs(), ","),
 		"CALLBUS_HTTP_ADDR="+httpAddr, "CALLBUS_INSTANCE_ID="+instance,
@@ -133,8 +107,7 @@ func (b *fleetBed) start(t *testing.T, instance string) *fleetPoller {
 // forgets it.
 func (b *fleetBed) stop(t *testing.T, p *fleetPoller) {
 	t.Helper()
-	p.signal(syscall.SIGTERM)
-	if err := <-p.wait(60 * time.Second); err != nil {
+	if err := p.terminate(60 * time.Second); err != nil {
 		t.Errorf("%s after SIGTERM: %v\n%s", p.instance, err, tail(p.stderr.String(), 3000))
 	}
 	delete(b.pollers, p.instance)
@@ -202,10 +175,7 @@ func (b *fleetBed) allLed(t *testing.T, limit time.Duration) {
 // reports by account and the number of messages read.
 func (b *fleetBed) auditAll(t *testing.T, limit time.Duration) (map[string]*audit.Report, int) {
 	t.Helper()
-	js, err := jetstream.New(b.nats.Conn(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	js := b.stream(t)
 	deadline := time.Now().Add(limit)
 	for {
 		// Each read is bounded: a read of the R3 stream can wait forever on a

@@ -3,42 +3,14 @@ package main
 import (
 	"encoding/json"
 	"net/http"
-	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/callbus/callbus/internal/natstest"
 	"github.com/callbus/callbus/internal/redistest"
 	"github.com/callbus/callbus/internal/service"
 	"github.com/callbus/callbus/internal/simtest"
 )
-
-// fleetEnv is a fleet member's environment: pollerEnv's process settings, the
-// accounts from dir.
-func fleetEnv(natsURL, redisURL, instance, httpAddr, dir string) []string {
-	var env []string
-	for _, kv := range pollerEnv(&simtest.World{}, natsURL, redisURL, instance, httpAddr) {
-		if !strings.HasPrefix(kv, "CALLBUS_API_URL=") && !strings.HasPrefix(kv, "CALLBUS_API_KEY=") && !strings.HasPrefix(kv, "CALLBUS_ACCOUNT=") {
-			env = append(env, kv)
-		}
-	}
-	return append(env, "CALLBUS_ACCOUNTS_DIR="+dir)
-}
-
-// writeAccount writes <name>.json and its key file into dir, for world w.
-func writeAccount(t *testing.T, dir, name string, w *simtest.World) {
-	t.Helper()
-	if err := os.WriteFile(filepath.Join(dir, name+".key"), []byte(procKey+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	body, _ := json.Marshal(map[string]any{"api_url": w.URL, "api_key_file": name + ".key"})
-	if err := os.WriteFile(filepath.Join(dir, name+".json"), body, 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // fleetStatus reads a member's /status (ok false when it does not answer).
 func fleetStatus(addr string) (st service.Status, ok bool) {
@@ -82,22 +54,21 @@ func ledOnce(got map[string][]string, names ...string) bool {
 // within the lease and membership TTL (3 s here, generous margin for a loaded
 // machine).
 func TestFleetOfPollers(t *testing.T) {
-	rs := redistest.Start(t)
-	ns := natstest.Start(t)
+	b := startEngines(t, redistest.Start)
 	dir := t.TempDir()
 	names := []string{"acme", "globex", "initech"}
 	for _, n := range names {
-		writeAccount(t, dir, n, startWorld(t, 10, 0))
+		writeAccount(t, dir, n, startWorld(t, 10, 0).URL, procKey+"\n")
 	}
 	addrA, addrB := simtest.FreeAddr(t), simtest.FreeAddr(t)
-	a := startPoller(t, fleetEnv(ns.URL(), rs.URL, "member-a", addrA, dir))
-	startPoller(t, fleetEnv(ns.URL(), rs.URL, "member-b", addrB, dir))
+	a := startPoller(t, b.fleetEnv("member-a", addrA, dir))
+	startPoller(t, b.fleetEnv("member-b", addrB, dir))
 	simtest.WaitFor(t, 60*time.Second, "two members, each account led once", func() bool {
 		st, _ := fleetStatus(addrA)
 		return st.Fleet != nil && len(st.Fleet.Members) == 2 && ledOnce(leaders(addrA, addrB), names...)
 	})
 	names = append(names, "umbrella")
-	writeAccount(t, dir, "umbrella", startWorld(t, 10, 0))
+	writeAccount(t, dir, "umbrella", startWorld(t, 10, 0).URL, procKey+"\n")
 	simtest.WaitFor(t, 60*time.Second, "the added account led once", func() bool { return ledOnce(leaders(addrA, addrB), names...) })
 
 	a.kill(t)

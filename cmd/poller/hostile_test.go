@@ -6,12 +6,9 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/callbus/callbus/internal/cursor"
-	"github.com/callbus/callbus/internal/natstest"
 	"github.com/callbus/callbus/internal/redistest"
 	"github.com/callbus/callbus/internal/sim"
 	"github.com/callbus/callbus/internal/simtest"
@@ -56,24 +53,18 @@ func TestHostileUpstream(t *testing.T) {
 // runHostile runs one world with hazards h for about twenty simulated minutes,
 // then audits the stream once the poller has caught up with the frozen world.
 func runHostile(t *testing.T, h sim.Hostile, wantRejected bool) {
-	rs := redistest.Start(t)
-	ns := natstest.Start(t)
-	w := startWorldWith(t, 40, sim.Config{Seed: 12, Agents: 12, CallRate: 4, Hostile: h})
+	b := startBed(t, redistest.Start, 40, sim.Config{Seed: 12, Agents: 12, CallRate: 4, Hostile: h})
+	w := b.world
 	start := w.Sim.Now()
-	store, err := cursor.New(rs.Client(t), "acme")
-	if err != nil {
-		t.Fatal(err)
-	}
 	addr := simtest.FreeAddr(t)
-	p := startPoller(t, pollerEnv(w, ns.URL(), rs.URL, "hostile-test", addr))
+	p := startPoller(t, b.env("hostile-test", addr))
 	simtest.WaitFor(t, 90*time.Second, "twenty simulated minutes", func() bool {
 		return w.Sim.Now().Sub(start) >= 20*time.Minute
 	})
 	w.Freeze()
-	r := auditUntilSettled(t, ns, w, store)
+	r := b.auditSettled(t, 0)
 	rejected := rejectedCount(t, addr)
-	p.signal(syscall.SIGTERM)
-	if err := <-p.wait(30 * time.Second); err != nil {
+	if err := p.terminate(30 * time.Second); err != nil {
 		t.Errorf("poller after SIGTERM: %v\n%s", err, p.stderr.String())
 	}
 	report(t, r)

@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/callbus/callbus/internal/cursor"
-	"github.com/callbus/callbus/internal/natstest"
 	"github.com/callbus/callbus/internal/redistest"
 	"github.com/callbus/callbus/internal/simtest"
 	"github.com/nats-io/nats.go/jetstream"
@@ -55,19 +53,14 @@ func TestLeadership(t *testing.T) {
 		t.Skip("process test in -short mode")
 	}
 	const ttl = 3 * time.Second // CALLBUS_LEASE_TTL_SECONDS in pollerEnv
-	rs := redistest.Start(t)
-	ns := natstest.Start(t)
-	w := startWorld(t, 100, 0)
+	bd := startBed(t, redistest.Start, 100, usualWorld(0))
 	addrA, addrB, addrC := simtest.FreeAddr(t), simtest.FreeAddr(t), simtest.FreeAddr(t)
-	js, err := jetstream.New(ns.Conn(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	js := bd.stream(t)
 	// Debug level: every log line the poller can write goes through the key check
 	// in startPoller's cleanup.
-	a := startPoller(t, append(pollerEnv(w, ns.URL(), rs.URL, "replica-a", addrA), "CALLBUS_LOG_LEVEL=debug"))
+	a := startPoller(t, append(bd.env("replica-a", addrA), "CALLBUS_LOG_LEVEL=debug"))
 	waitRole(t, addrA, "leader", 30*time.Second)
-	b := startPoller(t, pollerEnv(w, ns.URL(), rs.URL, "replica-b", addrB))
+	b := startPoller(t, bd.env("replica-b", addrB))
 	waitRole(t, addrB, "standby", 30*time.Second)
 	if role(addrA) != "leader" {
 		t.Fatalf("a second replica took the lease from the first")
@@ -83,7 +76,7 @@ func TestLeadership(t *testing.T) {
 		t.Errorf("takeover took %s, far more than the lease TTL (%s)", took, ttl)
 	}
 
-	c := startPoller(t, pollerEnv(w, ns.URL(), rs.URL, "replica-c", addrC))
+	c := startPoller(t, bd.env("replica-c", addrC))
 	waitRole(t, addrC, "standby", 30*time.Second)
 	b.signal(syscall.SIGSTOP)
 	waitRole(t, addrC, "leader", 10*ttl)
@@ -95,15 +88,10 @@ func TestLeadership(t *testing.T) {
 		t.Errorf("the new leader lost the lease to the resumed one")
 	}
 
-	w.Freeze()
-	store, err := cursor.New(rs.Client(t), "acme")
-	if err != nil {
-		t.Fatal(err)
-	}
+	bd.world.Freeze()
 	// Exactly once across the hand-overs: the stream against the world's truth.
-	report(t, auditUntilSettled(t, ns, w, store))
-	c.signal(syscall.SIGTERM)
-	if err := <-c.wait(30 * time.Second); err != nil {
+	report(t, bd.auditSettled(t, 0))
+	if err := c.terminate(30 * time.Second); err != nil {
 		t.Errorf("leader after SIGTERM: %v", err)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/callbus/callbus/internal/natstest"
 	"github.com/callbus/callbus/internal/redistest"
 	"github.com/callbus/callbus/internal/simtest"
 )
@@ -17,11 +16,9 @@ func TestStatusCommand(t *testing.T) {
 	if testing.Short() {
 		t.Skip("process test in -short mode")
 	}
-	rs := redistest.Start(t)
-	ns := natstest.Start(t)
-	w := startWorld(t, 100, 0)
+	b := startBed(t, redistest.Start, 100, usualWorld(0))
 	addr := simtest.FreeAddr(t)
-	startPoller(t, pollerEnv(w, ns.URL(), rs.URL, "replica-s", addr))
+	startPoller(t, b.env("replica-s", addr))
 	waitRole(t, addr, "leader", 30*time.Second)
 	var out, errOut bytes.Buffer
 	var text string

@@ -99,6 +99,19 @@ func (e *enc) dur(name string, v int64) {
 	e.str("seconds")
 }
 
+// idRefs writes a list of references, objects holding only an id (a user's
+// teams, a team's users).
+func (e *enc) idRefs(ids []int64, sh shape) {
+	e.arr()
+	for _, id := range ids {
+		e.obj()
+		e.key("id")
+		e.id(id, sh)
+		e.end('}')
+	}
+	e.end(']')
+}
+
 // ndur writes a nullable duration and its unit.
 func (e *enc) ndur(name string, v int64, null bool) {
 	e.key(name)
@@ -144,14 +157,7 @@ func (v *view) user(e *enc, u *user) {
 	e.key("role")
 	e.str(u.role)
 	e.key("teams")
-	e.arr()
-	for _, id := range v.w.userTeams(u) {
-		e.obj()
-		e.key("id")
-		e.id(id, sh)
-		e.end('}')
-	}
-	e.end(']')
+	e.idRefs(v.w.userTeams(u), sh)
 	e.end('}')
 }
 
@@ -185,14 +191,7 @@ func (v *view) team(e *enc, t *team) {
 	e.key("description")
 	e.str(t.desc)
 	e.key("users")
-	e.arr()
-	for _, id := range t.members {
-		e.obj()
-		e.key("id")
-		e.id(id, sh)
-		e.end('}')
-	}
-	e.end(']')
+	e.idRefs(t.members, sh)
 	e.key("omni_channel")
 	e.bool(t.omni)
 	e.end('}')

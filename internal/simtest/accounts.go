@@ -3,7 +3,6 @@ package simtest
 import (
 	"bytes"
 	"io"
-	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
@@ -18,7 +17,8 @@ type Accounts struct {
 	*sim.Accounts
 	URL   string           // the server's root; account A's base URL is URL + "/a/A"
 	Clock *sim.ManualClock // the clock all accounts share: Run moves it
-	run   clockRunner
+
+	clockRunner // Run and Freeze, on NewAccounts' clock; worlds catch up when asked
 
 	mu    sync.Mutex
 	truth map[string]*Buffer
@@ -35,7 +35,7 @@ func NewAccounts(t testing.TB, n int, configure func(i int, name string, c *sim.
 	t.Helper()
 	clock := sim.NewManualClock(time.Now().UTC().Truncate(time.Second))
 	a := NewAccountsOn(t, n, clock, configure)
-	a.Clock = clock
+	a.Clock, a.advance = clock, clock.Advance
 	return a
 }
 
@@ -65,26 +65,9 @@ func NewAccountsOn(t testing.TB, n int, clock sim.Clock, configure func(i int, n
 	if err != nil {
 		t.Fatalf("sim.NewAccounts: %v", err)
 	}
-	a.Accounts = sa
-	srv := httptest.NewServer(sa.Handler())
-	t.Cleanup(srv.Close)
-	a.URL = srv.URL
+	a.Accounts, a.URL = sa, serve(t, sa.Handler())
 	return a
 }
-
-// Run moves the shared clock by speed × the real time elapsed, in 20 ms steps,
-// until Freeze (called at the end of the test at the latest); worlds catch up
-// when asked. Call it at most once.
-func (a *Accounts) Run(t testing.TB, speed float64) {
-	if a.Clock == nil {
-		t.Fatal("simtest: Run on accounts whose clock is not a manual one of their own")
-	}
-	a.run.start(t, speed, a.Clock.Advance)
-}
-
-// Freeze stops the clock Run moves and returns once it no longer moves; it is
-// idempotent.
-func (a *Accounts) Freeze() { a.run.freeze() }
 
 // BaseURL is account name's API base URL, for api_url.
 func (a *Accounts) BaseURL(name string) string { return a.URL + sim.AccountPrefix + name }

@@ -2,7 +2,6 @@ package simtest
 
 import (
 	"bytes"
-	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -17,7 +16,7 @@ type World struct {
 	Truth *Buffer          // the truth log (sim.Config.Truth) as written so far
 	URL   string           // the API's base URL
 
-	run clockRunner
+	clockRunner // Run and Freeze, on a world with its own manual clock
 }
 
 // NewWorld starts a simulator from cfg, with Truth set to the world's buffer and,
@@ -35,62 +34,11 @@ func NewWorld(t testing.TB, cfg sim.Config) *World {
 	if err != nil {
 		t.Fatalf("sim.New: %v", err)
 	}
-	w.Sim = s
-	srv := httptest.NewServer(s.Handler())
-	t.Cleanup(srv.Close)
-	w.URL = srv.URL
+	w.Sim, w.URL = s, serve(t, s.Handler())
+	if w.Clock != nil {
+		w.advance = s.Advance
+	}
 	return w
-}
-
-// Run moves the world's manual clock by speed × the real time elapsed, in 20 ms
-// steps, until Freeze (called at the end of the test at the latest). Call it at
-// most once, and only on a world with its own manual clock.
-func (w *World) Run(t testing.TB, speed float64) {
-	if w.Clock == nil {
-		t.Fatal("simtest: Run on a world whose clock is not its own")
-	}
-	w.run.start(t, speed, w.Sim.Advance)
-}
-
-// Freeze stops the clock Run moves, and returns once it no longer moves. It is
-// idempotent, and does nothing for a world that is not running.
-func (w *World) Freeze() { w.run.freeze() }
-
-// clockRunner advances a clock in steps from a goroutine until frozen.
-type clockRunner struct {
-	stop chan struct{}
-	done chan struct{}
-}
-
-func (r *clockRunner) start(t testing.TB, speed float64, advance func(time.Duration)) {
-	const step = 20 * time.Millisecond
-	r.stop, r.done = make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(r.done)
-		tick := time.NewTicker(step)
-		defer tick.Stop()
-		for {
-			select {
-			case <-r.stop:
-				return
-			case <-tick.C:
-				advance(time.Duration(speed * float64(step)))
-			}
-		}
-	}()
-	t.Cleanup(r.freeze)
-}
-
-func (r *clockRunner) freeze() {
-	if r.stop == nil {
-		return
-	}
-	select {
-	case <-r.stop:
-	default:
-		close(r.stop)
-	}
-	<-r.done
 }
 
 // ReadTruth runs the world up to its clock, flushes its truth log and parses it.

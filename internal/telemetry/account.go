@@ -6,6 +6,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/metric/embedded"
 )
 
 // AccountLabel is the Prometheus label naming the call-center account a series
@@ -23,16 +24,16 @@ func (m *Metrics) Account(name string) *Metrics {
 	attr := metric.WithAttributes(attribute.String(AccountLabel, name))
 	a := &Metrics{
 		APIRequests:     int64Counter{m.APIRequests, attr},
-		RateLimitTotal:  int64Gauge{m.RateLimitTotal, attr},
-		RateLimitRemain: int64Gauge{m.RateLimitRemain, attr},
-		Interval:        float64Gauge{m.Interval, attr},
-		TargetInterval:  float64Gauge{m.TargetInterval, attr},
-		CycleDuration:   float64Histogram{m.CycleDuration, attr},
+		RateLimitTotal:  int64Gauge{recorder: labelled[int64](m.RateLimitTotal, attr)},
+		RateLimitRemain: int64Gauge{recorder: labelled[int64](m.RateLimitRemain, attr)},
+		Interval:        float64Gauge{recorder: labelled[float64](m.Interval, attr)},
+		TargetInterval:  float64Gauge{recorder: labelled[float64](m.TargetInterval, attr)},
+		CycleDuration:   float64Histogram{recorder: labelled[float64](m.CycleDuration, attr)},
 		CycleRequests:   int64Counter{m.CycleRequests, attr},
 		EventsPublished: int64Counter{m.EventsPublished, attr},
-		DetectionDelay:  float64Histogram{m.DetectionDelay, attr},
-		TruncatedSize:   int64Histogram{m.TruncatedSize, attr},
-		Leader:          int64Gauge{m.Leader, attr},
+		DetectionDelay:  float64Histogram{recorder: labelled[float64](m.DetectionDelay, attr)},
+		TruncatedSize:   int64Histogram{recorder: labelled[int64](m.TruncatedSize, attr)},
+		Leader:          int64Gauge{recorder: labelled[int64](m.Leader, attr)},
 		RedisErrors:     int64Counter{m.RedisErrors, attr},
 		RecordsRejected: int64Counter{m.RecordsRejected, attr},
 		meter:           m.meter, handler: m.handler, provider: m.provider,
@@ -123,38 +124,47 @@ func (c int64Counter) Add(ctx context.Context, v int64, opts ...metric.AddOption
 	c.Int64Counter.Add(ctx, v, withAttr[metric.AddOption](opts, c.attr)...)
 }
 
-type int64Gauge struct {
-	metric.Int64Gauge
+// recording is what the account's gauges and histograms wrap.
+type recording[N int64 | float64] interface {
+	Record(context.Context, N, ...metric.RecordOption)
+	Enabled(context.Context) bool
+}
+
+// recorder records into inst with the account's attribute added last. Go cannot
+// embed a type parameter, so each instrument type below pairs it with its
+// interface's marker (embedded.*), which satisfies the interface without a
+// Record method of its own.
+type recorder[N int64 | float64, I recording[N]] struct {
+	inst I
 	attr metric.MeasurementOption
 }
 
-func (g int64Gauge) Record(ctx context.Context, v int64, opts ...metric.RecordOption) {
-	g.Int64Gauge.Record(ctx, v, withAttr[metric.RecordOption](opts, g.attr)...)
+// labelled is the recorder of inst with attr (N named, I inferred).
+func labelled[N int64 | float64, I recording[N]](inst I, attr metric.MeasurementOption) recorder[N, I] {
+	return recorder[N, I]{inst, attr}
 }
 
-type float64Gauge struct {
-	metric.Float64Gauge
-	attr metric.MeasurementOption
+func (r recorder[N, I]) Record(ctx context.Context, v N, opts ...metric.RecordOption) {
+	r.inst.Record(ctx, v, withAttr[metric.RecordOption](opts, r.attr)...)
 }
 
-func (g float64Gauge) Record(ctx context.Context, v float64, opts ...metric.RecordOption) {
-	g.Float64Gauge.Record(ctx, v, withAttr[metric.RecordOption](opts, g.attr)...)
-}
+func (r recorder[N, I]) Enabled(ctx context.Context) bool { return r.inst.Enabled(ctx) }
 
-type float64Histogram struct {
-	metric.Float64Histogram
-	attr metric.MeasurementOption
-}
-
-func (h float64Histogram) Record(ctx context.Context, v float64, opts ...metric.RecordOption) {
-	h.Float64Histogram.Record(ctx, v, withAttr[metric.RecordOption](opts, h.attr)...)
-}
-
-type int64Histogram struct {
-	metric.Int64Histogram
-	attr metric.MeasurementOption
-}
-
-func (h int64Histogram) Record(ctx context.Context, v int64, opts ...metric.RecordOption) {
-	h.Int64Histogram.Record(ctx, v, withAttr[metric.RecordOption](opts, h.attr)...)
-}
+type (
+	int64Gauge struct {
+		recorder[int64, metric.Int64Gauge]
+		embedded.Int64Gauge
+	}
+	float64Gauge struct {
+		recorder[float64, metric.Float64Gauge]
+		embedded.Float64Gauge
+	}
+	int64Histogram struct {
+		recorder[int64, metric.Int64Histogram]
+		embedded.Int64Histogram
+	}
+	float64Histogram struct {
+		recorder[float64, metric.Float64Histogram]
+		embedded.Float64Histogram
+	}
+)

@@ -46,9 +46,17 @@ func TestMetricsAccountLabel(t *testing.T) {
 	m.TargetInterval.Record(t.Context(), 5, res)
 	m.RecordsRejected.Add(t.Context(), 1, metric.WithAttributes(attribute.String("resource", "calls"), attribute.String("reason", "undecodable")))
 	m.Leader.Record(t.Context(), 1)
+	m.Interval.Record(t.Context(), 7, res)
+	m.RateLimitRemain.Record(t.Context(), 42)
+	m.CycleDuration.Record(t.Context(), 0.2, res)
+	m.TruncatedSize.Record(t.Context(), 100<<10)
 	body := expose(t, m)
 	for _, want := range []string{
 		`callbus_poll_target_interval_seconds{account="acme",resource="calls"} 5`,
+		`callbus_poll_interval_seconds{account="acme",resource="calls"} 7`,
+		`callbus_api_rate_limit_remaining{account="acme"} 42`,
+		`callbus_poll_cycle_duration_seconds_count{account="acme",resource="calls"} 1`,
+		`callbus_events_truncated_size_bytes_count{account="acme"} 1`,
 		`callbus_records_rejected_total{account="acme",reason="undecodable",resource="calls"} 1`,
 		`callbus_leader{account="acme"} 1`,
 		`callbus_redis_errors_total{account="acme"} 0`, // shown before the first error
