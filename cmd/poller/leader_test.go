@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/redistest"
 	"github.com/callbus/callbus/internal/simtest"
 	"github.com/nats-io/nats.go/jetstream"
@@ -88,6 +89,9 @@ func TestLeadership(t *testing.T) {
 		t.Errorf("the new leader lost the lease to the resumed one")
 	}
 
+	// The run must have done enough to audit (a loaded machine may be slow to):
+	// every audited type in the stream before the world stops.
+	streamHasEveryType(t, js)
 	bd.world.Freeze()
 	// Exactly once across the hand-overs: the stream against the world's truth.
 	report(t, bd.auditSettled(t, 0))
@@ -129,6 +133,28 @@ func lastSeq(t *testing.T, js jetstream.JetStream) uint64 {
 
 // streamGrows waits until the stream answers and then grows past what it held at
 // that moment: a leader has polled, committed and relayed something new.
+// streamHasEveryType waits until the stream holds an event of every type report
+// requires.
+func streamHasEveryType(t *testing.T, js jetstream.JetStream) {
+	t.Helper()
+	simtest.WaitFor(t, 120*time.Second, "an event of every audited type", func() bool {
+		s, err := js.Stream(t.Context(), "CALLCENTER")
+		if err != nil {
+			return false
+		}
+		info, err := s.Info(t.Context(), jetstream.WithSubjectFilter(">"))
+		if err != nil {
+			return false
+		}
+		for _, typ := range auditedTypes {
+			if info.State.Subjects[events.Subject(events.DefaultPrefix, "acme", typeOf(typ))] == 0 {
+				return false
+			}
+		}
+		return true
+	})
+}
+
 func streamGrows(t *testing.T, js jetstream.JetStream, what string) {
 	t.Helper()
 	var from uint64

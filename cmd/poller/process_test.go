@@ -40,13 +40,16 @@ func (b *bed) auditSettled(t *testing.T, extra int) *audit.Report {
 	}
 }
 
+// auditedTypes are the event types every audited run must have produced.
+var auditedTypes = []string{"call.created", "call.ended", "metric.finalized", "participant.status_changed", "user.status_changed"}
+
 func report(t *testing.T, r *audit.Report) {
 	t.Helper()
 	for _, p := range r.Problems {
 		t.Error(p)
 	}
 	t.Logf("audited %d messages: %v", r.Messages, r.ByType)
-	for _, typ := range []string{"call.created", "call.ended", "metric.finalized", "participant.status_changed", "user.status_changed"} {
+	for _, typ := range auditedTypes {
 		if r.ByType[typeOf(typ)] == 0 {
 			t.Errorf("no %s in the stream: the run did too little to test", typ)
 		}
