@@ -83,17 +83,17 @@ func Call(scope Scope, prev []byte, c callcenter.Call, seen time.Time) (CallResu
 	parts := s.participants(entity, c, newer, em.fallback, seen)
 	end, ending := s.ended(c, seen)
 	if creating {
-		em.emit(event.CallCreated, entity, c.CreatedTime, event.CallData{Call: c})
+		em.emit(event.CallCreated, entity, c.CreatedTime, &event.CallData{Call: c})
 	}
 	if ch := s.fields(c, creating, newer, ending); len(ch) > 0 {
-		em.emit(event.CallUpdated, entity, c.UpdatedTime, event.CallUpdatedData{Call: c, Changes: ch})
+		em.emit(event.CallUpdated, entity, c.UpdatedTime, &event.CallUpdatedData{Call: c, Changes: ch})
 	}
 	for _, p := range parts {
 		em.emit(p.typ, p.entity, p.at, p.data)
 	}
 	if ending {
 		s.End = ms(end)
-		em.emit(event.CallEnded, entity, end, event.CallData{Call: c})
+		em.emit(event.CallEnded, entity, end, &event.CallData{Call: c})
 	}
 	s.Upd = max(s.Upd, upd)
 	if em.err != nil {

@@ -22,7 +22,7 @@ type Scope struct {
 
 // emitter collects the events of one entity, numbering them from its snapshot's
 // sequence. An event's id binds the epoch, the sequence and the transition's
-// digest (transitionDigest).
+// digest (digest.go).
 type emitter struct {
 	scope Scope
 	seq   *int64
@@ -34,8 +34,20 @@ type emitter struct {
 	latest time.Time
 	events []event.Envelope
 	err    error
+	// buf holds the data of the events emitted so far, one after the other: an
+	// entity's events take one allocation for their data, not one each. Each
+	// event's data is a full slice expression of it, never written again.
+	buf    []byte
+	source string // event.Source of the account, made at the first event
 }
 
+// emitBuf is the size of an emitter's data buffer: a call's events at first sight
+// (created, joined per participant, ended) fit in it.
+const emitBuf = 4096
+
+// emit adds an event of type t about entity at time at. data is a pointer to one
+// of the events package's data types (see eventData); it does not escape, so the
+// callers' data stays on their stack.
 func (e *emitter) emit(t event.Type, entity string, at time.Time, data any) {
 	if e.err != nil {
 		return
@@ -45,24 +57,34 @@ func (e *emitter) emit(t event.Type, entity string, at time.Time, data any) {
 		at = e.latest // dated ahead: broken data, taken as of the read
 	}
 	*e.seq++
-	b, err := json.Marshal(data)
+	if cap(e.buf)-len(e.buf) < emitBuf/4 {
+		e.buf = make([]byte, 0, emitBuf) // the events before keep the old one
+	}
+	start := len(e.buf)
+	w := jsonWriter{b: e.buf}
+	sp, err := w.eventData(data)
 	if err != nil {
 		e.err = fmt.Errorf("event %s %s: marshal data: %w", t, entity, err)
 		return
 	}
-	key := strconv.FormatInt(*e.seq, 10)
+	e.buf = w.b
+	b := w.b[start:len(w.b):len(w.b)]
+	var kb [96]byte
+	key := kb[:0]
 	if e.scope.Epoch != "" {
-		key = e.scope.Epoch + "/" + key
+		key = append(append(key, e.scope.Epoch...), '/')
 	}
-	if d := transitionDigest(b); d != "" {
-		key += "/" + d
+	key = strconv.AppendInt(key, *e.seq, 10)
+	if d := sp.appendDigest(append(key, '/'), w.b); len(d) > len(key)+1 {
+		key = d
 	}
-	env, err := event.New(e.scope.Account, t, entity, key, at, json.RawMessage(b))
-	if err != nil {
-		e.err = err
-		return
+	if e.source == "" {
+		e.source = event.Source(e.scope.Account)
 	}
-	e.events = append(e.events, env)
+	if e.events == nil {
+		e.events = make([]event.Envelope, 0, 4)
+	}
+	e.events = append(e.events, event.NewData(e.scope.Account, e.source, t, entity, key, at, b))
 }
 
 // raw is the canonical JSON of v, for change values and snapshot fields. The

@@ -25,7 +25,7 @@ func UserGone(scope Scope, prev []byte, id int64, seen time.Time) (Result, error
 		if err != nil {
 			return Result{}, fmt.Errorf("diff gone user %d: %w", id, err)
 		}
-		em.emit(event.UserDeleted, "users/"+strconv.FormatInt(id, 10), seen, event.UserData{User: u})
+		em.emit(event.UserDeleted, "users/"+strconv.FormatInt(id, 10), seen, &event.UserData{User: u})
 	}
 	return Result{Events: em.events, Changed: true}, em.err
 }
@@ -69,7 +69,7 @@ func TeamGone(scope Scope, prev []byte, id int64, seen time.Time) (Result, error
 		}
 	}
 	em := &emitter{scope: scope, seq: &s.Seq}
-	em.emit(event.TeamUpdated, "teams/"+strconv.FormatInt(id, 10), seen, event.TeamData{
+	em.emit(event.TeamUpdated, "teams/"+strconv.FormatInt(id, 10), seen, &event.TeamData{
 		Team: t, MembersRemoved: s.M,
 		Changes: []event.Change{{Field: "deleted", Previous: json.RawMessage("false"), Current: json.RawMessage("true")}},
 	})

@@ -39,7 +39,7 @@ func Metric(scope Scope, prev []byte, m callcenter.CallMetric, call CallState) (
 		compare(s.F, metricFields(m), true)
 		s.Upd = ms(m.UpdatedTime)
 		em := &emitter{scope: scope, seq: &s.Seq}
-		em.emit(event.MetricFinalized, entity, m.UpdatedTime, event.MetricData{CallID: m.CallID, Metric: m})
+		em.emit(event.MetricFinalized, entity, m.UpdatedTime, &event.MetricData{CallID: m.CallID, Metric: m})
 		return metricResult(s, em, prev, m)
 	}
 	var s metricSnap
@@ -54,7 +54,7 @@ func Metric(scope Scope, prev []byte, m callcenter.CallMetric, call CallState) (
 	}
 	em := &emitter{scope: scope, seq: &s.Seq}
 	if ch := compare(s.F, metricFields(m), false); len(ch) > 0 {
-		em.emit(event.MetricUpdated, entity, m.UpdatedTime, event.MetricData{CallID: m.CallID, Metric: m, Changes: ch})
+		em.emit(event.MetricUpdated, entity, m.UpdatedTime, &event.MetricData{CallID: m.CallID, Metric: m, Changes: ch})
 	}
 	s.Upd = ms(m.UpdatedTime)
 	return metricResult(s, em, prev, m)

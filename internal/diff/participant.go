@@ -54,7 +54,7 @@ func (s *callSnap) participant(entity, key string, callID int64, p callcenter.Pa
 	switch {
 	case !seen:
 		s.P[key] = partSnap{S: p.CallStatus, U: upd}
-		return pending{event.ParticipantJoined, entity, p.CreatedTime, event.ParticipantData{CallID: callID, Participant: p}}, true
+		return pending{event.ParticipantJoined, entity, p.CreatedTime, &event.ParticipantData{CallID: callID, Participant: p}}, true
 	case upd != 0 && upd < old.U:
 		old.Gone = false // older than what we have: keep it, but it is listed
 		s.P[key] = old
@@ -63,7 +63,7 @@ func (s *callSnap) participant(entity, key string, callID int64, p callcenter.Pa
 			upd = ms(undated)
 		}
 		s.P[key] = partSnap{S: p.CallStatus, U: max(upd, old.U)}
-		return pending{event.ParticipantStatusChanged, entity, p.UpdatedTime, event.ParticipantStatusData{
+		return pending{event.ParticipantStatusChanged, entity, p.UpdatedTime, &event.ParticipantStatusData{
 			CallID: callID, Participant: p,
 			Previous: event.CallStatus{Code: old.S, Label: callcenter.CallStatusLabel(old.S)},
 			Current:  event.CallStatus{Code: p.CallStatus, Label: callcenter.CallStatusLabel(p.CallStatus)},

@@ -48,9 +48,9 @@ func Team(scope Scope, prev []byte, t callcenter.Team, seen time.Time) (Result, 
 	added, removed := setDiff(s.M, members)
 	switch {
 	case creating:
-		em.emit(event.TeamCreated, entity, seen, event.TeamData{Team: t})
+		em.emit(event.TeamCreated, entity, seen, &event.TeamData{Team: t})
 	case len(ch) > 0 || len(added) > 0 || len(removed) > 0:
-		em.emit(event.TeamUpdated, entity, seen, event.TeamData{Team: t, MembersAdded: added, MembersRemoved: removed, Changes: ch})
+		em.emit(event.TeamUpdated, entity, seen, &event.TeamData{Team: t, MembersAdded: added, MembersRemoved: removed, Changes: ch})
 	}
 	s.M = members
 	return result(em, s, prev, "team", t.ID)

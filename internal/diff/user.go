@@ -96,14 +96,14 @@ func User(scope Scope, prev []byte, u callcenter.User, names StatusNames, seen t
 	ch := compare(s.F, userFields(u), creating)
 	switch {
 	case creating:
-		em.emit(event.UserCreated, entity, seen, event.UserData{User: u})
+		em.emit(event.UserCreated, entity, seen, &event.UserData{User: u})
 	case u.Deleted && !s.Del:
-		em.emit(event.UserDeleted, entity, seen, event.UserData{User: u, Changes: ch})
+		em.emit(event.UserDeleted, entity, seen, &event.UserData{User: u, Changes: ch})
 	case !u.Deleted && s.Del:
 		ch = append(ch, event.Change{Field: "deleted", Previous: json.RawMessage("true"), Current: json.RawMessage("false")})
 		fallthrough
 	case len(ch) > 0:
-		em.emit(event.UserUpdated, entity, seen, event.UserData{User: u, Changes: ch})
+		em.emit(event.UserUpdated, entity, seen, &event.UserData{User: u, Changes: ch})
 	}
 	if !creating && cur != s.S {
 		var changed []string
@@ -112,7 +112,7 @@ func User(scope Scope, prev []byte, u callcenter.User, names StatusNames, seen t
 				changed = append(changed, name)
 			}
 		}
-		em.emit(event.UserStatusChanged, entity, seen, event.UserStatusData{
+		em.emit(event.UserStatusChanged, entity, seen, &event.UserStatusData{
 			User: u, Previous: names.state(s.S), Current: names.state(cur), Changed: changed,
 		})
 	}
