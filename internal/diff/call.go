@@ -72,10 +72,10 @@ func Call(scope Scope, prev []byte, c callcenter.Call, seen time.Time) (CallResu
 		return CallResult{Snap: prev, State: s.state(c)}, nil // stale observation
 	}
 	if s.F == nil {
-		s.F = map[string]string{}
+		s.F = make(map[string]string, len(snapFieldNames)) // a call's fields, without growing
 	}
 	if s.P == nil {
-		s.P = map[string]partSnap{}
+		s.P = make(map[string]partSnap, len(c.Participants))
 	}
 	newer := creating || upd > s.Upd
 	entity := "calls/" + strconv.FormatInt(c.ID, 10)

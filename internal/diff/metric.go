@@ -35,7 +35,7 @@ func Metric(scope Scope, prev []byte, m callcenter.CallMetric, call CallState) (
 		if !call.Ended || (!m.UpdatedTime.After(call.EndedAt) && !call.Overdue) {
 			return MetricResult{}, nil
 		}
-		s := metricSnap{F: map[string]string{}}
+		s := metricSnap{F: make(map[string]string, 11)}
 		compare(s.F, metricFields(m), true)
 		s.Upd = ms(m.UpdatedTime)
 		em := &emitter{scope: scope, seq: &s.Seq}
@@ -66,21 +66,4 @@ func metricResult(s metricSnap, em *emitter, prev []byte, m callcenter.CallMetri
 	}
 	next := encodeMetricSnap(&s)
 	return MetricResult{Events: em.events, Snap: next, Changed: string(next) != string(prev), Final: true}, nil
-}
-
-// metricFields are the fields whose later change gives metric.updated.
-func metricFields(m callcenter.CallMetric) []field {
-	return []field{
-		known("ivr_time", m.IVRTime),
-		known("hold_duration", m.HoldDuration),
-		known("call_work_time", m.CallWorkTime),
-		known("total_ringing_time", m.TotalRingingTime),
-		known("talk_time", m.TalkTime),
-		known("answering_speed", m.AnsweringSpeed),
-		known("recording_duration", m.RecordingDuration),
-		known("bill_duration", m.BillDuration),
-		known("cost", m.Cost),
-		known("csat", m.Csat),
-		known("tags", m.Tags),
-	}
 }

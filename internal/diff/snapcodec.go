@@ -2,6 +2,7 @@ package diff
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"errors"
 	"slices"
 )
@@ -150,14 +151,14 @@ func (r *reader) count(min int) int {
 }
 
 func (r *reader) fields() map[string]string {
-	bits := r.uvarint()
-	f := make(map[string]string, 8)
+	present := r.uvarint()
+	f := make(map[string]string, bits.OnesCount64(present)+2) // +2: room for fields the diff adds
 	for i, name := range snapFieldNames {
-		if bits&(1<<i) != 0 {
+		if present&(1<<i) != 0 {
 			f[name] = r.value()
 		}
 	}
-	if bits>>len(snapFieldNames) != 0 {
+	if present>>len(snapFieldNames) != 0 {
 		r.err = errSnapshot
 	}
 	for range r.count(2) {

@@ -252,7 +252,7 @@ func (r *reader) value() string {
 	case tagFalse:
 		return "false"
 	case tagString:
-		return `"` + r.string() + `"`
+		return r.quoted()
 	case tagJSON:
 		return r.string()
 	case tagKnown:
@@ -260,14 +260,17 @@ func (r *reader) value() string {
 			return `"` + snapKnownStrings[i] + `"`
 		}
 	case tagObject:
-		return r.object()
+		return string(r.appendObject(make([]byte, 0, 256)))
 	case tagObjects:
 		n := r.count(1)
-		parts := make([]string, 0, n)
-		for range n {
-			parts = append(parts, r.object())
+		b := append(make([]byte, 0, 256), '[')
+		for i := range n {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = r.appendObject(b)
 		}
-		return "[" + strings.Join(parts, ",") + "]"
+		return string(append(b, ']'))
 	case tagDecimal:
 		digits := unzigzag(r.uvarint())
 		return formatDecimal(digits, r.byte())
@@ -276,14 +279,13 @@ func (r *reader) value() string {
 	return ""
 }
 
-// object reads what appendObject wrote, as the JSON it came from.
-func (r *reader) object() string {
+// appendObject appends what appendObject wrote, as the JSON it came from.
+func (r *reader) appendObject(b []byte) []byte {
 	n := r.count(2)
-	var sb strings.Builder
-	sb.WriteByte('{')
+	b = append(b, '{')
 	for i := range n {
 		if i > 0 {
-			sb.WriteByte(',')
+			b = append(b, ',')
 		}
 		var name string
 		if k := r.byte(); k == otherField {
@@ -296,10 +298,21 @@ func (r *reader) object() string {
 		v := r.value()
 		if r.err != nil || (len(v) > 0 && (v[0] == '{' || v[0] == '[')) {
 			r.err = errSnapshot // members are scalars: no nesting to recurse into
-			return ""
+			return b
 		}
-		sb.WriteString(`"` + name + `":` + v)
+		b = append(append(append(append(b, '"'), name...), '"', ':'), v...)
 	}
-	sb.WriteByte('}')
-	return sb.String()
+	return append(b, '}')
+}
+
+// quoted reads a string and gives it back between quotes, in one allocation.
+func (r *reader) quoted() string {
+	n := r.uvarint()
+	if r.err != nil || n > uint64(len(r.b)) {
+		r.err = errSnapshot
+		return ""
+	}
+	s := `"` + string(r.b[:n]) + `"`
+	r.b = r.b[n:]
+	return s
 }
