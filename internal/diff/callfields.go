@@ -20,7 +20,7 @@ var QuietCallFields = []string{"bill_duration"}
 // where it gains a value that was empty (gains), so a stale replica's copy neither
 // reverts a field nor flips it back. ending: c is the observation that ends the call.
 func (s *callSnap) fields(c callcenter.Call, creating, newer, ending bool) []event.Change {
-	fs := callFields(c)
+	fs := callFields(c, s.F)
 	open := s.End == 0 && !ending
 	for i, f := range fs {
 		quiet := slices.Contains(QuietCallFields, f.name)

@@ -4,21 +4,25 @@ import "github.com/callbus/callbus/internal/callcenter"
 
 // fieldWriter makes the tracked fields of a call or a metric, each value written
 // by jsonWriter into one scratch buffer: the bytes raw gives (json.Marshal's, or
-// null where it fails), one allocation per value instead of encoding/json's
-// reflection, buffers and boxing (TestFieldWriterAsRaw).
+// null where it fails) without encoding/json's reflection, buffers and boxing
+// (TestFieldWriterAsRaw). A value equal to the stored one is that string: an
+// unchanged record allocates no value.
 type fieldWriter struct {
-	w  jsonWriter
-	fs []field
+	w      jsonWriter
+	fs     []field
+	stored map[string]string
 }
 
-func newFieldWriter(n int) *fieldWriter {
-	return &fieldWriter{w: jsonWriter{b: make([]byte, 0, 256)}, fs: make([]field, 0, n)}
+func newFieldWriter(n int, stored map[string]string) *fieldWriter {
+	return &fieldWriter{w: jsonWriter{b: make([]byte, 0, 256)}, fs: make([]field, 0, n), stored: stored}
 }
 
 // add takes what was written since the last field as the value of name.
 func (f *fieldWriter) add(name string) {
 	v := "null"
-	if f.w.err == nil {
+	if old, ok := f.stored[name]; ok && f.w.err == nil && old == string(f.w.b) {
+		v = old
+	} else if f.w.err == nil {
 		v = string(f.w.b)
 	}
 	f.fs = append(f.fs, field{name, v, true})
@@ -52,9 +56,10 @@ func (f *fieldWriter) optionalStr(name string, p *string) {
 	f.str(name, *p)
 }
 
-// callFields are the tracked fields of a call for call.updated.
-func callFields(c callcenter.Call) []field {
-	f := newFieldWriter(17)
+// callFields are the tracked fields of a call for call.updated; stored are the
+// snapshot's values (may be nil).
+func callFields(c callcenter.Call, stored map[string]string) []field {
+	f := newFieldWriter(17, stored)
 	f.optInt("parent_call_id", c.ParentCallID)
 	f.optInt("root_call_id", c.RootCallID)
 	f.optInt("assigned_agent_id", c.AssignedAgentID)
@@ -98,9 +103,10 @@ func callFields(c callcenter.Call) []field {
 	return f.fs
 }
 
-// metricFields are the fields whose later change gives metric.updated.
-func metricFields(m callcenter.CallMetric) []field {
-	f := newFieldWriter(11)
+// metricFields are the fields whose later change gives metric.updated; stored
+// are the snapshot's values (may be nil).
+func metricFields(m callcenter.CallMetric, stored map[string]string) []field {
+	f := newFieldWriter(11, stored)
 	f.int("ivr_time", m.IVRTime)
 	f.int("hold_duration", m.HoldDuration)
 	f.int("call_work_time", m.CallWorkTime)

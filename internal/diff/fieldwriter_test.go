@@ -92,11 +92,25 @@ func TestFieldWriterAsRaw(t *testing.T) {
 		if i == 0 {
 			c, m = benchCall(), schemaMetrics()[0][0]
 		}
-		if got, want := knownFields(callFields(c)), knownFields(rawCallFields(c)); !slices.Equal(got, want) {
+		want, wantM := knownFields(rawCallFields(c)), rawMetricFields(m)
+		if got := knownFields(callFields(c, nil)); !slices.Equal(got, want) {
 			t.Fatalf("call fields\n%+v\nraw gives\n%+v", got, want)
 		}
-		if got, want := metricFields(m), rawMetricFields(m); !slices.Equal(got, want) {
-			t.Fatalf("metric fields\n%+v\nraw gives\n%+v", got, want)
+		if got := metricFields(m, nil); !slices.Equal(got, wantM) {
+			t.Fatalf("metric fields\n%+v\nraw gives\n%+v", got, wantM)
+		}
+		// Against stored values, equal or not: the same fields.
+		stored := map[string]string{"call_notes": `"x"`, "tags": "[]", "cost": "null"}
+		for _, f := range append(want, wantM...) {
+			if r.IntN(2) == 0 {
+				stored[f.name] = f.value
+			}
+		}
+		if got := knownFields(callFields(c, stored)); !slices.Equal(got, want) {
+			t.Fatalf("call fields against %v\n%+v\nraw gives\n%+v", stored, got, want)
+		}
+		if got := metricFields(m, stored); !slices.Equal(got, wantM) {
+			t.Fatalf("metric fields against %v\n%+v\nraw gives\n%+v", stored, got, wantM)
 		}
 	}
 }

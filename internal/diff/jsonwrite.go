@@ -96,8 +96,8 @@ func (w *jsonWriter) float(f float64) {
 }
 
 // raw writes a json.RawMessage as encoding/json does: nil as null, anything else
-// validated, compacted and HTML-escaped (it is a Marshaler). The canonical values
-// the diff produces (compact, no HTML character) are checked and copied.
+// validated, compacted and HTML-escaped (it is a Marshaler). The values the diff
+// holds (compact, no HTML character) are checked and copied.
 func (w *jsonWriter) raw(v []byte) {
 	switch {
 	case v == nil:
@@ -106,6 +106,8 @@ func (w *jsonWriter) raw(v []byte) {
 		w.b = append(w.b, v...)
 	case !json.Valid(v):
 		w.fail(errJSONRaw)
+	case bytes.IndexAny(v, " \t\r\n<>&\u2028\u2029") < 0:
+		w.b = append(w.b, v...) // compact already, nothing to escape
 	default:
 		var c bytes.Buffer
 		_ = json.Compact(&c, v) // valid: cannot fail

@@ -36,7 +36,7 @@ func Metric(scope Scope, prev []byte, m callcenter.CallMetric, call CallState) (
 			return MetricResult{}, nil
 		}
 		s := metricSnap{F: make(map[string]string, 11)}
-		compare(s.F, metricFields(m), true)
+		compare(s.F, metricFields(m, nil), true)
 		s.Upd = ms(m.UpdatedTime)
 		em := &emitter{scope: scope, seq: &s.Seq}
 		em.emit(event.MetricFinalized, entity, m.UpdatedTime, &event.MetricData{CallID: m.CallID, Metric: m})
@@ -53,7 +53,7 @@ func Metric(scope Scope, prev []byte, m callcenter.CallMetric, call CallState) (
 		s.F = map[string]string{}
 	}
 	em := &emitter{scope: scope, seq: &s.Seq}
-	if ch := compare(s.F, metricFields(m), false); len(ch) > 0 {
+	if ch := compare(s.F, metricFields(m, s.F), false); len(ch) > 0 {
 		em.emit(event.MetricUpdated, entity, m.UpdatedTime, &event.MetricData{CallID: m.CallID, Metric: m, Changes: ch})
 	}
 	s.Upd = ms(m.UpdatedTime)

@@ -2,8 +2,8 @@ package diff
 
 import (
 	"encoding/binary"
-	"math/bits"
 	"errors"
+	"math/bits"
 	"slices"
 )
 
