@@ -79,7 +79,7 @@ func Call(scope Scope, prev []byte, c callcenter.Call, seen time.Time) (CallResu
 	}
 	newer := creating || upd > s.Upd
 	entity := "calls/" + strconv.FormatInt(c.ID, 10)
-	em := &emitter{scope: scope, seq: &s.Seq, fallback: orTime(c.UpdatedTime, seen), latest: seen}
+	em := &emitter{scope: scope, seq: s.Seq, fallback: orTime(c.UpdatedTime, seen), latest: seen}
 	parts := s.participants(entity, c, newer, em.fallback, seen)
 	end, ending := s.ended(c, seen)
 	if creating {
@@ -95,11 +95,11 @@ func Call(scope Scope, prev []byte, c callcenter.Call, seen time.Time) (CallResu
 		s.End = ms(end)
 		em.emit(event.CallEnded, entity, end, &event.CallData{Call: c})
 	}
-	s.Upd = max(s.Upd, upd)
+	s.Upd, s.Seq = max(s.Upd, upd), em.seq
 	if em.err != nil {
 		return CallResult{}, fmt.Errorf("diff call %d: %w", c.ID, em.err)
 	}
-	next := encodeCallSnap(make([]byte, 0, len(prev)+16), &s)
+	next := encodeCallSnap(make([]byte, 0, max(len(prev), 224)+32), &s)
 	return CallResult{Events: em.events, Snap: next, Changed: string(next) != string(prev), State: s.state(c)}, nil
 }
 

@@ -25,7 +25,10 @@ type Scope struct {
 // digest (digest.go).
 type emitter struct {
 	scope Scope
-	seq   *int64
+	// seq is the entity's sequence: the snapshot's, then that of its last event.
+	// The caller stores it back (held here, not pointed to, so that the
+	// snapshot stays on the caller's stack).
+	seq int64
 	// fallback dates an event whose API time is null (zero): an event always has a
 	// time, and never the year 1.
 	fallback time.Time
@@ -56,7 +59,7 @@ func (e *emitter) emit(t event.Type, entity string, at time.Time, data any) {
 	if !e.latest.IsZero() && at.After(e.latest.Add(maxAhead)) {
 		at = e.latest // dated ahead: broken data, taken as of the read
 	}
-	*e.seq++
+	e.seq++
 	if cap(e.buf)-len(e.buf) < emitBuf/4 {
 		e.buf = make([]byte, 0, emitBuf) // the events before keep the old one
 	}
@@ -74,7 +77,7 @@ func (e *emitter) emit(t event.Type, entity string, at time.Time, data any) {
 	if e.scope.Epoch != "" {
 		key = append(append(key, e.scope.Epoch...), '/')
 	}
-	key = strconv.AppendInt(key, *e.seq, 10)
+	key = strconv.AppendInt(key, e.seq, 10)
 	if d := sp.appendDigest(append(key, '/'), w.b); len(d) > len(key)+1 {
 		key = d
 	}

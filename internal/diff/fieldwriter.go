@@ -23,7 +23,17 @@ func (f *fieldWriter) add(name string) {
 	if old, ok := f.stored[name]; ok && f.w.err == nil && old == string(f.w.b) {
 		v = old
 	} else if f.w.err == nil {
-		v = string(f.w.b)
+		switch string(f.w.b) { // the common empty values: no allocation
+		case "null":
+		case `""`:
+			v = `""`
+		case "[]":
+			v = "[]"
+		case "0":
+			v = "0"
+		default:
+			v = string(f.w.b)
+		}
 	}
 	f.fs = append(f.fs, field{name, v, true})
 	f.w.b, f.w.err = f.w.b[:0], nil

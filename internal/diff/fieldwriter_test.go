@@ -1,9 +1,12 @@
 package diff
 
 import (
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/callbus/callbus/internal/callcenter"
@@ -111,6 +114,34 @@ func TestFieldWriterAsRaw(t *testing.T) {
 		}
 		if got := metricFields(m, stored); !slices.Equal(got, wantM) {
 			t.Fatalf("metric fields against %v\n%+v\nraw gives\n%+v", stored, got, wantM)
+		}
+	}
+}
+
+// formatDecimal as earlier releases wrote it: the reference of TestFormatDecimal.
+func stringsFormatDecimal(digits int64, scale byte) string {
+	neg := digits < 0
+	s := strconv.FormatUint(uint64(max(digits, -digits)), 10)
+	if len(s) <= int(scale) {
+		s = strings.Repeat("0", int(scale)-len(s)+1) + s
+	}
+	s = s[:len(s)-int(scale)] + "." + s[len(s)-int(scale):]
+	if neg {
+		s = "-" + s
+	}
+	return s
+}
+
+func TestFormatDecimal(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for i := range 20000 {
+		digits := r.Int64N(1<<uint(r.IntN(62)+1)) - r.Int64N(1<<uint(r.IntN(62)+1))
+		if i < 4 {
+			digits = []int64{0, 5, -5, math.MinInt64 + 1}[i]
+		}
+		scale := byte(r.IntN(22))
+		if got, want := formatDecimal(digits, scale), stringsFormatDecimal(digits, scale); got != want {
+			t.Fatalf("formatDecimal(%d, %d) = %q, want %q", digits, scale, got, want)
 		}
 	}
 }

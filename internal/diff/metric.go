@@ -30,7 +30,6 @@ type MetricResult struct {
 // per call. Later changes
 // to the tracked fields (csat, tags, durations, cost) give metric.updated.
 func Metric(scope Scope, prev []byte, m callcenter.CallMetric, call CallState) (MetricResult, error) {
-	entity := "calls/" + strconv.FormatInt(m.CallID, 10) + "/metric"
 	if prev == nil {
 		if !call.Ended || (!m.UpdatedTime.After(call.EndedAt) && !call.Overdue) {
 			return MetricResult{}, nil
@@ -38,8 +37,8 @@ func Metric(scope Scope, prev []byte, m callcenter.CallMetric, call CallState) (
 		s := metricSnap{F: make(map[string]string, 11)}
 		compare(s.F, metricFields(m, nil), true)
 		s.Upd = ms(m.UpdatedTime)
-		em := &emitter{scope: scope, seq: &s.Seq}
-		em.emit(event.MetricFinalized, entity, m.UpdatedTime, &event.MetricData{CallID: m.CallID, Metric: m})
+		em := &emitter{scope: scope, seq: s.Seq}
+		em.emit(event.MetricFinalized, metricEntity(m), m.UpdatedTime, &event.MetricData{CallID: m.CallID, Metric: m})
 		return metricResult(s, em, prev, m)
 	}
 	var s metricSnap
@@ -52,18 +51,25 @@ func Metric(scope Scope, prev []byte, m callcenter.CallMetric, call CallState) (
 	if s.F == nil {
 		s.F = map[string]string{}
 	}
-	em := &emitter{scope: scope, seq: &s.Seq}
+	em := &emitter{scope: scope, seq: s.Seq}
 	if ch := compare(s.F, metricFields(m, s.F), false); len(ch) > 0 {
-		em.emit(event.MetricUpdated, entity, m.UpdatedTime, &event.MetricData{CallID: m.CallID, Metric: m, Changes: ch})
+		em.emit(event.MetricUpdated, metricEntity(m), m.UpdatedTime, &event.MetricData{CallID: m.CallID, Metric: m, Changes: ch})
 	}
 	s.Upd = ms(m.UpdatedTime)
 	return metricResult(s, em, prev, m)
+}
+
+// metricEntity is the entity of m's events (made only for them: most reads of a
+// metric yield none).
+func metricEntity(m callcenter.CallMetric) string {
+	return "calls/" + strconv.FormatInt(m.CallID, 10) + "/metric"
 }
 
 func metricResult(s metricSnap, em *emitter, prev []byte, m callcenter.CallMetric) (MetricResult, error) {
 	if em.err != nil {
 		return MetricResult{}, fmt.Errorf("diff metric of call %d: %w", m.CallID, em.err)
 	}
+	s.Seq = em.seq
 	next := encodeMetricSnap(&s)
 	return MetricResult{Events: em.events, Snap: next, Changed: string(next) != string(prev), Final: true}, nil
 }

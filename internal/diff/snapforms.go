@@ -11,7 +11,10 @@ import (
 // decodeCallSnap reads a call snapshot in either form (see snapcodec.go).
 func decodeCallSnap(b []byte, s *callSnap) error {
 	if len(b) > 0 && b[0] == '{' {
-		return json.Unmarshal(b, s)
+		var js callSnap // not s: encoding/json would move the caller's to the heap
+		err := json.Unmarshal(b, &js)
+		*s = js
+		return err
 	}
 	r := reader{b: b}
 	if r.byte() != snapV1 {
@@ -69,7 +72,8 @@ func encodeCallSnap(buf []byte, s *callSnap) []byte {
 		id int64
 		p  partSnap
 	}
-	parts := make([]part, 0, len(s.P))
+	var few [8]part
+	parts := few[:0]
 	for k, p := range s.P {
 		if id, err := strconv.ParseInt(k, 10, 64); err == nil {
 			parts = append(parts, part{id, p})
@@ -101,7 +105,10 @@ func encodeCallSnap(buf []byte, s *callSnap) []byte {
 // decodeMetricSnap reads a metric snapshot in either form.
 func decodeMetricSnap(b []byte, s *metricSnap) error {
 	if len(b) > 0 && b[0] == '{' {
-		return json.Unmarshal(b, s)
+		var js metricSnap // not s: encoding/json would move the caller's to the heap
+		err := json.Unmarshal(b, &js)
+		*s = js
+		return err
 	}
 	r := reader{b: b}
 	if r.byte() != snapV1 {

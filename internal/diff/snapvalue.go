@@ -219,18 +219,23 @@ func decimalParts(v string) (int64, byte) {
 	return n, byte(len(frac))
 }
 
-// formatDecimal writes digits with scale of them after the point.
+// formatDecimal writes digits with scale of them after the point (at least one
+// before it), in one allocation.
 func formatDecimal(digits int64, scale byte) string {
-	neg := digits < 0
-	s := strconv.FormatUint(uint64(max(digits, -digits)), 10)
-	if len(s) <= int(scale) {
-		s = strings.Repeat("0", int(scale)-len(s)+1) + s
+	var db, fb, buf [48]byte
+	d := strconv.AppendUint(db[:0], uint64(max(digits, -digits)), 10)
+	full := fb[:0]
+	for i := len(d); i <= int(scale); i++ {
+		full = append(full, '0')
 	}
-	s = s[:len(s)-int(scale)] + "." + s[len(s)-int(scale):]
-	if neg {
-		s = "-" + s
+	full = append(full, d...)
+	b := buf[:0]
+	if digits < 0 {
+		b = append(b, '-')
 	}
-	return s
+	whole := len(full) - int(scale)
+	b = append(append(append(b, full[:whole]...), '.'), full[whole:]...)
+	return string(b)
 }
 
 func (r *reader) value() string {
@@ -260,10 +265,12 @@ func (r *reader) value() string {
 			return `"` + snapKnownStrings[i] + `"`
 		}
 	case tagObject:
-		return string(r.appendObject(make([]byte, 0, 256)))
+		var buf [256]byte
+		return string(r.appendObject(buf[:0]))
 	case tagObjects:
 		n := r.count(1)
-		b := append(make([]byte, 0, 256), '[')
+		var buf [512]byte
+		b := append(buf[:0], '[')
 		for i := range n {
 			if i > 0 {
 				b = append(b, ',')

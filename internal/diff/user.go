@@ -91,7 +91,7 @@ func User(scope Scope, prev []byte, u callcenter.User, names StatusNames, seen t
 	}
 	creating := prev == nil
 	entity := "users/" + strconv.FormatInt(u.ID, 10)
-	em := &emitter{scope: scope, seq: &s.Seq}
+	em := &emitter{scope: scope, seq: s.Seq}
 	cur := [3]int{u.Status, u.Preference, u.MobileAppPreference}
 	ch := compare(s.F, userFields(u), creating)
 	switch {
@@ -116,7 +116,7 @@ func User(scope Scope, prev []byte, u callcenter.User, names StatusNames, seen t
 			User: u, Previous: names.state(s.S), Current: names.state(cur), Changed: changed,
 		})
 	}
-	s.S, s.Del = cur, u.Deleted
+	s.S, s.Del, s.Seq = cur, u.Deleted, em.seq
 	return result(em, s, prev, "user", u.ID)
 }
 
