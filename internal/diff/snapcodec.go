@@ -60,16 +60,23 @@ func unzigzag(u uint64) int64 { return int64(u>>1) ^ -int64(u&1) }
 // table and, sorted, each name and value; equal fields give equal bytes.
 func appendFields(b []byte, f map[string]string) []byte {
 	var bits uint64
+	var values [64]string // by index in snapFieldNames: one lookup per name
+	known := 0
 	for i, name := range snapFieldNames {
-		if _, ok := f[name]; ok {
+		if v, ok := f[name]; ok {
 			bits |= 1 << i
+			values[i] = v
+			known++
 		}
 	}
 	b = binary.AppendUvarint(b, bits)
-	for i, name := range snapFieldNames {
+	for i := range snapFieldNames {
 		if bits&(1<<i) != 0 {
-			b = appendValue(b, f[name])
+			b = appendValue(b, values[i])
 		}
+	}
+	if known == len(f) { // no name outside the table: the usual case
+		return append(b, 0)
 	}
 	var other []string
 	for name := range f {
