@@ -30,7 +30,8 @@ var dataTypes = map[event.Type]any{
 }
 
 // requireAsEncodingJSON fails unless eventData writes data as json.Marshal does
-// (or both fail), and its digest is the one encoding/json's reading gives.
+// (or both fail), and its digest is the one encoding/json's reading gives, and
+// the previous release's.
 func requireAsEncodingJSON(t *testing.T, name string, data any) {
 	t.Helper()
 	want, werr := json.Marshal(data)
@@ -52,8 +53,12 @@ func requireAsEncodingJSON(t *testing.T, name string, data any) {
 	if !bytes.Equal(got, want) {
 		t.Fatalf("%s: wrote\n%s\nencoding/json writes\n%s", name, got, want)
 	}
-	if d, v1 := string(sp.appendDigest(nil, got)), v1Digest(want); d != v1 {
+	d := string(sp.appendDigest(nil, got))
+	if v1 := v1Digest(want); d != v1 {
 		t.Fatalf("%s: digest %q, encoding/json's reading %q (%s)", name, d, v1, want)
+	}
+	if before := reparseDigest(want); d != before {
+		t.Fatalf("%s: digest %q, the previous release's %q (%s)", name, d, before, want)
 	}
 }
 
