@@ -18,13 +18,13 @@ const (
 	transitionParts
 )
 
-// spans locates the transition's parts in the data being written: the start and
+// spans locates the transition's parts in the writer's buffer: the start and
 // end offsets of each part's value, {0, 0} when the data has none.
 type spans [transitionParts][2]int
 
 // eventData writes the data of an event, as json.Marshal(data) writes it, and
-// where in it the transition's parts lie: transitionDigest without reading the
-// data again. data is one of the events package's data types, or a pointer to one.
+// where in it the transition's parts lie: its digest (digest.go) without reading the
+// data again. data is a pointer to one of the events package's data types.
 func (w *jsonWriter) eventData(data any) (sp spans, err error) {
 	switch d := data.(type) {
 	case *event.CallData:
@@ -103,7 +103,7 @@ func (sp *spans) part(w *jsonWriter, i int, write func()) {
 	sp[i] = [2]int{start, len(w.b)}
 }
 
-// appendDigest appends transitionDigest(data) to b, data's parts located by sp;
+// appendDigest appends the transition digest of data to b, its parts located by sp;
 // it appends nothing for data without a transition.
 func (sp *spans) appendDigest(b, data []byte) []byte {
 	if *sp == (spans{}) {

@@ -44,9 +44,10 @@ type emitter struct {
 	source string // event.Source of the account, made at the first event
 }
 
-// emitBuf is the size of an emitter's data buffer: a call's events at first sight
-// (created, joined per participant, ended) fit in it.
-const emitBuf = 4096
+// emitBuf is the size of an emitter's data buffer: most reads yield one or two
+// events of under a kilobyte of data each (status changes, a metric); a call's
+// first sight (created, joined per participant, ended) grows it once or twice.
+const emitBuf = 2048
 
 // emit adds an event of type t about entity at time at. data is a pointer to one
 // of the events package's data types (see eventData); it does not escape, so the
