@@ -40,13 +40,16 @@ type emitter struct {
 	// buf holds the data of the events emitted so far, one after the other: an
 	// entity's events take one allocation for their data, not one each. Each
 	// event's data is a full slice expression of it, never written again.
-	buf    []byte
-	source string // event.Source of the account, made at the first event
+	buf []byte
+	// bufSize is the size of buf when it is made (emitBuf when 0): more for a
+	// call seen for the first time, whose events (created, joined per
+	// participant, ended) then fit in one buffer.
+	bufSize int
+	source  string // event.Source of the account, made at the first event
 }
 
-// emitBuf is the size of an emitter's data buffer: most reads yield one or two
-// events of under a kilobyte of data each (status changes, a metric); a call's
-// first sight (created, joined per participant, ended) grows it once or twice.
+// emitBuf is the usual size of an emitter's data buffer: most reads yield one or
+// two events of about a kilobyte of data each (status changes, a metric).
 const emitBuf = 2048
 
 // emit adds an event of type t about entity at time at. data is a pointer to one
@@ -62,7 +65,7 @@ func (e *emitter) emit(t event.Type, entity string, at time.Time, data any) {
 	}
 	e.seq++
 	if cap(e.buf)-len(e.buf) < emitBuf/4 {
-		e.buf = make([]byte, 0, emitBuf) // the events before keep the old one
+		e.buf = make([]byte, 0, max(e.bufSize, emitBuf)) // the events before keep the old one
 	}
 	start := len(e.buf)
 	w := jsonWriter{b: e.buf}

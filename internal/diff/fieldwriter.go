@@ -3,27 +3,38 @@ package diff
 import "github.com/callbus/callbus/internal/callcenter"
 
 // fieldWriter makes the tracked fields of a call or a metric, each value written
-// by jsonWriter into one scratch buffer: the bytes raw gives (json.Marshal's, or
-// null where it fails) without encoding/json's reflection, buffers and boxing
-// (TestFieldWriterAsRaw). A value equal to the stored one is that string: an
-// unchanged record allocates no value.
+// by jsonWriter: the bytes raw gives (json.Marshal's, or null where it fails)
+// without encoding/json's reflection, buffers and boxing (TestFieldWriterAsRaw).
+// A value equal to the stored one is that string, and the new values are cut from
+// one string made at the end (done): an unchanged record allocates no value, a
+// new one a single string for all of them.
 type fieldWriter struct {
 	w      jsonWriter
+	start  int // where the value being written starts in w.b
 	fs     []field
 	stored map[string]string
+	// pending are the fields whose value is w.b[from:to], set by done.
+	pending [maxTrackedFields]pendingValue
+	npend   int
 }
 
-func newFieldWriter(n int, stored map[string]string) *fieldWriter {
-	return &fieldWriter{w: jsonWriter{b: make([]byte, 0, 256)}, fs: make([]field, 0, n), stored: stored}
+type pendingValue struct{ field, from, to int }
+
+// maxTrackedFields bounds the fields of a record (a call has 17).
+const maxTrackedFields = 24
+
+func newFieldWriter(n int, stored map[string]string) fieldWriter {
+	return fieldWriter{w: jsonWriter{b: make([]byte, 0, 256)}, fs: make([]field, 0, n), stored: stored}
 }
 
 // add takes what was written since the last field as the value of name.
 func (f *fieldWriter) add(name string) {
-	v := "null"
-	if old, ok := f.stored[name]; ok && f.w.err == nil && old == string(f.w.b) {
+	v, cut := "null", false
+	written := f.w.b[f.start:]
+	if old, ok := f.stored[name]; ok && f.w.err == nil && old == string(written) {
 		v = old
 	} else if f.w.err == nil {
-		switch string(f.w.b) { // the common empty values: no allocation
+		switch string(written) { // the common empty values: constants
 		case "null":
 		case `""`:
 			v = `""`
@@ -32,11 +43,29 @@ func (f *fieldWriter) add(name string) {
 		case "0":
 			v = "0"
 		default:
-			v = string(f.w.b)
+			cut = true
 		}
 	}
+	if cut {
+		f.pending[f.npend] = pendingValue{len(f.fs), f.start, len(f.w.b)}
+		f.npend++
+		f.start = len(f.w.b)
+	} else {
+		f.w.b = f.w.b[:f.start]
+	}
 	f.fs = append(f.fs, field{name, v, true})
-	f.w.b, f.w.err = f.w.b[:0], nil
+	f.w.err = nil
+}
+
+// done gives the fields, their new values cut from one string.
+func (f *fieldWriter) done() []field {
+	if f.npend > 0 {
+		all := string(f.w.b)
+		for _, p := range f.pending[:f.npend] {
+			f.fs[p.field].value = all[p.from:p.to]
+		}
+	}
+	return f.fs
 }
 
 // unknown adds a field the observation says nothing about.
@@ -110,7 +139,7 @@ func callFields(c callcenter.Call, stored map[string]string) []field {
 	} else {
 		f.unknown("parallel_call_groups")
 	}
-	return f.fs
+	return f.done()
 }
 
 // metricFields are the fields whose later change gives metric.updated; stored
@@ -131,5 +160,5 @@ func metricFields(m callcenter.CallMetric, stored map[string]string) []field {
 	f.add("csat")
 	f.w.tags(m.Tags)
 	f.add("tags")
-	return f.fs
+	return f.done()
 }
