@@ -41,6 +41,10 @@ func Metric(scope Scope, prev []byte, m callcenter.CallMetric, call CallState) (
 		em.emit(event.MetricFinalized, metricEntity(m), m.UpdatedTime, &event.MetricData{CallID: m.CallID, Metric: m})
 		return metricResult(s, em, prev, m)
 	}
+	fs := metricFields(m, nil)
+	if sameMetricSnap(prev, m, fs) {
+		return MetricResult{Snap: prev, Final: true}, nil
+	}
 	var s metricSnap
 	if err := decodeMetricSnap(prev, &s); err != nil {
 		return MetricResult{}, fmt.Errorf("diff metric of call %d: decode snapshot: %w", m.CallID, err)
@@ -52,7 +56,7 @@ func Metric(scope Scope, prev []byte, m callcenter.CallMetric, call CallState) (
 		s.F = map[string]string{}
 	}
 	em := &emitter{scope: scope, seq: s.Seq}
-	if ch := compare(s.F, metricFields(m, s.F), false); len(ch) > 0 {
+	if ch := compare(s.F, fs, false); len(ch) > 0 {
 		em.emit(event.MetricUpdated, metricEntity(m), m.UpdatedTime, &event.MetricData{CallID: m.CallID, Metric: m, Changes: ch})
 	}
 	s.Upd = ms(m.UpdatedTime)

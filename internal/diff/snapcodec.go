@@ -69,12 +69,7 @@ func appendFields(b []byte, f map[string]string) []byte {
 			known++
 		}
 	}
-	b = binary.AppendUvarint(b, bits)
-	for i := range snapFieldNames {
-		if bits&(1<<i) != 0 {
-			b = appendValue(b, values[i])
-		}
-	}
+	b = appendTableFields(b, bits, &values)
 	if known == len(f) { // no name outside the table: the usual case
 		return append(b, 0)
 	}
@@ -90,6 +85,38 @@ func appendFields(b []byte, f map[string]string) []byte {
 		b = appendValue(appendString(b, name), f[name])
 	}
 	return b
+}
+
+// appendTableFields appends the bits of the names of the table that are there and
+// their values (by index in snapFieldNames).
+func appendTableFields(b []byte, bits uint64, values *[64]string) []byte {
+	b = binary.AppendUvarint(b, bits)
+	for i := range snapFieldNames {
+		if bits&(1<<i) != 0 {
+			b = appendValue(b, values[i])
+		}
+	}
+	return b
+}
+
+// appendFieldList appends the known fields of fs as appendFields appends them
+// from a map holding just those. ok is false, and nothing is appended, when one
+// is outside the table.
+func appendFieldList(b []byte, fs []field) ([]byte, bool) {
+	var bits uint64
+	var values [64]string
+	for _, f := range fs {
+		i, ok := snapFieldIndex[f.name]
+		switch {
+		case !f.known:
+			continue
+		case !ok:
+			return b, false
+		}
+		bits |= 1 << i
+		values[i] = f.value
+	}
+	return append(appendTableFields(b, bits, &values), 0), true
 }
 
 func appendString(b []byte, s string) []byte {

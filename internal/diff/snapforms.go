@@ -1,11 +1,15 @@
 package diff
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
+
+	"github.com/callbus/callbus/internal/callcenter"
 )
 
 // decodeCallSnap reads a call snapshot in either form (see snapcodec.go).
@@ -121,6 +125,25 @@ func decodeMetricSnap(b []byte, s *metricSnap) error {
 		r.err = errSnapshot
 	}
 	return r.err
+}
+
+// sameMetricSnap reports whether prev is, byte for byte, the snapshot a read of
+// m with fields fs leaves when it changes nothing: the same sequence, updated
+// time and fields. Most reads of a final metric are such; they are told without
+// decoding prev.
+func sameMetricSnap(prev []byte, m callcenter.CallMetric, fs []field) bool {
+	if len(prev) == 0 || prev[0] != snapV1 {
+		return false
+	}
+	seq, n := binary.Uvarint(prev[1:])
+	if n <= 0 || seq > math.MaxInt64 { // a sequence encodeMetricSnap would not write back
+		return false
+	}
+	var buf [256]byte
+	b := binary.AppendUvarint(append(buf[:0], snapV1), seq)
+	b = appendTime(b, ms(m.UpdatedTime), 0)
+	b, ok := appendFieldList(b, fs)
+	return ok && bytes.Equal(b, prev)
 }
 
 // encodeMetricSnap gives the binary form of s.
