@@ -2,6 +2,7 @@ package diff
 
 import (
 	"bytes"
+	"maps"
 	"math/rand/v2"
 	"reflect"
 	"testing"
@@ -51,5 +52,28 @@ func TestSameMetricSnapAsDiff(t *testing.T) {
 	}
 	if same < 100 {
 		t.Fatalf("only %d unchanged reads: the test does not exercise sameMetricSnap", same)
+	}
+}
+
+// The tracked fields of calls and metrics with every field odd (see fill) come
+// back from their binary form as they were, and with names outside the table.
+func TestSnapshotFieldsRoundTrip(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for i := range 3000 {
+		var c callcenter.Call
+		var m callcenter.CallMetric
+		fill(t, r, reflect.ValueOf(&c).Elem())
+		fill(t, r, reflect.ValueOf(&m).Elem())
+		f := map[string]string{}
+		compare(f, callFields(c, nil), true)
+		compare(f, metricFields(m, nil), true)
+		if i%3 == 0 {
+			f["zz_other"], f["aa_other"] = `{"a":[1,2]}`, "-0.5"
+		}
+		rd := reader{b: appendFields(nil, f)}
+		got := rd.fields()
+		if rd.err != nil || len(rd.b) != 0 || !maps.Equal(got, f) {
+			t.Fatalf("fields %v came back as %v (%v, %d bytes left)", f, got, rd.err, len(rd.b))
+		}
 	}
 }

@@ -186,14 +186,35 @@ func (r *reader) count(min int) int {
 
 func (r *reader) fields() map[string]string {
 	present := r.uvarint()
-	f := make(map[string]string, bits.OnesCount64(present)+2) // +2: room for fields the diff adds
-	for i, name := range snapFieldNames {
+	// The values are read into one buffer and cut from one string made of it.
+	var buf [1024]byte
+	var spans [64][2]int
+	text := buf[:0]
+	for i := range snapFieldNames {
 		if present&(1<<i) != 0 {
-			f[name] = r.value()
+			start := len(text)
+			text = r.appendValue(text)
+			spans[i] = [2]int{start, len(text)}
 		}
 	}
 	if present>>len(snapFieldNames) != 0 {
 		r.err = errSnapshot
+	}
+	var all string
+	f := make(map[string]string, bits.OnesCount64(present)+2) // +2: room for fields the diff adds
+	for i, name := range snapFieldNames {
+		if present&(1<<i) == 0 {
+			continue
+		}
+		v := text[spans[i][0]:spans[i][1]]
+		if c, ok := constant(v); ok {
+			f[name] = c
+			continue
+		}
+		if all == "" {
+			all = string(text)
+		}
+		f[name] = all[spans[i][0]:spans[i][1]]
 	}
 	for range r.count(2) {
 		name := r.string()

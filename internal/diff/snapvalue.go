@@ -220,70 +220,107 @@ func decimalParts(v string) (int64, byte) {
 }
 
 // formatDecimal writes digits with scale of them after the point (at least one
-// before it), in one allocation.
+// before it).
 func formatDecimal(digits int64, scale byte) string {
-	var db, fb, buf [48]byte
+	var buf [48]byte
+	return string(appendDecimal(buf[:0], digits, scale))
+}
+
+// appendDecimal appends formatDecimal(digits, scale).
+func appendDecimal(b []byte, digits int64, scale byte) []byte {
+	var db, fb [48]byte
 	d := strconv.AppendUint(db[:0], uint64(max(digits, -digits)), 10)
 	full := fb[:0]
 	for i := len(d); i <= int(scale); i++ {
 		full = append(full, '0')
 	}
 	full = append(full, d...)
-	b := buf[:0]
 	if digits < 0 {
 		b = append(b, '-')
 	}
 	whole := len(full) - int(scale)
-	b = append(append(append(b, full[:whole]...), '.'), full[whole:]...)
-	return string(b)
+	return append(append(append(b, full[:whole]...), '.'), full[whole:]...)
 }
 
+// value reads the next value (what appendValue wrote) as its canonical JSON.
 func (r *reader) value() string {
+	var buf [128]byte
+	return constOrString(r.appendValue(buf[:0]))
+}
+
+// constOrString is string(v), the common short values as constants.
+func constOrString(v []byte) string {
+	if c, ok := constant(v); ok {
+		return c
+	}
+	return string(v)
+}
+
+// constant is v as a constant string, for the common short values.
+func constant(v []byte) (string, bool) {
+	switch string(v) {
+	case "null":
+		return "null", true
+	case `""`:
+		return `""`, true
+	case "[]":
+		return "[]", true
+	case "true":
+		return "true", true
+	case "false":
+		return "false", true
+	case "0":
+		return "0", true
+	}
+	return "", false
+}
+
+// appendValue appends the next value (what appendValue wrote) as its canonical
+// JSON.
+func (r *reader) appendValue(b []byte) []byte {
 	tag := r.byte()
 	if tag >= tagSmall {
-		return strconv.Itoa(int(tag - tagSmall))
+		return strconv.AppendInt(b, int64(tag-tagSmall), 10)
 	}
 	switch tag {
 	case tagNull:
-		return "null"
+		return append(b, "null"...)
 	case tagInt:
-		return strconv.FormatInt(unzigzag(r.uvarint()), 10)
+		return strconv.AppendInt(b, unzigzag(r.uvarint()), 10)
 	case tagEmpty:
-		return `""`
+		return append(b, `""`...)
 	case tagNone:
-		return "[]"
+		return append(b, "[]"...)
 	case tagTrue:
-		return "true"
+		return append(b, "true"...)
 	case tagFalse:
-		return "false"
+		return append(b, "false"...)
 	case tagString:
-		return r.quoted()
+		return append(append(append(b, '"'), r.bytes()...), '"')
 	case tagJSON:
-		return r.string()
+		return append(b, r.bytes()...)
 	case tagKnown:
 		if i := int(r.byte()); i < len(snapKnownStrings) {
-			return `"` + snapKnownStrings[i] + `"`
+			return append(append(append(b, '"'), snapKnownStrings[i]...), '"')
 		}
 	case tagObject:
-		var buf [256]byte
-		return string(r.appendObject(buf[:0]))
+		return r.appendObject(b)
 	case tagObjects:
 		n := r.count(1)
-		var buf [512]byte
-		b := append(buf[:0], '[')
+		b = append(b, '[')
 		for i := range n {
 			if i > 0 {
 				b = append(b, ',')
 			}
 			b = r.appendObject(b)
 		}
-		return string(append(b, ']'))
+		return append(b, ']')
 	case tagDecimal:
 		digits := unzigzag(r.uvarint())
-		return formatDecimal(digits, r.byte())
+		return appendDecimal(b, digits, r.byte())
 	}
 	r.err = errSnapshot
-	return ""
+	return b
 }
 
 // appendObject appends what appendObject wrote, as the JSON it came from.
@@ -294,32 +331,35 @@ func (r *reader) appendObject(b []byte) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		var name string
+		var name []byte
 		if k := r.byte(); k == otherField {
-			name = r.string()
+			name = r.bytes()
 		} else if int(k) < len(snapObjectKeys) {
-			name = snapObjectKeys[k]
+			b = append(append(append(b, '"'), snapObjectKeys[k]...), '"', ':')
 		} else {
 			r.err = errSnapshot
 		}
-		v := r.value()
-		if r.err != nil || (len(v) > 0 && (v[0] == '{' || v[0] == '[')) {
+		if name != nil {
+			b = append(append(append(b, '"'), name...), '"', ':')
+		}
+		start := len(b)
+		b = r.appendValue(b)
+		if r.err != nil || (len(b) > start && (b[start] == '{' || b[start] == '[')) {
 			r.err = errSnapshot // members are scalars: no nesting to recurse into
 			return b
 		}
-		b = append(append(append(append(b, '"'), name...), '"', ':'), v...)
 	}
 	return append(b, '}')
 }
 
-// quoted reads a string and gives it back between quotes, in one allocation.
-func (r *reader) quoted() string {
+// bytes reads a string (as appendString wrote it) without copying it.
+func (r *reader) bytes() []byte {
 	n := r.uvarint()
 	if r.err != nil || n > uint64(len(r.b)) {
 		r.err = errSnapshot
-		return ""
+		return nil
 	}
-	s := `"` + string(r.b[:n]) + `"`
+	s := r.b[:n:n]
 	r.b = r.b[n:]
 	return s
 }
