@@ -94,9 +94,10 @@ func (e *emitter) emit(t event.Type, entity string, at time.Time, data any) {
 	e.events = append(e.events, event.NewData(e.scope.Account, e.source, t, entity, key, at, b))
 }
 
-// raw is the canonical JSON of v, for change values and snapshot fields. The
-// common scalar types skip encoding/json (the diff calls raw for every tracked
-// field of every record read); they give the same bytes it would.
+// raw is the canonical JSON of v, for the tracked fields of users and teams (those
+// of calls and metrics, the many, are written by fieldWriter, which gives the same
+// bytes). The common scalar types skip encoding/json; they give the same bytes it
+// would.
 func raw(v any) string {
 	switch x := v.(type) {
 	case nil:
