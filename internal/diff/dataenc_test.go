@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/callbus/callbus/internal/callcenter"
 	"github.com/callbus/callbus/internal/event"
 )
 
@@ -186,3 +187,59 @@ func fill(t *testing.T, r *rand.Rand, v reflect.Value) {
 		t.Fatalf("fill: no odd values of %s: add them", v.Type())
 	}
 }
+
+// The data of every event type in a few plain forms: zero (nil pointers and
+// lists), empty lists, and records whose strings hold HTML characters, quotes,
+// control characters, U+2028, invalid UTF-8 and non-ASCII text.
+func TestDataEncodingTable(t *testing.T) {
+	odd := "José <b>&amp;</b> \"q\" \\ \t\n\u2028\u2029 \xff 日本 😀"
+	at := time.Date(2026, 11, 24, 9, 30, 0, 123456789, time.FixedZone("x", 3600))
+	cost, id := 0.000001, int64(7)
+	call := callcenter.Call{ID: 1, Direction: "incoming", PhoneNumber: odd, AssignedAgentName: &odd, CallNotes: odd,
+		CreatedTime: at, UpdatedTime: at, ParentCallID: &id,
+		Recording:           &callcenter.Recording{ID: 2, URL: "https://x/?a=1&b=<2>", TranscriptionURL: &odd},
+		RecordingToRedact:   &callcenter.RecordingToRedact{URL: odd},
+		IntegratedResources: []callcenter.IntegratedResource{{ID: 3, IntegrationName: odd, Type: "<t>"}},
+		Participants:        []callcenter.Participant{{ID: 4, CallerName: &odd, Cost: &cost, EnqueuedTime: &at, CreatedTime: at}},
+		ParallelCallGroups:  []json.RawMessage{json.RawMessage(`{"a": "<&>" }`), nil},
+	}
+	user := callcenter.User{ID: 5, Name: odd, Language: &odd, LastSeenTime: &at, Teams: []callcenter.TeamRef{{ID: 1}}}
+	team := callcenter.Team{ID: 6, Name: odd, Description: odd, Users: []callcenter.UserRef{{ID: 5}}}
+	metric := callcenter.CallMetric{CallID: 1, Cost: &cost, Csat: &callcenter.Csat{Outcome: json.RawMessage(`"<ok>"`)},
+		Tags:      []callcenter.Tag{{Raw: json.RawMessage(`{"name":"x&y"}`)}, {}},
+		LifeCycle: []callcenter.LifeCycleEvent{{Type: odd, QueueID: &id, Timestamp: at}, {Type: "hangup"}}}
+	changes := []event.Change{{Field: odd, Previous: json.RawMessage(`"<a>"`), Current: json.RawMessage("null")}, {Field: "x"}}
+	state := event.UserState{StatusName: odd}
+	cases := map[string]any{
+		"zero call":           &event.CallData{},
+		"zero call updated":   &event.CallUpdatedData{},
+		"zero participant":    &event.ParticipantData{},
+		"zero status":         &event.ParticipantStatusData{},
+		"zero user":           &event.UserData{},
+		"zero user status":    &event.UserStatusData{},
+		"zero team":           &event.TeamData{},
+		"zero metric":         &event.MetricData{},
+		"empty lists call":    &event.CallUpdatedData{Call: callcenter.Call{Participants: []callcenter.Participant{}, IntegratedResources: []callcenter.IntegratedResource{}, ParallelCallGroups: []json.RawMessage{}}, Changes: []event.Change{}},
+		"empty lists user":    &event.UserData{User: callcenter.User{Teams: []callcenter.TeamRef{}}, Changes: []event.Change{}},
+		"empty lists status":  &event.UserStatusData{Changed: []string{}},
+		"empty lists team":    &event.TeamData{Team: callcenter.Team{Users: []callcenter.UserRef{}}, MembersAdded: []int64{}, MembersRemoved: []int64{}, Changes: []event.Change{}},
+		"empty lists metric":  &event.MetricData{Metric: callcenter.CallMetric{Tags: []callcenter.Tag{}, LifeCycle: []callcenter.LifeCycleEvent{}}, Changes: []event.Change{}},
+		"odd call":            &event.CallData{Call: call},
+		"odd call updated":    &event.CallUpdatedData{Call: call, Changes: changes},
+		"odd participant":     &event.ParticipantData{CallID: 1, Participant: call.Participants[0]},
+		"odd status":          &event.ParticipantStatusData{Participant: call.Participants[0], Previous: event.CallStatus{Label: odd}},
+		"odd user":            &event.UserData{User: user, Changes: changes},
+		"odd user status":     &event.UserStatusData{User: user, Previous: state, Current: state, Changed: []string{odd}},
+		"odd team":            &event.TeamData{Team: team, MembersAdded: []int64{1, -2}, Changes: changes},
+		"odd metric":          &event.MetricData{CallID: 1, Metric: metric, Changes: changes},
+		"invalid raw":         &event.CallUpdatedData{Changes: []event.Change{{Previous: json.RawMessage("{bad")}}},
+		"time out of range":   &event.UserData{User: callcenter.User{LastSeenTime: ptr(time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC))}},
+		"float out of range":  &event.MetricData{Metric: callcenter.CallMetric{Cost: ptr(math.Inf(1))}},
+		"float with exponent": &event.MetricData{Metric: callcenter.CallMetric{Cost: ptr(1e21)}},
+	}
+	for name, data := range cases {
+		requireAsEncodingJSON(t, name, data)
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }
