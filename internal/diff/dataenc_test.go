@@ -241,5 +241,3 @@ func TestDataEncodingTable(t *testing.T) {
 		requireAsEncodingJSON(t, name, data)
 	}
 }
-
-func ptrTo[T any](v T) *T { return &v }
