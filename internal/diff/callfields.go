@@ -20,7 +20,7 @@ var QuietCallFields = []string{"bill_duration"}
 // where it gains a value that was empty (gains), so a stale replica's copy neither
 // reverts a field nor flips it back. ending: c is the observation that ends the call.
 func (s *callSnap) fields(c callcenter.Call, creating, newer, ending bool) []event.Change {
-	fs := callFields(c)
+	fs := callFields(c, s.F)
 	open := s.End == 0 && !ending
 	for i, f := range fs {
 		quiet := slices.Contains(QuietCallFields, f.name)
@@ -44,36 +44,4 @@ func (s *callSnap) fields(c callcenter.Call, creating, newer, ending bool) []eve
 func gains(old, cur string) bool {
 	empty := func(v string) bool { return v == "null" || v == `""` || v == "[]" }
 	return empty(old) && !empty(cur)
-}
-
-// callFields are the tracked fields of a call for call.updated.
-func callFields(c callcenter.Call) []field {
-	var rec, transcription field
-	if c.Recording != nil {
-		r := *c.Recording
-		transcription = optional("recording.transcription_url", r.TranscriptionURL)
-		r.TranscriptionURL = nil // tracked on its own: absent in the earlier form
-		rec = known("recording", r)
-	} else {
-		rec = known("recording", nil)
-	}
-	return []field{
-		known("parent_call_id", c.ParentCallID),
-		known("root_call_id", c.RootCallID),
-		known("assigned_agent_id", c.AssignedAgentID),
-		optional("assigned_agent_name", c.AssignedAgentName),
-		known("assigned_team_id", c.AssignedTeamID),
-		optional("assigned_team_name", c.AssignedTeamName),
-		known("assigned_call_queue_id", c.AssignedCallQueueID),
-		optional("assigned_call_queue_name", c.AssignedCallQueueName),
-		known("assigned_ivr_id", c.AssignedIVRID),
-		optional("assigned_ivr_name", c.AssignedIVRName),
-		known("call_notes", c.CallNotes),
-		known("bill_duration", c.BillDuration),
-		rec,
-		transcription,
-		optional("recording_to_redact", c.RecordingToRedact),
-		optionalSlice("integrated_resources", c.IntegratedResources),
-		optionalSlice("parallel_call_groups", c.ParallelCallGroups),
-	}
 }

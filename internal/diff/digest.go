@@ -1,49 +1,23 @@
 package diff
 
-import (
-	"crypto/sha256"
-	"encoding/hex"
-
-	"github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
-)
-
-// transition is the part of an event's data that says what changed: the status
-// before and after, the changed fields with their values, the members added and
-// removed. Events without it (created, joined, ended, deleted, finalized) happen
-// once per entity, so their type alone says what they are.
-type transition struct {
-	Previous       jsontext.Value `json:"previous,omitempty"`
-	Current        jsontext.Value `json:"current,omitempty"`
-	Changes        jsontext.Value `json:"changes,omitempty"`
-	MembersAdded   jsontext.Value `json:"members_added,omitempty"`
-	MembersRemoved jsontext.Value `json:"members_removed,omitempty"`
-}
-
-// transitionOptions read data as encoding/json would. Data is read with
-// encoding/json/v2's decoder (go-json-experiment/json): in one pass that skips the
-// record beside the transition, rather than validating the whole data first and
-// decoding it then (a fifth of the poller's CPU in the backlog benchmark).
-var transitionOptions = json.JoinOptions(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true), json.MatchCaseInsensitiveNames(true))
-
-// transitionDigest is a short digest of the transition data describes ("" for an
-// event without one). It goes into the event id next to the entity's sequence, so
-// that an id never names two different transitions even when Redis rolls back and
-// a sequence number is used again (DESIGN §3): the same transition derived again
-// keeps its id (JetStream and consumers drop the copy), a different one gets a new
-// id (nothing is dropped as a duplicate of something else).
-func transitionDigest(data []byte) string {
-	var tr transition
-	if err := json.Unmarshal(data, &tr, transitionOptions); err != nil {
-		return "" // data is an object the diff itself marshalled: cannot happen
-	}
-	if tr.Previous == nil && tr.Current == nil && tr.Changes == nil && tr.MembersAdded == nil && tr.MembersRemoved == nil {
-		return ""
-	}
-	h := sha256.New()
-	for _, part := range [][]byte{tr.Previous, tr.Current, tr.Changes, tr.MembersAdded, tr.MembersRemoved} {
-		h.Write(part)
-		h.Write([]byte{0})
-	}
-	return hex.EncodeToString(h.Sum(nil)[:6])
-}
+// The transition of an event is the part of its data that says what changed: the
+// status before and after ("previous", "current"), the changed fields with their
+// values ("changes"), the members added and removed ("members_added",
+// "members_removed"). Events without one (created, joined, ended, deleted,
+// finalized) happen once per entity, so their type alone says what they are.
+//
+// The transition digest is the first digestSize bytes, in hex, of the SHA-256 of
+// each part's JSON as it stands in the data (nothing when absent), each followed
+// by a zero byte, in that order; "" for an event without a transition. It goes
+// into the event id next to the entity's sequence, so that an id never names two
+// different transitions even when Redis rolls back and a sequence number is used
+// again (DESIGN §3): the same transition derived again keeps its id (JetStream and
+// consumers drop the copy), a different one gets a new id (nothing is dropped as a
+// duplicate of something else).
+//
+// Earlier releases computed it by reading the marshalled data back with
+// encoding/json; the emitter now takes the parts where it writes them (spans in
+// dataenc.go), which gives the same digest (TestDataEncodingAsEncodingJSON checks
+// it against v1Digest, that reading). The digest is part of every event id: it
+// must never change for the same data.
+const digestSize = 6

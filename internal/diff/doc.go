@@ -10,7 +10,7 @@
 // observation (reported as changed, with no event). Those of users and teams are compact JSON. Each one
 // carries a per-entity event sequence that goes into event ids, so an entity that
 // returns to an earlier state later yields a new event, never a repeated id; ids
-// also bind the transition (transitionDigest), so a sequence number used again
+// also bind the transition (its digest, digest.go), so a sequence number used again
 // after Redis rolled back cannot name a different change.
 //
 // Rules shared by every diff:

@@ -22,10 +22,13 @@ type Scope struct {
 
 // emitter collects the events of one entity, numbering them from its snapshot's
 // sequence. An event's id binds the epoch, the sequence and the transition's
-// digest (transitionDigest).
+// digest (digest.go).
 type emitter struct {
 	scope Scope
-	seq   *int64
+	// seq is the entity's sequence: the snapshot's, then that of its last event.
+	// The caller stores it back (held here, not pointed to, so that the
+	// snapshot stays on the caller's stack).
+	seq int64
 	// fallback dates an event whose API time is null (zero): an event always has a
 	// time, and never the year 1.
 	fallback time.Time
@@ -34,8 +37,24 @@ type emitter struct {
 	latest time.Time
 	events []event.Envelope
 	err    error
+	// buf holds the data of the events emitted so far, one after the other: an
+	// entity's events take one allocation for their data, not one each. Each
+	// event's data is a full slice expression of it, never written again.
+	buf []byte
+	// bufSize is the size of buf when it is made (emitBuf when 0): more for a
+	// call seen for the first time, whose events (created, joined per
+	// participant, ended) then fit in one buffer.
+	bufSize int
+	source  string // event.Source of the account, made at the first event
 }
 
+// emitBuf is the usual size of an emitter's data buffer: most reads yield one or
+// two events of about a kilobyte of data each (status changes, a metric).
+const emitBuf = 2048
+
+// emit adds an event of type t about entity at time at. data is a pointer to one
+// of the events package's data types (see eventData); it does not escape, so the
+// callers' data stays on their stack.
 func (e *emitter) emit(t event.Type, entity string, at time.Time, data any) {
 	if e.err != nil {
 		return
@@ -44,30 +63,41 @@ func (e *emitter) emit(t event.Type, entity string, at time.Time, data any) {
 	if !e.latest.IsZero() && at.After(e.latest.Add(maxAhead)) {
 		at = e.latest // dated ahead: broken data, taken as of the read
 	}
-	*e.seq++
-	b, err := json.Marshal(data)
+	e.seq++
+	if cap(e.buf)-len(e.buf) < emitBuf/4 {
+		e.buf = make([]byte, 0, max(e.bufSize, emitBuf)) // the events before keep the old one
+	}
+	start := len(e.buf)
+	w := jsonWriter{b: e.buf}
+	sp, err := w.eventData(data)
 	if err != nil {
 		e.err = fmt.Errorf("event %s %s: marshal data: %w", t, entity, err)
 		return
 	}
-	key := strconv.FormatInt(*e.seq, 10)
+	e.buf = w.b
+	b := w.b[start:len(w.b):len(w.b)]
+	var kb [96]byte
+	key := kb[:0]
 	if e.scope.Epoch != "" {
-		key = e.scope.Epoch + "/" + key
+		key = append(append(key, e.scope.Epoch...), '/')
 	}
-	if d := transitionDigest(b); d != "" {
-		key += "/" + d
+	key = strconv.AppendInt(key, e.seq, 10)
+	if d := sp.appendDigest(append(key, '/'), w.b); len(d) > len(key)+1 {
+		key = d
 	}
-	env, err := event.New(e.scope.Account, t, entity, key, at, json.RawMessage(b))
-	if err != nil {
-		e.err = err
-		return
+	if e.source == "" {
+		e.source = event.Source(e.scope.Account)
 	}
-	e.events = append(e.events, env)
+	if e.events == nil {
+		e.events = make([]event.Envelope, 0, 4)
+	}
+	e.events = append(e.events, event.NewData(e.scope.Account, e.source, t, entity, key, at, b))
 }
 
-// raw is the canonical JSON of v, for change values and snapshot fields. The
-// common scalar types skip encoding/json (the diff calls raw for every tracked
-// field of every record read); they give the same bytes it would.
+// raw is the canonical JSON of v, for the tracked fields of users and teams (those
+// of calls and metrics, the many, are written by fieldWriter, which gives the same
+// bytes). The common scalar types skip encoding/json; they give the same bytes it
+// would.
 func raw(v any) string {
 	switch x := v.(type) {
 	case nil:

@@ -17,22 +17,6 @@ type field struct {
 
 func known(name string, v any) field { return field{name, raw(v), true} }
 
-// optional is a field whose nil means "not sent" rather than "null".
-func optional[T any](name string, p *T) field {
-	if p == nil {
-		return field{name: name}
-	}
-	return field{name, raw(*p), true}
-}
-
-// optionalSlice is a slice field whose nil means "not sent".
-func optionalSlice[T any](name string, s []T) field {
-	if s == nil {
-		return field{name: name}
-	}
-	return field{name, raw(s), true}
-}
-
 // compare applies fields to the stored values and returns the changes in field
 // order. stored is updated in place; on the first observation (creating) nothing is
 // reported as a change.

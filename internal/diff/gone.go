@@ -19,13 +19,13 @@ func UserGone(scope Scope, prev []byte, id int64, seen time.Time) (Result, error
 	if err := json.Unmarshal(prev, &s); err != nil {
 		return Result{}, fmt.Errorf("diff gone user %d: decode snapshot: %w", id, err)
 	}
-	em := &emitter{scope: scope, seq: &s.Seq}
+	em := &emitter{scope: scope, seq: s.Seq}
 	if !s.Del {
 		u, err := lastUser(id, s)
 		if err != nil {
 			return Result{}, fmt.Errorf("diff gone user %d: %w", id, err)
 		}
-		em.emit(event.UserDeleted, "users/"+strconv.FormatInt(id, 10), seen, event.UserData{User: u})
+		em.emit(event.UserDeleted, "users/"+strconv.FormatInt(id, 10), seen, &event.UserData{User: u})
 	}
 	return Result{Events: em.events, Changed: true}, em.err
 }
@@ -68,8 +68,8 @@ func TeamGone(scope Scope, prev []byte, id int64, seen time.Time) (Result, error
 			_ = json.Unmarshal([]byte(v), dst) // the diff stored it from the same type
 		}
 	}
-	em := &emitter{scope: scope, seq: &s.Seq}
-	em.emit(event.TeamUpdated, "teams/"+strconv.FormatInt(id, 10), seen, event.TeamData{
+	em := &emitter{scope: scope, seq: s.Seq}
+	em.emit(event.TeamUpdated, "teams/"+strconv.FormatInt(id, 10), seen, &event.TeamData{
 		Team: t, MembersRemoved: s.M,
 		Changes: []event.Change{{Field: "deleted", Previous: json.RawMessage("false"), Current: json.RawMessage("true")}},
 	})

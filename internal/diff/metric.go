@@ -30,17 +30,20 @@ type MetricResult struct {
 // per call. Later changes
 // to the tracked fields (csat, tags, durations, cost) give metric.updated.
 func Metric(scope Scope, prev []byte, m callcenter.CallMetric, call CallState) (MetricResult, error) {
-	entity := "calls/" + strconv.FormatInt(m.CallID, 10) + "/metric"
 	if prev == nil {
 		if !call.Ended || (!m.UpdatedTime.After(call.EndedAt) && !call.Overdue) {
 			return MetricResult{}, nil
 		}
-		s := metricSnap{F: map[string]string{}}
-		compare(s.F, metricFields(m), true)
+		s := metricSnap{F: make(map[string]string, 11)}
+		compare(s.F, metricFields(m, nil), true)
 		s.Upd = ms(m.UpdatedTime)
-		em := &emitter{scope: scope, seq: &s.Seq}
-		em.emit(event.MetricFinalized, entity, m.UpdatedTime, event.MetricData{CallID: m.CallID, Metric: m})
+		em := &emitter{scope: scope, seq: s.Seq}
+		em.emit(event.MetricFinalized, metricEntity(m), m.UpdatedTime, &event.MetricData{CallID: m.CallID, Metric: m})
 		return metricResult(s, em, prev, m)
+	}
+	fs := metricFields(m, nil)
+	if sameMetricSnap(prev, m, fs) {
+		return MetricResult{Snap: prev, Final: true}, nil
 	}
 	var s metricSnap
 	if err := decodeMetricSnap(prev, &s); err != nil {
@@ -52,35 +55,25 @@ func Metric(scope Scope, prev []byte, m callcenter.CallMetric, call CallState) (
 	if s.F == nil {
 		s.F = map[string]string{}
 	}
-	em := &emitter{scope: scope, seq: &s.Seq}
-	if ch := compare(s.F, metricFields(m), false); len(ch) > 0 {
-		em.emit(event.MetricUpdated, entity, m.UpdatedTime, event.MetricData{CallID: m.CallID, Metric: m, Changes: ch})
+	em := &emitter{scope: scope, seq: s.Seq}
+	if ch := compare(s.F, fs, false); len(ch) > 0 {
+		em.emit(event.MetricUpdated, metricEntity(m), m.UpdatedTime, &event.MetricData{CallID: m.CallID, Metric: m, Changes: ch})
 	}
 	s.Upd = ms(m.UpdatedTime)
 	return metricResult(s, em, prev, m)
+}
+
+// metricEntity is the entity of m's events (made only for them: most reads of a
+// metric yield none).
+func metricEntity(m callcenter.CallMetric) string {
+	return "calls/" + strconv.FormatInt(m.CallID, 10) + "/metric"
 }
 
 func metricResult(s metricSnap, em *emitter, prev []byte, m callcenter.CallMetric) (MetricResult, error) {
 	if em.err != nil {
 		return MetricResult{}, fmt.Errorf("diff metric of call %d: %w", m.CallID, em.err)
 	}
+	s.Seq = em.seq
 	next := encodeMetricSnap(&s)
 	return MetricResult{Events: em.events, Snap: next, Changed: string(next) != string(prev), Final: true}, nil
-}
-
-// metricFields are the fields whose later change gives metric.updated.
-func metricFields(m callcenter.CallMetric) []field {
-	return []field{
-		known("ivr_time", m.IVRTime),
-		known("hold_duration", m.HoldDuration),
-		known("call_work_time", m.CallWorkTime),
-		known("total_ringing_time", m.TotalRingingTime),
-		known("talk_time", m.TalkTime),
-		known("answering_speed", m.AnsweringSpeed),
-		known("recording_duration", m.RecordingDuration),
-		known("bill_duration", m.BillDuration),
-		known("cost", m.Cost),
-		known("csat", m.Csat),
-		known("tags", m.Tags),
-	}
 }

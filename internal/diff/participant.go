@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"slices"
 	"strconv"
 	"time"
 
@@ -24,18 +25,19 @@ type pending struct {
 // a status change whose participant has no updated_time; read is the time of the
 // read, beyond which an updated_time is not believed (see upTo).
 func (s *callSnap) participants(callEntity string, c callcenter.Call, newer bool, undated, read time.Time) []pending {
-	listed := make(map[string]bool, len(c.Participants))
+	listed := make([]string, 0, 8) // a handful: on the stack
 	var out []pending
 	for _, p := range c.Participants {
 		key := strconv.FormatInt(p.ID, 10)
-		listed[key] = true
-		if ev, ok := s.participant(callEntity+"/participants/"+key, key, c.ID, p, undated, read); ok {
+		listed = append(listed, key)
+		if ev, ok := s.participant(key, c.ID, p, undated, read); ok {
+			ev.entity = callEntity + "/participants/" + key
 			out = append(out, ev)
 		}
 	}
 	if newer {
 		for key, ps := range s.P {
-			if !listed[key] && !ps.Gone {
+			if !ps.Gone && !slices.Contains(listed, key) {
 				ps.Gone = true
 				s.P[key] = ps
 			}
@@ -48,13 +50,13 @@ func (s *callSnap) participants(callEntity string, c callcenter.Call, newer bool
 // is ignored; one with the same updated_time, or none, changes the status only
 // forward (see forward): the equal-time rule that keeps a stale copy from turning a
 // change back. A change without updated_time is taken as of undated.
-func (s *callSnap) participant(entity, key string, callID int64, p callcenter.Participant, undated, read time.Time) (pending, bool) {
+func (s *callSnap) participant(key string, callID int64, p callcenter.Participant, undated, read time.Time) (pending, bool) {
 	upd := apiTime(p.UpdatedTime, read)
 	old, seen := s.P[key]
 	switch {
 	case !seen:
 		s.P[key] = partSnap{S: p.CallStatus, U: upd}
-		return pending{event.ParticipantJoined, entity, p.CreatedTime, event.ParticipantData{CallID: callID, Participant: p}}, true
+		return pending{event.ParticipantJoined, "", p.CreatedTime, &event.ParticipantData{CallID: callID, Participant: p}}, true
 	case upd != 0 && upd < old.U:
 		old.Gone = false // older than what we have: keep it, but it is listed
 		s.P[key] = old
@@ -63,7 +65,7 @@ func (s *callSnap) participant(entity, key string, callID int64, p callcenter.Pa
 			upd = ms(undated)
 		}
 		s.P[key] = partSnap{S: p.CallStatus, U: max(upd, old.U)}
-		return pending{event.ParticipantStatusChanged, entity, p.UpdatedTime, event.ParticipantStatusData{
+		return pending{event.ParticipantStatusChanged, "", p.UpdatedTime, &event.ParticipantStatusData{
 			CallID: callID, Participant: p,
 			Previous: event.CallStatus{Code: old.S, Label: callcenter.CallStatusLabel(old.S)},
 			Current:  event.CallStatus{Code: p.CallStatus, Label: callcenter.CallStatusLabel(p.CallStatus)},

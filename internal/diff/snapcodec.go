@@ -3,6 +3,7 @@ package diff
 import (
 	"encoding/binary"
 	"errors"
+	"math/bits"
 	"slices"
 )
 
@@ -59,16 +60,18 @@ func unzigzag(u uint64) int64 { return int64(u>>1) ^ -int64(u&1) }
 // table and, sorted, each name and value; equal fields give equal bytes.
 func appendFields(b []byte, f map[string]string) []byte {
 	var bits uint64
+	var values [64]string // by index in snapFieldNames: one lookup per name
+	known := 0
 	for i, name := range snapFieldNames {
-		if _, ok := f[name]; ok {
+		if v, ok := f[name]; ok {
 			bits |= 1 << i
+			values[i] = v
+			known++
 		}
 	}
-	b = binary.AppendUvarint(b, bits)
-	for i, name := range snapFieldNames {
-		if bits&(1<<i) != 0 {
-			b = appendValue(b, f[name])
-		}
+	b = appendTableFields(b, bits, &values)
+	if known == len(f) { // no name outside the table: the usual case
+		return append(b, 0)
 	}
 	var other []string
 	for name := range f {
@@ -82,6 +85,38 @@ func appendFields(b []byte, f map[string]string) []byte {
 		b = appendValue(appendString(b, name), f[name])
 	}
 	return b
+}
+
+// appendTableFields appends the bits of the names of the table that are there and
+// their values (by index in snapFieldNames).
+func appendTableFields(b []byte, bits uint64, values *[64]string) []byte {
+	b = binary.AppendUvarint(b, bits)
+	for i := range snapFieldNames {
+		if bits&(1<<i) != 0 {
+			b = appendValue(b, values[i])
+		}
+	}
+	return b
+}
+
+// appendFieldList appends the known fields of fs as appendFields appends them
+// from a map holding just those. ok is false, and nothing is appended, when one
+// is outside the table.
+func appendFieldList(b []byte, fs []field) ([]byte, bool) {
+	var bits uint64
+	var values [64]string
+	for _, f := range fs {
+		i, ok := snapFieldIndex[f.name]
+		switch {
+		case !f.known:
+			continue
+		case !ok:
+			return b, false
+		}
+		bits |= 1 << i
+		values[i] = f.value
+	}
+	return append(appendTableFields(b, bits, &values), 0), true
 }
 
 func appendString(b []byte, s string) []byte {
@@ -150,15 +185,36 @@ func (r *reader) count(min int) int {
 }
 
 func (r *reader) fields() map[string]string {
-	bits := r.uvarint()
-	f := make(map[string]string, 8)
-	for i, name := range snapFieldNames {
-		if bits&(1<<i) != 0 {
-			f[name] = r.value()
+	present := r.uvarint()
+	// The values are read into one buffer and cut from one string made of it.
+	var buf [1024]byte
+	var spans [64][2]int
+	text := buf[:0]
+	for i := range snapFieldNames {
+		if present&(1<<i) != 0 {
+			start := len(text)
+			text = r.appendValue(text)
+			spans[i] = [2]int{start, len(text)}
 		}
 	}
-	if bits>>len(snapFieldNames) != 0 {
+	if present>>len(snapFieldNames) != 0 {
 		r.err = errSnapshot
+	}
+	var all string
+	f := make(map[string]string, bits.OnesCount64(present)+2) // +2: room for fields the diff adds
+	for i, name := range snapFieldNames {
+		if present&(1<<i) == 0 {
+			continue
+		}
+		v := text[spans[i][0]:spans[i][1]]
+		if c, ok := constant(v); ok {
+			f[name] = c
+			continue
+		}
+		if all == "" {
+			all = string(text)
+		}
+		f[name] = all[spans[i][0]:spans[i][1]]
 	}
 	for range r.count(2) {
 		name := r.string()

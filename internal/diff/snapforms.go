@@ -1,17 +1,24 @@
 package diff
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
+
+	"github.com/callbus/callbus/internal/callcenter"
 )
 
 // decodeCallSnap reads a call snapshot in either form (see snapcodec.go).
 func decodeCallSnap(b []byte, s *callSnap) error {
 	if len(b) > 0 && b[0] == '{' {
-		return json.Unmarshal(b, s)
+		var js callSnap // not s: encoding/json would move the caller's to the heap
+		err := json.Unmarshal(b, &js)
+		*s = js
+		return err
 	}
 	r := reader{b: b}
 	if r.byte() != snapV1 {
@@ -69,7 +76,8 @@ func encodeCallSnap(buf []byte, s *callSnap) []byte {
 		id int64
 		p  partSnap
 	}
-	parts := make([]part, 0, len(s.P))
+	var few [8]part
+	parts := few[:0]
 	for k, p := range s.P {
 		if id, err := strconv.ParseInt(k, 10, 64); err == nil {
 			parts = append(parts, part{id, p})
@@ -101,7 +109,10 @@ func encodeCallSnap(buf []byte, s *callSnap) []byte {
 // decodeMetricSnap reads a metric snapshot in either form.
 func decodeMetricSnap(b []byte, s *metricSnap) error {
 	if len(b) > 0 && b[0] == '{' {
-		return json.Unmarshal(b, s)
+		var js metricSnap // not s: encoding/json would move the caller's to the heap
+		err := json.Unmarshal(b, &js)
+		*s = js
+		return err
 	}
 	r := reader{b: b}
 	if r.byte() != snapV1 {
@@ -114,6 +125,25 @@ func decodeMetricSnap(b []byte, s *metricSnap) error {
 		r.err = errSnapshot
 	}
 	return r.err
+}
+
+// sameMetricSnap reports whether prev is, byte for byte, the snapshot a read of
+// m with fields fs leaves when it changes nothing: the same sequence, updated
+// time and fields. Most reads of a final metric are such; they are told without
+// decoding prev.
+func sameMetricSnap(prev []byte, m callcenter.CallMetric, fs []field) bool {
+	if len(prev) == 0 || prev[0] != snapV1 {
+		return false
+	}
+	seq, n := binary.Uvarint(prev[1:])
+	if n <= 0 || seq > math.MaxInt64 { // a sequence encodeMetricSnap would not write back
+		return false
+	}
+	var buf [256]byte
+	b := binary.AppendUvarint(append(buf[:0], snapV1), seq)
+	b = appendTime(b, ms(m.UpdatedTime), 0)
+	b, ok := appendFieldList(b, fs)
+	return ok && bytes.Equal(b, prev)
 }
 
 // encodeMetricSnap gives the binary form of s.

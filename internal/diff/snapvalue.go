@@ -219,87 +219,147 @@ func decimalParts(v string) (int64, byte) {
 	return n, byte(len(frac))
 }
 
-// formatDecimal writes digits with scale of them after the point.
+// formatDecimal writes digits with scale of them after the point (at least one
+// before it).
 func formatDecimal(digits int64, scale byte) string {
-	neg := digits < 0
-	s := strconv.FormatUint(uint64(max(digits, -digits)), 10)
-	if len(s) <= int(scale) {
-		s = strings.Repeat("0", int(scale)-len(s)+1) + s
-	}
-	s = s[:len(s)-int(scale)] + "." + s[len(s)-int(scale):]
-	if neg {
-		s = "-" + s
-	}
-	return s
+	var buf [48]byte
+	return string(appendDecimal(buf[:0], digits, scale))
 }
 
+// appendDecimal appends formatDecimal(digits, scale).
+func appendDecimal(b []byte, digits int64, scale byte) []byte {
+	var db, fb [48]byte
+	d := strconv.AppendUint(db[:0], uint64(max(digits, -digits)), 10)
+	full := fb[:0]
+	for i := len(d); i <= int(scale); i++ {
+		full = append(full, '0')
+	}
+	full = append(full, d...)
+	if digits < 0 {
+		b = append(b, '-')
+	}
+	whole := len(full) - int(scale)
+	return append(append(append(b, full[:whole]...), '.'), full[whole:]...)
+}
+
+// value reads the next value (what appendValue wrote) as its canonical JSON.
 func (r *reader) value() string {
+	var buf [128]byte
+	return constOrString(r.appendValue(buf[:0]))
+}
+
+// constOrString is string(v), the common short values as constants.
+func constOrString(v []byte) string {
+	if c, ok := constant(v); ok {
+		return c
+	}
+	return string(v)
+}
+
+// constant is v as a constant string, for the common short values.
+func constant(v []byte) (string, bool) {
+	switch string(v) {
+	case "null":
+		return "null", true
+	case `""`:
+		return `""`, true
+	case "[]":
+		return "[]", true
+	case "true":
+		return "true", true
+	case "false":
+		return "false", true
+	case "0":
+		return "0", true
+	}
+	return "", false
+}
+
+// appendValue appends the next value (what appendValue wrote) as its canonical
+// JSON.
+func (r *reader) appendValue(b []byte) []byte {
 	tag := r.byte()
 	if tag >= tagSmall {
-		return strconv.Itoa(int(tag - tagSmall))
+		return strconv.AppendInt(b, int64(tag-tagSmall), 10)
 	}
 	switch tag {
 	case tagNull:
-		return "null"
+		return append(b, "null"...)
 	case tagInt:
-		return strconv.FormatInt(unzigzag(r.uvarint()), 10)
+		return strconv.AppendInt(b, unzigzag(r.uvarint()), 10)
 	case tagEmpty:
-		return `""`
+		return append(b, `""`...)
 	case tagNone:
-		return "[]"
+		return append(b, "[]"...)
 	case tagTrue:
-		return "true"
+		return append(b, "true"...)
 	case tagFalse:
-		return "false"
+		return append(b, "false"...)
 	case tagString:
-		return `"` + r.string() + `"`
+		return append(append(append(b, '"'), r.bytes()...), '"')
 	case tagJSON:
-		return r.string()
+		return append(b, r.bytes()...)
 	case tagKnown:
 		if i := int(r.byte()); i < len(snapKnownStrings) {
-			return `"` + snapKnownStrings[i] + `"`
+			return append(append(append(b, '"'), snapKnownStrings[i]...), '"')
 		}
 	case tagObject:
-		return r.object()
+		return r.appendObject(b)
 	case tagObjects:
 		n := r.count(1)
-		parts := make([]string, 0, n)
-		for range n {
-			parts = append(parts, r.object())
+		b = append(b, '[')
+		for i := range n {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = r.appendObject(b)
 		}
-		return "[" + strings.Join(parts, ",") + "]"
+		return append(b, ']')
 	case tagDecimal:
 		digits := unzigzag(r.uvarint())
-		return formatDecimal(digits, r.byte())
+		return appendDecimal(b, digits, r.byte())
 	}
 	r.err = errSnapshot
-	return ""
+	return b
 }
 
-// object reads what appendObject wrote, as the JSON it came from.
-func (r *reader) object() string {
+// appendObject appends what appendObject wrote, as the JSON it came from.
+func (r *reader) appendObject(b []byte) []byte {
 	n := r.count(2)
-	var sb strings.Builder
-	sb.WriteByte('{')
+	b = append(b, '{')
 	for i := range n {
 		if i > 0 {
-			sb.WriteByte(',')
+			b = append(b, ',')
 		}
-		var name string
+		var name []byte
 		if k := r.byte(); k == otherField {
-			name = r.string()
+			name = r.bytes()
 		} else if int(k) < len(snapObjectKeys) {
-			name = snapObjectKeys[k]
+			b = append(append(append(b, '"'), snapObjectKeys[k]...), '"', ':')
 		} else {
 			r.err = errSnapshot
 		}
-		v := r.value()
-		if r.err != nil || (len(v) > 0 && (v[0] == '{' || v[0] == '[')) {
-			r.err = errSnapshot // members are scalars: no nesting to recurse into
-			return ""
+		if name != nil {
+			b = append(append(append(b, '"'), name...), '"', ':')
 		}
-		sb.WriteString(`"` + name + `":` + v)
+		start := len(b)
+		b = r.appendValue(b)
+		if r.err != nil || (len(b) > start && (b[start] == '{' || b[start] == '[')) {
+			r.err = errSnapshot // members are scalars: no nesting to recurse into
+			return b
+		}
 	}
-	sb.WriteByte('}')
-	return sb.String()
+	return append(b, '}')
+}
+
+// bytes reads a string (as appendString wrote it) without copying it.
+func (r *reader) bytes() []byte {
+	n := r.uvarint()
+	if r.err != nil || n > uint64(len(r.b)) {
+		r.err = errSnapshot
+		return nil
+	}
+	s := r.b[:n:n]
+	r.b = r.b[n:]
+	return s
 }

@@ -39,7 +39,7 @@ func Team(scope Scope, prev []byte, t callcenter.Team, seen time.Time) (Result, 
 	slices.Sort(members)
 	members = slices.Compact(members)
 	entity := "teams/" + strconv.FormatInt(t.ID, 10)
-	em := &emitter{scope: scope, seq: &s.Seq}
+	em := &emitter{scope: scope, seq: s.Seq}
 	ch := compare(s.F, []field{
 		known("name", t.Name),
 		known("description", t.Description),
@@ -48,11 +48,11 @@ func Team(scope Scope, prev []byte, t callcenter.Team, seen time.Time) (Result, 
 	added, removed := setDiff(s.M, members)
 	switch {
 	case creating:
-		em.emit(event.TeamCreated, entity, seen, event.TeamData{Team: t})
+		em.emit(event.TeamCreated, entity, seen, &event.TeamData{Team: t})
 	case len(ch) > 0 || len(added) > 0 || len(removed) > 0:
-		em.emit(event.TeamUpdated, entity, seen, event.TeamData{Team: t, MembersAdded: added, MembersRemoved: removed, Changes: ch})
+		em.emit(event.TeamUpdated, entity, seen, &event.TeamData{Team: t, MembersAdded: added, MembersRemoved: removed, Changes: ch})
 	}
-	s.M = members
+	s.M, s.Seq = members, em.seq
 	return result(em, s, prev, "team", t.ID)
 }
 

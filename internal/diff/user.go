@@ -91,19 +91,19 @@ func User(scope Scope, prev []byte, u callcenter.User, names StatusNames, seen t
 	}
 	creating := prev == nil
 	entity := "users/" + strconv.FormatInt(u.ID, 10)
-	em := &emitter{scope: scope, seq: &s.Seq}
+	em := &emitter{scope: scope, seq: s.Seq}
 	cur := [3]int{u.Status, u.Preference, u.MobileAppPreference}
 	ch := compare(s.F, userFields(u), creating)
 	switch {
 	case creating:
-		em.emit(event.UserCreated, entity, seen, event.UserData{User: u})
+		em.emit(event.UserCreated, entity, seen, &event.UserData{User: u})
 	case u.Deleted && !s.Del:
-		em.emit(event.UserDeleted, entity, seen, event.UserData{User: u, Changes: ch})
+		em.emit(event.UserDeleted, entity, seen, &event.UserData{User: u, Changes: ch})
 	case !u.Deleted && s.Del:
 		ch = append(ch, event.Change{Field: "deleted", Previous: json.RawMessage("true"), Current: json.RawMessage("false")})
 		fallthrough
 	case len(ch) > 0:
-		em.emit(event.UserUpdated, entity, seen, event.UserData{User: u, Changes: ch})
+		em.emit(event.UserUpdated, entity, seen, &event.UserData{User: u, Changes: ch})
 	}
 	if !creating && cur != s.S {
 		var changed []string
@@ -112,11 +112,11 @@ func User(scope Scope, prev []byte, u callcenter.User, names StatusNames, seen t
 				changed = append(changed, name)
 			}
 		}
-		em.emit(event.UserStatusChanged, entity, seen, event.UserStatusData{
+		em.emit(event.UserStatusChanged, entity, seen, &event.UserStatusData{
 			User: u, Previous: names.state(s.S), Current: names.state(cur), Changed: changed,
 		})
 	}
-	s.S, s.Del = cur, u.Deleted
+	s.S, s.Del, s.Seq = cur, u.Deleted, em.seq
 	return result(em, s, prev, "user", u.ID)
 }
 

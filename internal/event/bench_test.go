@@ -81,3 +81,13 @@ func BenchmarkEnvelopeMessage(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkID: the id of one event, derived once per event by the diff.
+func BenchmarkID(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if len(ID("acme", ParticipantStatusChanged, "calls/812/participants/4431", "3f9a0c21d7e4/5/9c1e07a2b4d3")) != 32 {
+			b.Fatal("id length")
+		}
+	}
+}

@@ -25,14 +25,21 @@ func New(account string, t Type, entity, stateKey string, at time.Time, data any
 			return Envelope{}, fmt.Errorf("event %s %s: marshal data: %w", t, entity, err)
 		}
 	}
+	return NewData(account, events.Source(account), t, entity, []byte(stateKey), at, raw), nil
+}
+
+// NewData is New for data already marshalled as json.Marshal writes it, the
+// source (events.Source(account)) made by the caller: the diff makes an envelope
+// per event, and builds the state key and the source once for many.
+func NewData(account, source string, t Type, entity string, stateKey []byte, at time.Time, data json.RawMessage) Envelope {
 	return Envelope{
 		SpecVersion:     SpecVersion,
-		ID:              ID(account, t, entity, stateKey),
-		Source:          events.Source(account),
+		ID:              id(account, t, entity, stateKey),
+		Source:          source,
 		Type:            t,
 		Subject:         entity,
 		Time:            at.UTC(),
 		DataContentType: "application/json",
-		Data:            raw,
-	}, nil
+		Data:            data,
+	}
 }

@@ -1,6 +1,8 @@
 package event
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -75,6 +77,28 @@ func TestEnvelope(t *testing.T) {
 	for _, i := range Catalog {
 		if !Known(i.Type) || i.When == "" || i.Data == "" {
 			t.Errorf("catalog entry %+v incomplete", i)
+		}
+	}
+}
+
+// idBefore is ID as earlier releases computed it: ids of events stored in the
+// stream must not change.
+func idBefore(account string, t Type, entity, stateKey string) string {
+	h := sha256.New()
+	for _, s := range []string{account, string(t), entity, stateKey} {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+func TestIDAsBefore(t *testing.T) {
+	long := strings.Repeat("calls/812/participants/", 20) // past the stack buffer
+	for _, c := range [][4]string{{"acme", "call.created", "calls/812", "e1/1"}, {"", "", "", ""},
+		{"acme", "participant.status_changed", "calls/812/participants/4431", "3f9a0c21d7e4/5/9c1e07a2b4d3"},
+		{"a\x00b", "t", long, long}} {
+		if got, want := ID(c[0], Type(c[1]), c[2], c[3]), idBefore(c[0], Type(c[1]), c[2], c[3]); got != want {
+			t.Errorf("ID%q = %s, earlier releases %s", c, got, want)
 		}
 	}
 }
