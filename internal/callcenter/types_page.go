@@ -95,8 +95,18 @@ type listEnvelope[T any] struct {
 // or breaks a sanity rule (see insane) is left out and reported in rejected, never
 // failing the page.
 func decodeList[T any](body []byte, listKey string) (listEnvelope[T], error) {
+	return decodeListRaw[T](body, listKey, true)
+}
+
+// decodeListRaw is decodeList; keepRaw false leaves the records' Raw nil (see
+// WithoutRaw).
+func decodeListRaw[T any](body []byte, listKey string, keepRaw bool) (listEnvelope[T], error) {
 	var env listEnvelope[T]
-	err := apijson.Decode(body, func(d *apijson.Decoder) error {
+	decode := apijson.Decode
+	if !keepRaw {
+		decode = apijson.DecodeWithoutRaw
+	}
+	err := decode(body, func(d *apijson.Decoder) error {
 		if d.Peek() == '[' {
 			if err := readItems(d, listKey, &env); err != nil {
 				return fmt.Errorf("decode %s: %w", listKey, err)
