@@ -30,6 +30,7 @@ type Decoder struct {
 	// noRaw: Since returns nil (DecodeWithoutRaw), sparing a copy of every record
 	// for readers that never look at it.
 	noRaw bool
+	strs  map[string]string // short strings shared between values (see str)
 }
 
 // decOptions read as encoding/json does; no duplicate-name tracking also spares a
