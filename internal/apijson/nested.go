@@ -67,7 +67,7 @@ func Ptr[T any](p **T) func(*Decoder) error {
 }
 
 // sliceStart is the capacity of a decoded slice at its first item.
-const sliceStart = 4
+const sliceStart = 2
 
 // Slice decodes an array; null leaves *p nil, [] makes it empty. An item that
 // fails does not stop the others from being read; the first error is returned.
@@ -81,8 +81,8 @@ func Slice[T any](p *[]T) func(*Decoder) error {
 		s := []T{}
 		err := d.Array(func() error {
 			if cap(s) == 0 {
-				// Room for a call's usual participants at once: growing from
-				// one item took three allocations for three.
+				// Room for a call's usual participants (a customer and an agent)
+				// at once; more would hold memory for nothing while the page is.
 				s = make([]T, 0, sliceStart)
 			}
 			s = append(s, *new(T))
