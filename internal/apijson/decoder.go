@@ -150,16 +150,27 @@ func (d *Decoder) delim() error {
 // Mark is where the next value starts, for Since.
 func (d *Decoder) Mark() int64 { return d.dec.InputOffset() }
 
-// Since returns a copy of the value read since mark (see KeepRaw): nil for null,
-// and nil when decoding without Raw (DecodeWithoutRaw).
+// Since returns a copy of the value read since mark (see KeepRaw), for a
+// record's Raw: nil for null, and nil when decoding without Raw
+// (DecodeWithoutRaw).
 func (d *Decoder) Since(mark int64) json.RawMessage {
+	if d.noRaw {
+		return nil
+	}
+	return KeepRaw(d.Span(mark))
+}
+
+// Span returns the value read since mark as it is written, whether or not
+// Raw is kept: a slice of the input, valid as long as the input is (nil after
+// a syntax error).
+func (d *Decoder) Span(mark int64) []byte {
 	end := d.dec.InputOffset()
-	if d.noRaw || d.err != nil || mark < 0 || end > int64(len(d.in)) || mark > end {
+	if d.err != nil || mark < 0 || end > int64(len(d.in)) || mark > end {
 		return nil
 	}
 	// Between the mark and the value lie at most whitespace and the separator
 	// before it (',' in a list, ':' after a key).
-	return KeepRaw(bytes.TrimLeft(d.in[mark:end], " \t\r\n,:"))
+	return bytes.TrimLeft(d.in[mark:end], " \t\r\n,:")
 }
 
 // notA is the error of a value of kind k where the kind want ("an object", "an
