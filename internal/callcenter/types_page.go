@@ -133,14 +133,15 @@ func readItems[T any](d *apijson.Decoder, listKey string, env *listEnvelope[T]) 
 	if k := d.Peek(); k == 0 || k == 'n' {
 		return d.Skip()
 	}
-	env.items = []T{}
-	return d.Array(func() error {
-		var v T
-		if rej := decodeItem(d, listKey, &v); rej != nil {
+	items, done := getScratch[T]()
+	err := d.Array(func() error {
+		items = append(items, *new(T))
+		if rej := decodeItem(d, listKey, &items[len(items)-1]); rej != nil {
+			items = items[:len(items)-1]
 			env.rejected = append(env.rejected, *rej)
-			return nil
 		}
-		env.items = append(env.items, v)
 		return nil
 	})
+	env.items = done(items)
+	return err
 }
