@@ -74,22 +74,23 @@ func TestOnlyOnceNoCopy(t *testing.T) {
 func TestReadBody(t *testing.T) {
 	const text = "0123456789"
 	for _, tc := range []struct {
-		name  string
-		size  int64
-		limit int64
-		want  string
+		name   string
+		size   int64
+		limit  int64
+		want   string
+		pooled bool
 	}{
-		{"known", 10, 100, text},
-		{"unknown", -1, 100, text},
-		{"larger than the limit", 10, 5, text[:5]},
-		{"announced short", 4, 100, text},
+		{"known", 10, 100, text, false},
+		{"unknown", -1, 100, text, true},
+		{"larger than the limit", 10, 5, text[:5], true},
+		{"announced short", 4, 100, text, false},
 	} {
-		buf, err := readBody(strings.NewReader(text), tc.size, tc.limit)
-		if err != nil || buf.String() != tc.want {
-			t.Errorf("%s: got %q, %v; want %q", tc.name, buf.String(), err, tc.want)
+		b, err := readBody(strings.NewReader(text), tc.size, tc.limit)
+		if err != nil || string(b.data) != tc.want || (b.pooled != nil) != tc.pooled {
+			t.Errorf("%s: got %q (pooled %v), %v; want %q (pooled %v)", tc.name, b.data, b.pooled != nil, err, tc.want, tc.pooled)
 		}
-		releaseBody(buf)
+		b.release()
 	}
-	big := bytes.NewBuffer(make([]byte, 0, maxPooledBody+1))
-	releaseBody(big) // dropped, not kept: no way to observe but no panic either
+	big := body{pooled: bytes.NewBuffer(make([]byte, 0, maxPooledBody+1))}
+	big.release() // dropped, not kept: no way to observe but no panic either
 }

@@ -137,9 +137,9 @@ func (c *Client) attempt(ctx context.Context, r request, attempt int, idem bool)
 		c.observe(r, attempt, 0, start, noRate(), err)
 		return out, err
 	}
-	buf, readErr := readBody(resp.Body, resp.ContentLength, c.maxBody+1)
-	defer releaseBody(buf) // result's decoders copy what they keep
-	data := buf.Bytes()
+	b, readErr := readBody(resp.Body, resp.ContentLength, c.maxBody+1)
+	defer b.release() // result's decoders copy what they keep
+	data := b.data
 	_ = resp.Body.Close()
 	now := c.clock.Now()
 	out.status = resp.StatusCode
