@@ -114,9 +114,15 @@ func Bool(p *bool) func(json.RawMessage) error {
 	}
 }
 
-func Str[T ~string](p *T) func(json.RawMessage) error {
-	return func(raw json.RawMessage) error {
-		v, _, err := ParseString(raw)
+// Str and OptStr read the value from the Decoder, not as raw bytes, so that
+// repeated short strings are shared (see Decoder.str).
+func Str[T ~string](p *T) func(*Decoder) error {
+	return func(d *Decoder) error {
+		raw, err := d.Value()
+		if err != nil {
+			return err
+		}
+		v, _, err := d.parseString(raw)
 		if err == nil { // null sets the zero value: a later duplicate key wins
 			*p = T(v)
 		}
@@ -124,10 +130,14 @@ func Str[T ~string](p *T) func(json.RawMessage) error {
 	}
 }
 
-func OptStr(p **string) func(json.RawMessage) error {
-	return func(raw json.RawMessage) error {
+func OptStr(p **string) func(*Decoder) error {
+	return func(d *Decoder) error {
 		*p = nil
-		v, ok, err := ParseString(raw)
+		raw, err := d.Value()
+		if err != nil {
+			return err
+		}
+		v, ok, err := d.parseString(raw)
 		if ok {
 			*p = &v
 		}

@@ -66,6 +66,9 @@ func Ptr[T any](p **T) func(*Decoder) error {
 	}
 }
 
+// sliceStart is the capacity of a decoded slice at its first item.
+const sliceStart = 2
+
 // Slice decodes an array; null leaves *p nil, [] makes it empty. An item that
 // fails does not stop the others from being read; the first error is returned.
 func Slice[T any](p *[]T) func(*Decoder) error {
@@ -77,10 +80,13 @@ func Slice[T any](p *[]T) func(*Decoder) error {
 		read := readerOf[T]()
 		s := []T{}
 		err := d.Array(func() error {
-			var v T
-			err := into(d, read, &v)
-			s = append(s, v)
-			return err
+			if cap(s) == 0 {
+				// Room for a call's usual participants (a customer and an agent)
+				// at once; more would hold memory for nothing while the page is.
+				s = make([]T, 0, sliceStart)
+			}
+			s = append(s, *new(T))
+			return into(d, read, &s[len(s)-1])
 		})
 		if err == nil {
 			*p = s

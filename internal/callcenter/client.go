@@ -30,6 +30,7 @@ type Client struct {
 	onResp    func(ResponseInfo)
 	onReject  func(Rejection)
 	maxBody   int64 // bound of a response body (see ErrBodyTooLarge)
+	noRaw     bool  // lists leave the records' Raw nil (WithoutRaw)
 	clock     clock
 
 	mu   sync.Mutex
@@ -72,6 +73,12 @@ func WithRetryPolicy(p RetryPolicy) Option { return func(c *Client) { c.retry = 
 // WithResponseHook sets a function called after every attempt (for metrics). It
 // must be fast and safe for concurrent use.
 func WithResponseHook(f func(ResponseInfo)) Option { return func(c *Client) { c.onResp = f } }
+
+// WithoutRaw makes the records of lists (ListCalls, CallsSince, ListUsers …)
+// come without their Raw JSON, for a caller that never reads it: each record
+// would otherwise hold a copy of its bytes (a page of 1,000 calls: about 1.5 MB
+// more, live until the page is handled). Records read one by one keep it.
+func WithoutRaw() Option { return func(c *Client) { c.noRaw = true } }
 
 // withMaxBody sets the bound of a response body (tests).
 func withMaxBody(n int64) Option { return func(c *Client) { c.maxBody = n } }

@@ -41,6 +41,20 @@ func BenchmarkDecodeCallsPage(b *testing.B) {
 	}
 }
 
+// BenchmarkDecodeCallsPageWithoutRaw decodes the page as the poller's client
+// does (WithoutRaw).
+func BenchmarkDecodeCallsPageWithoutRaw(b *testing.B) {
+	page := benchPage(b, "call", "calls")
+	b.SetBytes(int64(len(page)))
+	b.ReportAllocs()
+	for b.Loop() {
+		env, err := decodeListRaw[Call](page, "calls", false)
+		if err != nil || len(env.items) != 100 {
+			b.Fatalf("decode: %d items, %v", len(env.items), err)
+		}
+	}
+}
+
 func BenchmarkDecodeMetricsPage(b *testing.B) {
 	page := benchPage(b, "call_metric", "call_metrics")
 	b.SetBytes(int64(len(page)))

@@ -34,7 +34,8 @@ type request struct {
 	// ok reports a success status (nil: any 2xx).
 	ok func(status int) bool
 	// decode reads a success response (nil: the body is ignored). An error is a
-	// malformed response.
+	// malformed response. It must not keep body, nor any slice of it: the
+	// buffer is reused for the next response (see readBody).
 	decode func(status int, h http.Header, body []byte) error
 }
 
@@ -136,7 +137,9 @@ func (c *Client) attempt(ctx context.Context, r request, attempt int, idem bool)
 		c.observe(r, attempt, 0, start, noRate(), err)
 		return out, err
 	}
-	data, readErr := io.ReadAll(io.LimitReader(resp.Body, c.maxBody+1))
+	b, readErr := readBody(resp.Body, resp.ContentLength, c.maxBody+1)
+	defer b.release() // result's decoders copy what they keep
+	data := b.data
 	_ = resp.Body.Close()
 	now := c.clock.Now()
 	out.status = resp.StatusCode

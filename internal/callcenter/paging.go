@@ -88,7 +88,7 @@ func listPage[T any](ctx context.Context, c *Client, name, path, listKey string,
 	)
 	res, err := c.do(ctx, request{op: op, method: http.MethodGet, path: path, query: q,
 		decode: func(_ int, _ http.Header, body []byte) error {
-			env, err := decodeList[T](body, listKey)
+			env, err := decodeListRaw[T](body, listKey, !c.noRaw)
 			h := fnv.New64a()
 			_, _ = h.Write(body)
 			page = Page[T]{Items: env.items, Meta: env.meta, Rejected: len(env.rejected), fingerprint: h.Sum64()}

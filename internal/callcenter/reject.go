@@ -60,11 +60,11 @@ func decodeItem[T any](d *apijson.Decoder, resource string, v *T) *Rejection {
 		if reason == "" {
 			return nil
 		}
-		return &Rejection{Resource: resource, ID: itemID(d.Since(mark)), Field: field, Reason: reason,
+		return &Rejection{Resource: resource, ID: itemID(d.Span(mark)), Field: field, Reason: reason,
 			Detail: field + ": " + reason}
 	}
 	r := rejectionOf(err)
-	r.Resource, r.ID = resource, itemID(d.Since(mark))
+	r.Resource, r.ID = resource, itemID(d.Span(mark))
 	return &r
 }
 

@@ -24,7 +24,14 @@ func TestDecodeListRejects(t *testing.T) {
 		`{"id":8,"created_time":"0000-01-01T00:00:00Z","updated_time":"2024-03-05T10:00:00Z"}`,
 		`"not a call"`,
 	}, ",") + `],"meta":{"total_count":9}}`
-	env, err := decodeList[Call]([]byte(body), "calls")
+	for _, keepRaw := range []bool{true, false} { // without Raw, rejections still name their record
+		checkRejects(t, body, keepRaw)
+	}
+}
+
+func checkRejects(t *testing.T, body string, keepRaw bool) {
+	t.Helper()
+	env, err := decodeListRaw[Call]([]byte(body), "calls", keepRaw)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +58,7 @@ func TestDecodeListRejects(t *testing.T) {
 		}
 		got.Detail = ""
 		if got != w {
-			t.Errorf("rejection %d: got %+v want %+v", i, got, w)
+			t.Errorf("Raw kept %v: rejection %d: got %+v want %+v", keepRaw, i, got, w)
 		}
 	}
 }

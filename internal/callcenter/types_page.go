@@ -95,8 +95,18 @@ type listEnvelope[T any] struct {
 // or breaks a sanity rule (see insane) is left out and reported in rejected, never
 // failing the page.
 func decodeList[T any](body []byte, listKey string) (listEnvelope[T], error) {
+	return decodeListRaw[T](body, listKey, true)
+}
+
+// decodeListRaw is decodeList; keepRaw false leaves the records' Raw nil (see
+// WithoutRaw).
+func decodeListRaw[T any](body []byte, listKey string, keepRaw bool) (listEnvelope[T], error) {
 	var env listEnvelope[T]
-	err := apijson.Decode(body, func(d *apijson.Decoder) error {
+	decode := apijson.Decode
+	if !keepRaw {
+		decode = apijson.DecodeWithoutRaw
+	}
+	err := decode(body, func(d *apijson.Decoder) error {
 		if d.Peek() == '[' {
 			if err := readItems(d, listKey, &env); err != nil {
 				return fmt.Errorf("decode %s: %w", listKey, err)
@@ -123,14 +133,15 @@ func readItems[T any](d *apijson.Decoder, listKey string, env *listEnvelope[T]) 
 	if k := d.Peek(); k == 0 || k == 'n' {
 		return d.Skip()
 	}
-	env.items = []T{}
-	return d.Array(func() error {
-		var v T
-		if rej := decodeItem(d, listKey, &v); rej != nil {
+	items, done := getScratch[T]()
+	err := d.Array(func() error {
+		items = append(items, *new(T))
+		if rej := decodeItem(d, listKey, &items[len(items)-1]); rej != nil {
+			items = items[:len(items)-1]
 			env.rejected = append(env.rejected, *rej)
-			return nil
 		}
-		env.items = append(env.items, v)
 		return nil
 	})
+	env.items = done(items)
+	return err
 }

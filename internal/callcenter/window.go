@@ -84,13 +84,15 @@ func (r *windowReader[T]) pages(ctx context.Context, w TimeWindow, per int, firs
 	if first.Meta != nil {
 		want = first.Meta.TotalCount
 	}
-	var order listOrder
-	ids := make(map[int64]struct{}, min(max(want, 0), MaxPerPage))
+	var (
+		order listOrder
+		ids   idSet // the window's distinct records
+	)
 	got, served, page, ordered := 0, 0, first, true
 	for n := 2; ; n++ {
-		ordered = ordered && r.ordered(&order, ids, page.Items)
+		ordered = ordered && r.ordered(&order, &ids, page.Items)
 		for _, it := range page.Items {
-			ids[r.keys.id(it)] = struct{}{}
+			ids.add(r.keys.id(it))
 		}
 		got += page.Rejected // left out, but served: they count toward total_count
 		served += page.served()
@@ -109,7 +111,7 @@ func (r *windowReader[T]) pages(ctx context.Context, w TimeWindow, per int, firs
 			return errRepeats(n)
 		}
 	}
-	complete := (want > 0 && got+len(ids) >= want) || (want <= 0 && ordered)
+	complete := (want > 0 && got+ids.len() >= want) || (want <= 0 && ordered)
 	if complete || !canSplit {
 		// Complete, or more records in one second than a page holds: best effort.
 		r.read = append(r.read, piece{w: w, n: served})
@@ -120,9 +122,9 @@ func (r *windowReader[T]) pages(ctx context.Context, w TimeWindow, per int, firs
 
 // ordered reports whether the records of a page not seen yet (ids: those seen,
 // nil: none) continue order in one created_time order.
-func (r *windowReader[T]) ordered(order *listOrder, seen map[int64]struct{}, items []T) bool {
+func (r *windowReader[T]) ordered(order *listOrder, seen *idSet, items []T) bool {
 	for _, it := range items {
-		if _, dup := seen[r.keys.id(it)]; !dup {
+		if seen == nil || !seen.has(r.keys.id(it)) {
 			order.seeTime(r.keys.created(it))
 		}
 	}
@@ -155,14 +157,20 @@ func (r *windowReader[T]) split(ctx context.Context, w TimeWindow, per int) erro
 
 // onlyOnce wraps each so that it gets every record (by id) once: the first copy
 // handed on; later copies are dropped, and a page left empty is not handed on.
-// Memory holds the ids seen, not the records.
+// Memory holds the ids seen, not the records. A page without a record seen
+// before (the usual page) is handed on as it is, not copied.
 func onlyOnce[T any](id func(T) int64, each func([]T) error) func([]T) error {
-	seen := map[int64]struct{}{}
+	var seen idSet
 	return func(page []T) error {
-		fresh := make([]T, 0, len(page))
-		for _, it := range page {
-			if _, dup := seen[id(it)]; !dup {
-				seen[id(it)] = struct{}{}
+		fresh, copied := page, false
+		for i, it := range page {
+			if !seen.add(id(it)) {
+				if !copied { // the first copy: the records before it, then the fresh ones
+					fresh, copied = append(make([]T, 0, len(page)), page[:i]...), true
+				}
+				continue
+			}
+			if copied {
 				fresh = append(fresh, it)
 			}
 		}

@@ -132,18 +132,27 @@ func watch(ids []int64) map[int64]bool {
 
 // unseen returns the records of page not seen yet, and marks them seen: only
 // records watched in seen can have been (the client hands each record of a list
-// once); the others are all new.
+// once); the others are all new. A page with nothing seen (always, when nothing
+// is watched: a backlog) is returned as it is, not copied.
 func unseen[T any](seen map[int64]bool, page []T, id func(T) int64) []T {
-	fresh := make([]T, 0, len(page))
-	for _, it := range page {
+	if len(seen) == 0 {
+		return page
+	}
+	fresh, copied := page, false
+	for i, it := range page {
 		done, watched := seen[id(it)]
 		if done {
+			if !copied {
+				fresh, copied = append(make([]T, 0, len(page)), page[:i]...), true
+			}
 			continue
 		}
 		if watched {
 			seen[id(it)] = true
 		}
-		fresh = append(fresh, it)
+		if copied {
+			fresh = append(fresh, it)
+		}
 	}
 	return fresh
 }

@@ -124,6 +124,7 @@ func newLeaderSession(ctx context.Context, s config.Settings, o options, p parts
 		callcenter.WithLimiter(lim),
 		callcenter.WithLogger(log.With().Str("component", "api").Logger()),
 		callcenter.WithVersion(o.version),
+		callcenter.WithoutRaw(), // the poller never reads a listed record's Raw
 		callcenter.WithResponseHook(apiObserver(ctx, p.metrics)),
 		callcenter.WithRejectionHook(rejectObserver(ctx, p.metrics, log.With().Str("component", "api").Logger())),
 		callcenter.WithHTTPClient(apiHTTPClient(s.APITimeout, o.tp, transport)))
