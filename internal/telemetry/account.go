@@ -20,7 +20,7 @@ const AccountLabel = "account"
 // callbus_leader and callbus_redis_errors_total of the account show 0 from the
 // start. Shutdown is the process's: call it on the Metrics of NewMetrics only.
 func (m *Metrics) Account(name string) *Metrics {
-	attr := metric.WithAttributes(attribute.String(AccountLabel, name))
+	attr := accountAttr{metric.WithAttributes(attribute.String(AccountLabel, name)), name}
 	a := &Metrics{
 		APIRequests:     int64Counter{m.APIRequests, attr},
 		RateLimitTotal:  int64Gauge{m.RateLimitTotal, attr},
@@ -36,7 +36,7 @@ func (m *Metrics) Account(name string) *Metrics {
 		RedisErrors:     int64Counter{m.RedisErrors, attr},
 		RecordsRejected: int64Counter{m.RecordsRejected, attr},
 		meter:           m.meter, handler: m.handler, provider: m.provider,
-		account: name, attr: attr, regs: &registrations{},
+		account: name, attr: attr.opt, regs: &registrations{},
 	}
 	a.RedisErrors.Add(context.Background(), 0)
 	a.Leader.Record(context.Background(), 0)
@@ -108,53 +108,86 @@ func AccountOf(ctx context.Context) string {
 	return a
 }
 
+// Attributes returns the option that records attrs on m's instruments, with
+// the account's label for an account's: one attribute set, made here once. Keep
+// it for the recordings that repeat (an event's type) and pass it alone: m's
+// instruments then record it as it is, where metric.WithAttributes merges the
+// caller's set with the account's on every recording. On another account's
+// instruments it is merged as any caller's option is, their label winning.
+func (m *Metrics) Attributes(attrs ...attribute.KeyValue) metric.MeasurementOption {
+	if m.account != "" {
+		// Last: NewSet keeps the last value of a key, so no caller's account
+		// attribute replaces the label.
+		attrs = append(attrs[:len(attrs):len(attrs)], attribute.String(AccountLabel, m.account))
+	}
+	return labelled{metric.WithAttributeSet(attribute.NewSet(attrs...)), m.account}
+}
+
+// labelled is an option of Attributes: a whole set, the account's label in it.
+type labelled struct {
+	metric.MeasurementOption
+	account string
+}
+
+// accountAttr is the account's label, as an option, and the account's name.
+type accountAttr struct {
+	opt     metric.MeasurementOption
+	account string
+}
+
 // withAttr appends the account's attribute to a caller's options, last, without
-// writing into the caller's slice.
-func withAttr[O any](opts []O, attr O) []O {
-	return append(opts[:len(opts):len(opts)], attr)
+// writing into the caller's slice; an option of the same account's Attributes,
+// alone, already has it.
+func withAttr[O any](opts []O, attr accountAttr, opt O) []O {
+	if len(opts) == 1 {
+		if l, ok := any(opts[0]).(labelled); ok && l.account == attr.account {
+			return opts
+		}
+	}
+	return append(opts[:len(opts):len(opts)], opt)
 }
 
 type int64Counter struct {
 	metric.Int64Counter
-	attr metric.MeasurementOption
+	attr accountAttr
 }
 
 func (c int64Counter) Add(ctx context.Context, v int64, opts ...metric.AddOption) {
-	c.Int64Counter.Add(ctx, v, withAttr[metric.AddOption](opts, c.attr)...)
+	c.Int64Counter.Add(ctx, v, withAttr[metric.AddOption](opts, c.attr, c.attr.opt)...)
 }
 
 type int64Gauge struct {
 	metric.Int64Gauge
-	attr metric.MeasurementOption
+	attr accountAttr
 }
 
 func (g int64Gauge) Record(ctx context.Context, v int64, opts ...metric.RecordOption) {
-	g.Int64Gauge.Record(ctx, v, withAttr[metric.RecordOption](opts, g.attr)...)
+	g.Int64Gauge.Record(ctx, v, withAttr[metric.RecordOption](opts, g.attr, g.attr.opt)...)
 }
 
 type float64Gauge struct {
 	metric.Float64Gauge
-	attr metric.MeasurementOption
+	attr accountAttr
 }
 
 func (g float64Gauge) Record(ctx context.Context, v float64, opts ...metric.RecordOption) {
-	g.Float64Gauge.Record(ctx, v, withAttr[metric.RecordOption](opts, g.attr)...)
+	g.Float64Gauge.Record(ctx, v, withAttr[metric.RecordOption](opts, g.attr, g.attr.opt)...)
 }
 
 type float64Histogram struct {
 	metric.Float64Histogram
-	attr metric.MeasurementOption
+	attr accountAttr
 }
 
 func (h float64Histogram) Record(ctx context.Context, v float64, opts ...metric.RecordOption) {
-	h.Float64Histogram.Record(ctx, v, withAttr[metric.RecordOption](opts, h.attr)...)
+	h.Float64Histogram.Record(ctx, v, withAttr[metric.RecordOption](opts, h.attr, h.attr.opt)...)
 }
 
 type int64Histogram struct {
 	metric.Int64Histogram
-	attr metric.MeasurementOption
+	attr accountAttr
 }
 
 func (h int64Histogram) Record(ctx context.Context, v int64, opts ...metric.RecordOption) {
-	h.Int64Histogram.Record(ctx, v, withAttr[metric.RecordOption](opts, h.attr)...)
+	h.Int64Histogram.Record(ctx, v, withAttr[metric.RecordOption](opts, h.attr, h.attr.opt)...)
 }
