@@ -17,8 +17,9 @@ var errReplyShape = errors.New("unexpected XRANGE reply")
 // (a go-redis RawWriteToCmd): go-redis's own reading makes a map and a string of
 // every field of every entry, then the record copies the body again; here each
 // body is a slice of the one reply buffer, and the subjects and types, which
-// repeat, are made once a read. The buffer starts as large as the last reply, so
-// a backlog is read without growing it and an idle outbox without a large one.
+// repeat, are made once a read. The buffer starts about as large as the last
+// replies, so a backlog is read without growing it, and an idle outbox soon
+// without a large one.
 //
 // ok is false, with no error, when the caller must read again with XRangeN: after
 // an error reply (MOVED and ASK from a Redis Cluster among them, which only
@@ -27,14 +28,14 @@ var errReplyShape = errors.New("unexpected XRANGE reply")
 func (s *Store) readXRange(ctx context.Context, start string, count int) (recs []OutboxRecord, ok bool, err error) {
 	// The slack keeps bytes.Buffer from doubling for the last few hundred bytes:
 	// it wants 512 free before each read into it.
-	last := s.lastRead.Load()
-	buf := bytes.NewBuffer(make([]byte, 0, last+last/8+1024))
+	hint := s.readHint.Load()
+	buf := bytes.NewBuffer(make([]byte, 0, hint+hint/8+1024))
 	cmd := redis.NewRawWriteToCmd(ctx, buf, "XRANGE", s.k.outbox, start, "+", "COUNT", count)
 	if err := s.rdb.Process(ctx, cmd); err != nil {
 		return nil, false, nil
 	}
 	raw := buf.Bytes()
-	s.lastRead.Store(int64(len(raw)))
+	s.readHint.Store(max(int64(len(raw)), hint-hint/4))
 	if len(raw) > 0 && (raw[0] == '-' || raw[0] == '!') {
 		return nil, false, nil
 	}

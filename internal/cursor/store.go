@@ -34,9 +34,9 @@ type Store struct {
 	k          keys
 	maxItems   int
 	pruneKinds []string
-	// lastRead is the size of the last raw outbox read, in bytes: the next read's
-	// buffer starts that large (see readXRange).
-	lastRead atomic.Int64
+	// readHint is the size of the last raw outbox reads, in bytes: the next
+	// read's buffer starts that large (see readXRange).
+	readHint atomic.Int64
 }
 
 // Option tunes a Store.
