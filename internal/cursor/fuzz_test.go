@@ -38,6 +38,7 @@ func FuzzDecodeOutboxEntry(f *testing.F) {
 			}
 		}
 		r, err := toRecord(m)
+		requireRawSame(t, m, r, err)
 		if err != nil {
 			return
 		}
@@ -112,4 +113,17 @@ func sameRecord(a, b OutboxRecord) bool {
 	}
 	a.Time, b.Time, a.CommittedAt, b.CommittedAt = time.Time{}, time.Time{}, time.Time{}, time.Time{}
 	return reflect.DeepEqual(a, b)
+}
+
+// requireRawSame fails unless m, read from XRANGE's raw reply (ReadOutbox), reads
+// as go-redis's reading of it did (WaitOutbox): r, or an error.
+func requireRawSame(t *testing.T, m redis.XMessage, r OutboxRecord, err error) {
+	t.Helper()
+	recs, rerr := decodeXRange(rawXRange([]redis.XMessage{m}, outboxFields[:]))
+	if (err != nil) != (rerr != nil) {
+		t.Fatalf("entry %v: error %v, read raw: %v", m, err, rerr)
+	}
+	if err == nil && (len(recs) != 1 || !sameRecord(recs[0], r)) {
+		t.Fatalf("entry %v read as %+v, read raw as %+v", m, r, recs)
+	}
 }

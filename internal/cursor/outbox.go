@@ -50,7 +50,8 @@ func appendOutboxEntry(args []any, e OutboxEntry) ([]any, error) {
 
 // ReadOutbox returns up to count entries that come after the entry afterStreamID
 // ("" for the beginning), oldest first. afterStreamID need not exist any more (it
-// may have been trimmed). Reading is not fenced: any replica may relay.
+// may have been trimmed). Reading is not fenced: any replica may relay. The
+// records' Data share one buffer per call: do not write into them.
 func (s *Store) ReadOutbox(ctx context.Context, afterStreamID string, count int) ([]OutboxRecord, error) {
 	if count <= 0 {
 		return nil, fmt.Errorf("cursor read outbox: %w: count %d", ErrInvalid, count)
@@ -62,11 +63,18 @@ func (s *Store) ReadOutbox(ctx context.Context, afterStreamID string, count int)
 		}
 		start = "(" + afterStreamID
 	}
+	recs, ok, err := s.readXRange(ctx, start, count)
+	if err != nil {
+		return nil, fmt.Errorf("cursor read outbox: %w", err)
+	}
+	if ok {
+		return recs, nil
+	}
 	msgs, err := s.rdb.XRangeN(ctx, s.k.outbox, start, "+", int64(count)).Result()
 	if err != nil {
 		return nil, fmt.Errorf("cursor read outbox: %w", err)
 	}
-	recs, err := toRecords(msgs)
+	recs, err = toRecords(msgs)
 	if err != nil {
 		return nil, fmt.Errorf("cursor read outbox: %w", err)
 	}
@@ -168,41 +176,55 @@ func toRecords(msgs []redis.XMessage) ([]OutboxRecord, error) {
 	return recs, nil
 }
 
-// toRecord decodes one outbox entry. Entries appended by releases that stored no
+// toRecord decodes one outbox entry as go-redis parsed it (WaitOutbox; ReadOutbox
+// reads the reply itself, see readXRange).
+func toRecord(m redis.XMessage) (OutboxRecord, error) {
+	str := func(f string) string { v, _ := m.Values[f].(string); return v }
+	_, hasType := m.Values["type"]
+	return entryFields{
+		id: str("id"), subject: str("subject"), typ: event.Type(str("type")), at: str("time"),
+		data: []byte(str("data")), headers: []byte(str("headers")), hasType: hasType,
+	}.record(m.ID)
+}
+
+// entryFields are the values of one outbox entry as lua/commit.lua stores them;
+// a missing field reads as empty.
+type entryFields struct {
+	id, subject string
+	typ         event.Type
+	at          string // RFC 3339
+	data        []byte
+	headers     []byte // JSON object of strings
+	hasType     bool   // the entry stores a type: releases before type and time did not
+}
+
+// record decodes one outbox entry. Entries appended by releases that stored no
 // type and time (only id, subject, data, headers) are still read: their type and
 // time come from the body, decoded this once; a body that does not have them
 // leaves them zero, and the entry is relayed all the same.
-func toRecord(m redis.XMessage) (OutboxRecord, error) {
-	str := func(f string) string { v, _ := m.Values[f].(string); return v }
-	id, err := parseStreamID(m.ID)
+func (f entryFields) record(streamID string) (OutboxRecord, error) {
+	id, err := parseStreamID(streamID)
 	if err != nil {
 		return OutboxRecord{}, fmt.Errorf("outbox entry: %w", err)
 	}
 	r := OutboxRecord{
-		StreamID:    m.ID,
+		StreamID:    streamID,
 		CommittedAt: id.time(),
-		Message: event.Message{
-			ID:      str("id"),
-			Subject: str("subject"),
-			Type:    event.Type(str("type")),
-			Data:    []byte(str("data")),
-		},
+		Message:     event.Message{ID: f.id, Subject: f.subject, Type: f.typ, Data: f.data},
 	}
 	if r.ID == "" || r.Subject == "" {
-		return r, fmt.Errorf("outbox entry %s: missing id or subject", m.ID)
+		return r, fmt.Errorf("outbox entry %s: missing id or subject", streamID)
 	}
-	if h := str("headers"); h != "" && h != "{}" {
-		if err := json.Unmarshal([]byte(h), &r.Headers); err != nil {
-			return r, fmt.Errorf("outbox entry %s: headers: %w", m.ID, err)
-		}
+	if r.Headers, err = decodeHeaders(f.headers); err != nil {
+		return r, fmt.Errorf("outbox entry %s: headers: %w", streamID, err)
 	}
-	if _, stored := m.Values["type"]; !stored {
+	if !f.hasType {
 		_ = r.RestoreHead() // best effort: the body is relayed as it is either way
 		return r, nil
 	}
-	if at := str("time"); at != "" {
-		if r.Time, err = time.Parse(time.RFC3339Nano, at); err != nil {
-			return r, fmt.Errorf("outbox entry %s: time: %w", m.ID, err)
+	if f.at != "" {
+		if r.Time, err = time.Parse(time.RFC3339Nano, f.at); err != nil {
+			return r, fmt.Errorf("outbox entry %s: time: %w", streamID, err)
 		}
 	}
 	return r, nil

@@ -3,6 +3,7 @@ package cursor
 import (
 	"fmt"
 	"slices"
+	"sync/atomic"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -33,6 +34,9 @@ type Store struct {
 	k          keys
 	maxItems   int
 	pruneKinds []string
+	// readHint is the size of the last raw outbox reads, in bytes: the next
+	// read's buffer starts that large (see readXRange).
+	readHint atomic.Int64
 }
 
 // Option tunes a Store.

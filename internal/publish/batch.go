@@ -58,14 +58,15 @@ func (r *Relay) send(ctx context.Context, fl *flight, recs []Record, until time.
 // returns no future and no error, once until has passed.
 func (r *Relay) sendOne(ctx context.Context, rec Record, until time.Time) (inflight, error) {
 	pctx, span := r.startSpan(ctx, rec)
-	msg := message(rec, r.cfg.Stream)
+	msg, hdr := message(rec, r.cfg.Stream)
 	if span.IsRecording() {
 		// Else the span is the record's own context, which message copied.
 		for k, v := range telemetry.Inject(pctx) {
 			msg.Header[k] = []string{v} // lower-case traceparent/tracestate (W3C)
 		}
+		hdr = headerSize(msg.Header)
 	}
-	original, err := r.shrink(msg)
+	original, err := r.shrink(msg, hdr)
 	if err != nil {
 		span.SetStatus(codes.Error, err.Error())
 		span.End()
@@ -79,11 +80,7 @@ func (r *Relay) sendOne(ctx context.Context, rec Record, until time.Time) (infli
 		r.log.Info().Str("outbox_id", rec.StreamID).Msg("relay: lease confirmation expired mid-batch; confirming again")
 		return inflight{}, nil
 	}
-	// No library retries: they would land out of order. A failure makes the relay
-	// reconcile and publish again from the first missing entry.
-	// The stall wait matters only when the JetStream context allows fewer
-	// publishes in flight than the relay: then wait as for an acknowledgement.
-	f, err := r.pub.PublishMsgAsync(msg, jetstream.WithRetryAttempts(0), jetstream.WithStallWait(r.cfg.AckWait))
+	f, err := r.pub.PublishMsgAsync(msg, r.pubOpts...) // no retries: see NewRelay
 	if err != nil {
 		span.SetStatus(codes.Error, err.Error())
 		span.End()
@@ -95,7 +92,14 @@ func (r *Relay) sendOne(ctx context.Context, rec Record, until time.Time) (infli
 // ack returns f's acknowledgement or error, and true; when it is not in yet,
 // nothing and false unless wait, then it waits at most AckWait.
 func (r *Relay) ack(ctx context.Context, f jetstream.PubAckFuture, wait bool) (*jetstream.PubAck, error, bool) {
-	select { // most are in by the time the relay looks: no timer for them
+	// Most are in, and acknowledged, by the time the relay looks: no timer for
+	// them, nor the error channel (each channel the future makes costs).
+	select {
+	case ack := <-f.Ok():
+		return ack, nil, true
+	default:
+	}
+	select {
 	case ack := <-f.Ok():
 		return ack, nil, true
 	case err := <-f.Err():
@@ -142,8 +146,18 @@ func (r *Relay) acked(ack *jetstream.PubAck, in *inflight) {
 	in.span.End()
 	in.span = nil
 	if r.onPublished != nil {
-		r.onPublished(rec, ack)
+		r.published = append(r.published, Published{rec, ack})
 	}
+}
+
+// observe hands what acked gathered to the publish observer.
+func (r *Relay) observe() {
+	if len(r.published) == 0 {
+		return
+	}
+	r.onPublished(r.published)
+	clear(r.published) // keeps no record's body
+	r.published = r.published[:0]
 }
 
 // stillStored confirms that a duplicate acknowledgement's sequence still holds
@@ -178,11 +192,11 @@ func (r *Relay) startSpan(ctx context.Context, rec Record) (context.Context, tra
 // noopSpan is the span of a relay without a tracer.
 var noopSpan = trace.SpanFromContext(context.Background())
 
-// shrink reduces msg's body in place when msg is larger than the server or the
-// stream accepts, and returns the original body's size (0 when it fits as it is).
-func (r *Relay) shrink(msg *nats.Msg) (int, error) {
+// shrink reduces msg's body in place when msg, with headers of hdr bytes, is
+// larger than the server or the stream accepts, and returns the original body's
+// size (0 when it fits as it is).
+func (r *Relay) shrink(msg *nats.Msg, hdr int) (int, error) {
 	limit := r.limit()
-	hdr := headerSize(msg.Header)
 	if limit <= 0 || int64(hdr+len(msg.Data)) <= limit {
 		return 0, nil
 	}
@@ -206,16 +220,4 @@ func (r *Relay) limit() int64 {
 		l = r.maxMsg
 	}
 	return l
-}
-
-// headerSize is the size of h as nats.go writes it ("NATS/1.0\r\n", a line per
-// value, an empty line), which counts toward the payload limit.
-func headerSize(h nats.Header) int {
-	n := len("NATS/1.0\r\n\r\n")
-	for k, vs := range h {
-		for _, v := range vs {
-			n += len(k) + len(": \r\n") + len(v)
-		}
-	}
-	return n
 }

@@ -120,6 +120,7 @@ func (r *Relay) confirm(ctx context.Context) func() (time.Time, error) {
 // waits for them while more than keep are in flight, then takes those already in.
 // It returns how many it took.
 func (r *Relay) acks(ctx context.Context, fl *flight, keep int) (int, error) {
+	defer r.observe()
 	n := 0
 	for len(fl.queue) > 0 {
 		in := &fl.queue[0]

@@ -22,16 +22,50 @@ type Record struct {
 }
 
 // message builds the NATS message of r for stream: r's body under r's subject,
-// with r's extra headers and the contract's.
-func message(r Record, stream string) *nats.Msg {
-	h := make(nats.Header, len(r.Headers)+4)
+// with r's extra headers and the contract's; and the headers' size (headerSize),
+// counted on the way. The header's values share one array: a message per event,
+// so allocations count.
+func message(r Record, stream string) (*nats.Msg, int) {
+	vals := make([]string, 0, len(r.Headers)+contractHeaders)
+	h := make(nats.Header, len(r.Headers)+contractHeaders)
+	size := len(headerFraming)
+	set := func(k, v string) {
+		vals = append(vals, v)
+		h[k] = vals[len(vals)-1 : len(vals) : len(vals)] // an Add to one cannot write into the next
+		size += len(k) + len(headerLine) + len(v)
+	}
 	for k, v := range r.Headers {
 		// Set canonicalizes keys; trace headers must stay lower-case (W3C), so assign.
-		h[k] = []string{v}
+		set(k, v)
 	}
-	h[event.HeaderID] = []string{r.ID}
-	h[event.HeaderContentType] = []string{event.ContentType}
-	h[jetstream.ExpectedStreamHeader] = []string{stream}
-	h[HeaderOutboxID] = []string{r.StreamID}
-	return &nats.Msg{Subject: r.Subject, Header: h, Data: r.Data}
+	set(event.HeaderID, r.ID)
+	set(event.HeaderContentType, event.ContentType)
+	set(jetstream.ExpectedStreamHeader, stream)
+	set(HeaderOutboxID, r.StreamID)
+	if len(h) != len(vals) { // a header of the record's own was replaced: counted twice
+		size = headerSize(h)
+	}
+	return &nats.Msg{Subject: r.Subject, Header: h, Data: r.Data}, size
+}
+
+// contractHeaders is how many headers message adds to a record's own.
+const contractHeaders = 4
+
+// How nats.go writes headers: the framing ("NATS/1.0\r\n", and an empty line
+// after the headers) and, around each key and value, ": " and "\r\n".
+const (
+	headerFraming = "NATS/1.0\r\n\r\n"
+	headerLine    = ": \r\n"
+)
+
+// headerSize is the size of h as nats.go writes it (a line per value), which
+// counts toward the payload limit.
+func headerSize(h nats.Header) int {
+	n := len(headerFraming)
+	for k, vs := range h {
+		for _, v := range vs {
+			n += len(k) + len(headerLine) + len(v)
+		}
+	}
+	return n
 }

@@ -12,10 +12,19 @@ import (
 // one way callbus passes optional collaborators, see ARCHITECTURE.md).
 type RelayOption func(*Relay)
 
-// WithPublishObserver calls f after each acknowledged record (the service's
-// metrics and status page, the demo's feed). f must not block.
-func WithPublishObserver(f func(r Record, ack *jetstream.PubAck)) RelayOption {
+// WithPublishObserver calls f with the records acknowledged (the service's
+// metrics and status page, the demo's feed): after each run of
+// acknowledgements the relay takes, those of the run, in outbox order, so that
+// what f does once per call (a clock reading, a lock, a metric per type) is done
+// once per batch. f must not block nor keep the slice, which the relay reuses.
+func WithPublishObserver(f func(published []Published)) RelayOption {
 	return func(r *Relay) { r.onPublished = f }
+}
+
+// Published is a record the stream acknowledged, and the acknowledgement.
+type Published struct {
+	Record
+	Ack *jetstream.PubAck
 }
 
 // WithTruncationObserver calls f once for each record stored in reduced form,

@@ -62,12 +62,14 @@ type Relay struct {
 	// withdrawn holds the event ids reconcile withdrew and the stream has not
 	// taken again: each is sent alone (see send).
 	withdrawn   map[string]struct{}
-	onPublished func(r Record, ack *jetstream.PubAck)
+	onPublished func([]Published)
+	published   []Published // acknowledged since onPublished was last called
 	onTruncated func(r Record, originalSize int)
 	maxPayload  func() int64
 	fence       func(ctx context.Context) (time.Duration, error)
 	tracer      trace.Tracer
-	untraced    bool // tracer is the default, which records nothing
+	untraced    bool                   // tracer is the default, which records nothing
+	pubOpts     []jetstream.PublishOpt // made once: a publish per event
 	Stats       Stats
 }
 
@@ -98,6 +100,11 @@ func NewRelay(pub jetstream.Publisher, streams jetstream.StreamManager, outbox O
 		o(r)
 	}
 	_, r.untraced = r.tracer.(noop.Tracer)
+	// No library retries: they would land out of order. A failure makes the relay
+	// reconcile and publish again from the first missing entry.
+	// The stall wait matters only when the JetStream context allows fewer
+	// publishes in flight than the relay: then wait as for an acknowledgement.
+	r.pubOpts = []jetstream.PublishOpt{jetstream.WithRetryAttempts(0), jetstream.WithStallWait(cfg.AckWait)}
 	return r
 }
 

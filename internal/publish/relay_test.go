@@ -34,7 +34,8 @@ func run(t *testing.T, r *Relay) {
 func (b *bed) publishDirect(t *testing.T, recs ...Record) {
 	t.Helper()
 	for _, rec := range recs {
-		if _, err := b.js.PublishMsg(t.Context(), message(rec, "CALLCENTER")); err != nil {
+		msg, _ := message(rec, "CALLCENTER")
+		if _, err := b.js.PublishMsg(t.Context(), msg); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -47,7 +48,13 @@ func TestRelayPublishesInOrderWithHeaders(t *testing.T) {
 	}
 	var mu sync.Mutex
 	var seen []Record
-	r := b.relay(WithPublishObserver(func(rec Record, _ *jetstream.PubAck) { mu.Lock(); seen = append(seen, rec); mu.Unlock() }))
+	r := b.relay(WithPublishObserver(func(ps []Published) {
+		mu.Lock()
+		for _, p := range ps {
+			seen = append(seen, p.Record)
+		}
+		mu.Unlock()
+	}))
 	run(t, r)
 	simtest.WaitFor(t, 20*time.Second, "outbox trimmed", func() bool { return b.outboxLen(t) == 0 })
 	msgs := streamMsgs(t, b.stream)
@@ -182,7 +189,11 @@ func TestRelayPublishesEntriesOfEarlierReleases(t *testing.T) {
 		t.Fatal(err)
 	}
 	var seen []Record
-	r := b.relay(WithPublishObserver(func(rec Record, _ *jetstream.PubAck) { seen = append(seen, rec) }))
+	r := b.relay(WithPublishObserver(func(ps []Published) {
+		for _, p := range ps {
+			seen = append(seen, p.Record)
+		}
+	}))
 	if err := r.Drain(t.Context()); err != nil {
 		t.Fatal(err)
 	}

@@ -5,14 +5,15 @@ import (
 	"errors"
 	"net"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/callbus/callbus/internal/callcenter"
 	"github.com/callbus/callbus/internal/cursor"
+	"github.com/callbus/callbus/internal/event"
 	"github.com/callbus/callbus/internal/poll"
 	"github.com/callbus/callbus/internal/publish"
 	"github.com/callbus/callbus/internal/telemetry"
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/redis/go-redis/v9"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
@@ -60,21 +61,56 @@ func intervalObserver(m *telemetry.Metrics) func(context.Context, map[string]tim
 // delay: the acknowledgement time minus the event's time, which is the change's
 // time where the API gives one (call, participant and metric times; users and teams
 // carry none, so their events are stamped when seen and show only the relay's part).
-// Type and time come with the record: the body is not decoded.
-func publishObserver(ctx context.Context, m *telemetry.Metrics, also func(publish.Record)) func(publish.Record, *jetstream.PubAck) {
-	ctx = context.WithoutCancel(ctx)
-	return func(r publish.Record, ack *jetstream.PubAck) {
-		if !ack.Duplicate {
-			typ := metric.WithAttributes(attribute.String("type", string(r.Type)))
-			m.EventsPublished.Add(ctx, 1, typ)
-			if !r.Time.IsZero() {
-				m.DetectionDelay.Record(ctx, time.Since(r.Time).Seconds(), typ)
+// Type and time come with the record: the body is not decoded. The relay hands
+// over a batch at a time: one clock reading and one count per type a batch, and
+// each type's attributes made once (see telemetry.Metrics.Attributes).
+func publishObserver(ctx context.Context, m *telemetry.Metrics, also func([]publish.Published)) func([]publish.Published) {
+	// Named, the context also comes first of WithoutCancel's in the SDK's lookup
+	// (of the span, for exemplars, at each recording): the Value method of
+	// WithoutCancel's own context allocates on every call.
+	ctx = telemetry.ContextWithAccount(context.WithoutCancel(ctx), m.Name())
+	var mu sync.Mutex // the relay calls from one goroutine; a drain after a run is another
+	attrs := map[event.Type]typeOpts{}
+	counts := map[event.Type]int64{}
+	return func(ps []publish.Published) {
+		mu.Lock()
+		now := time.Now()
+		for _, p := range ps {
+			if p.Ack.Duplicate {
+				continue
+			}
+			counts[p.Type]++
+			if !p.Time.IsZero() {
+				m.DetectionDelay.Record(ctx, now.Sub(p.Time).Seconds(), optsOf(m, attrs, p.Type).record...)
 			}
 		}
+		for typ, n := range counts {
+			m.EventsPublished.Add(ctx, n, optsOf(m, attrs, typ).add...)
+		}
+		clear(counts)
+		mu.Unlock()
 		if also != nil {
-			also(r)
+			also(ps)
 		}
 	}
+}
+
+// typeOpts are the options recording an event type, as the instruments take
+// them: slices made once, since a slice made for each call escapes.
+type typeOpts struct {
+	add    []metric.AddOption
+	record []metric.RecordOption
+}
+
+// optsOf returns the options recording type=typ on m, made on first use.
+func optsOf(m *telemetry.Metrics, known map[event.Type]typeOpts, typ event.Type) typeOpts {
+	o, ok := known[typ]
+	if !ok {
+		a := m.Attributes(attribute.String("type", string(typ)))
+		o = typeOpts{add: []metric.AddOption{a}, record: []metric.RecordOption{a}}
+		known[typ] = o
+	}
+	return o
 }
 
 // truncationObserver records the original size of each event published reduced.

@@ -83,14 +83,20 @@ func (a *accountBoard) intervals(_ context.Context, eff map[string]time.Duration
 	}
 }
 
-// published keeps the last acknowledged events, then calls also.
-func (a *accountBoard) published(also func(publish.Record)) func(publish.Record) {
-	return func(r publish.Record) {
+// published keeps the last acknowledged events of each batch, then calls also
+// with each record.
+func (a *accountBoard) published(also func(publish.Record)) func([]publish.Published) {
+	return func(ps []publish.Published) {
+		now := time.Now()
 		a.mu.Lock()
-		a.events = keepLast(append(a.events, published{at: time.Now(), typ: string(r.Type), id: r.ID}))
+		for _, p := range ps[max(len(ps)-statusLines, 0):] { // the rest would drop out
+			a.events = keepLast(append(a.events, published{at: now, typ: string(p.Type), id: p.ID}))
+		}
 		a.mu.Unlock()
 		if also != nil {
-			also(r)
+			for _, p := range ps {
+				also(p.Record)
+			}
 		}
 	}
 }

@@ -30,9 +30,12 @@ func TestStatusBoard(t *testing.T) {
 	ab.intervals(t.Context(), map[string]time.Duration{poll.ResCalls: 3 * time.Second})
 	ab.cycle(t.Context(), poll.ResCalls, time.Millisecond, 2, errors.New("list calls: 503 with key "+testKey))
 	pub := ab.published(nil)
+	var ps []publish.Published
 	for i := range statusLines + 3 {
-		pub(publish.Record{Message: event.Message{ID: "id-" + string(rune('a'+i)), Type: "call.created", Data: []byte(`{"subject":"calls/812"}`)}})
+		ps = append(ps, publish.Published{Record: publish.Record{Message: event.Message{ID: "id-" + string(rune('a'+i)), Type: "call.created", Data: []byte(`{"subject":"calls/812"}`)}}})
 	}
+	pub(ps[:2]) // a batch, then one of more than the board keeps
+	pub(ps[2:])
 	st := b.snapshot(t.Context())
 	a := st.Accounts[0]
 	if a.Account != "acme" || st.Role != "standby" || st.Version != "v9" || a.Budget.Share != 1 {

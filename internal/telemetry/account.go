@@ -21,23 +21,23 @@ const AccountLabel = "account"
 // callbus_leader and callbus_redis_errors_total of the account show 0 from the
 // start. Shutdown is the process's: call it on the Metrics of NewMetrics only.
 func (m *Metrics) Account(name string) *Metrics {
-	attr := metric.WithAttributes(attribute.String(AccountLabel, name))
+	attr := accountAttr{metric.WithAttributes(attribute.String(AccountLabel, name)), name}
 	a := &Metrics{
 		APIRequests:     int64Counter{m.APIRequests, attr},
-		RateLimitTotal:  int64Gauge{recorder: labelled[int64](m.RateLimitTotal, attr)},
-		RateLimitRemain: int64Gauge{recorder: labelled[int64](m.RateLimitRemain, attr)},
-		Interval:        float64Gauge{recorder: labelled[float64](m.Interval, attr)},
-		TargetInterval:  float64Gauge{recorder: labelled[float64](m.TargetInterval, attr)},
-		CycleDuration:   float64Histogram{recorder: labelled[float64](m.CycleDuration, attr)},
+		RateLimitTotal:  int64Gauge{recorder: accountRecorder[int64](m.RateLimitTotal, attr)},
+		RateLimitRemain: int64Gauge{recorder: accountRecorder[int64](m.RateLimitRemain, attr)},
+		Interval:        float64Gauge{recorder: accountRecorder[float64](m.Interval, attr)},
+		TargetInterval:  float64Gauge{recorder: accountRecorder[float64](m.TargetInterval, attr)},
+		CycleDuration:   float64Histogram{recorder: accountRecorder[float64](m.CycleDuration, attr)},
 		CycleRequests:   int64Counter{m.CycleRequests, attr},
 		EventsPublished: int64Counter{m.EventsPublished, attr},
-		DetectionDelay:  float64Histogram{recorder: labelled[float64](m.DetectionDelay, attr)},
-		TruncatedSize:   int64Histogram{recorder: labelled[int64](m.TruncatedSize, attr)},
-		Leader:          int64Gauge{recorder: labelled[int64](m.Leader, attr)},
+		DetectionDelay:  float64Histogram{recorder: accountRecorder[float64](m.DetectionDelay, attr)},
+		TruncatedSize:   int64Histogram{recorder: accountRecorder[int64](m.TruncatedSize, attr)},
+		Leader:          int64Gauge{recorder: accountRecorder[int64](m.Leader, attr)},
 		RedisErrors:     int64Counter{m.RedisErrors, attr},
 		RecordsRejected: int64Counter{m.RecordsRejected, attr},
 		meter:           m.meter, handler: m.handler, provider: m.provider,
-		account: name, attr: attr, regs: &registrations{},
+		account: name, attr: attr.opt, regs: &registrations{},
 	}
 	a.RedisErrors.Add(context.Background(), 0)
 	a.Leader.Record(context.Background(), 0)
@@ -109,19 +109,52 @@ func AccountOf(ctx context.Context) string {
 	return a
 }
 
+// Attributes returns the option that records attrs on m's instruments, with
+// the account's label for an account's: one attribute set, made here once. Keep
+// it for the recordings that repeat (an event's type) and pass it alone: m's
+// instruments then record it as it is, where metric.WithAttributes merges the
+// caller's set with the account's on every recording. On another account's
+// instruments it is merged as any caller's option is, their label winning.
+func (m *Metrics) Attributes(attrs ...attribute.KeyValue) metric.MeasurementOption {
+	if m.account != "" {
+		// Last: NewSet keeps the last value of a key, so no caller's account
+		// attribute replaces the label.
+		attrs = append(attrs[:len(attrs):len(attrs)], attribute.String(AccountLabel, m.account))
+	}
+	return labelled{metric.WithAttributeSet(attribute.NewSet(attrs...)), m.account}
+}
+
+// labelled is an option of Attributes: a whole set, the account's label in it.
+type labelled struct {
+	metric.MeasurementOption
+	account string
+}
+
+// accountAttr is the account's label, as an option, and the account's name.
+type accountAttr struct {
+	opt     metric.MeasurementOption
+	account string
+}
+
 // withAttr appends the account's attribute to a caller's options, last, without
-// writing into the caller's slice.
-func withAttr[O any](opts []O, attr O) []O {
-	return append(opts[:len(opts):len(opts)], attr)
+// writing into the caller's slice; an option of the same account's Attributes,
+// alone, already has it.
+func withAttr[O any](opts []O, attr accountAttr, opt O) []O {
+	if len(opts) == 1 {
+		if l, ok := any(opts[0]).(labelled); ok && l.account == attr.account {
+			return opts
+		}
+	}
+	return append(opts[:len(opts):len(opts)], opt)
 }
 
 type int64Counter struct {
 	metric.Int64Counter
-	attr metric.MeasurementOption
+	attr accountAttr
 }
 
 func (c int64Counter) Add(ctx context.Context, v int64, opts ...metric.AddOption) {
-	c.Int64Counter.Add(ctx, v, withAttr[metric.AddOption](opts, c.attr)...)
+	c.Int64Counter.Add(ctx, v, withAttr[metric.AddOption](opts, c.attr, c.attr.opt)...)
 }
 
 // recording is what the account's gauges and histograms wrap.
@@ -136,16 +169,16 @@ type recording[N int64 | float64] interface {
 // Record method of its own.
 type recorder[N int64 | float64, I recording[N]] struct {
 	inst I
-	attr metric.MeasurementOption
+	attr accountAttr
 }
 
-// labelled is the recorder of inst with attr (N named, I inferred).
-func labelled[N int64 | float64, I recording[N]](inst I, attr metric.MeasurementOption) recorder[N, I] {
+// accountRecorder is the recorder of inst with attr (N named, I inferred).
+func accountRecorder[N int64 | float64, I recording[N]](inst I, attr accountAttr) recorder[N, I] {
 	return recorder[N, I]{inst, attr}
 }
 
 func (r recorder[N, I]) Record(ctx context.Context, v N, opts ...metric.RecordOption) {
-	r.inst.Record(ctx, v, withAttr[metric.RecordOption](opts, r.attr)...)
+	r.inst.Record(ctx, v, withAttr[metric.RecordOption](opts, r.attr, r.attr.opt)...)
 }
 
 func (r recorder[N, I]) Enabled(ctx context.Context) bool { return r.inst.Enabled(ctx) }

@@ -71,3 +71,32 @@ func TestMetricsAccountLabel(t *testing.T) {
 		t.Error("Go metrics carry the account label")
 	}
 }
+
+// Attributes' option records its attributes with the account's label, which a
+// caller's account attribute cannot replace; on another account's instruments
+// that account's label wins; on the process's it adds none.
+func TestMetricsAttributes(t *testing.T) {
+	root, err := NewMetrics()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = root.Shutdown(context.Background()) })
+	acme, globex := root.Account("acme"), root.Account("globex")
+	created := acme.Attributes(attribute.String("type", "call.created"), attribute.String(AccountLabel, "globex"))
+	acme.EventsPublished.Add(t.Context(), 2, created)
+	acme.EventsPublished.Add(t.Context(), 1, created)
+	acme.DetectionDelay.Record(t.Context(), 0.7, created)
+	globex.EventsPublished.Add(t.Context(), 5, created)
+	root.EventsPublished.Add(t.Context(), 7, root.Attributes(attribute.String("type", "call.ended")))
+	body := expose(t, root)
+	for _, want := range []string{
+		`callbus_events_published_total{account="acme",type="call.created"} 3`,
+		`callbus_detection_delay_seconds_count{account="acme",type="call.created"} 1`,
+		`callbus_events_published_total{account="globex",type="call.created"} 5`,
+		`callbus_events_published_total{type="call.ended"} 7`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %q:\n%s", want, body)
+		}
+	}
+}

@@ -1,0 +1,69 @@
+package cursor
+
+import (
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/callbus/callbus/internal/event"
+)
+
+// BenchmarkReadOutbox reads an outbox a batch at a time, as the relay does:
+// bodies of 1,234 bytes (the backlog benchmark's median event) with type and
+// time as the poller commits them; "traced" entries carry a traceparent header
+// (a poller exporting traces), the others none. Batches of 512 are a backlog's,
+// of 32 a relay keeping up. Allocations are per batch; cpu-ns/entry is the
+// reader's CPU alone, steadier than ns/entry on a busy machine.
+func BenchmarkReadOutbox(b *testing.B) {
+	for _, c := range []struct {
+		name   string
+		n      int
+		traced bool
+	}{{"512-traced", 512, true}, {"512", 512, false}, {"32", 32, false}} {
+		b.Run(c.name, func(b *testing.B) { benchReadOutbox(b, c.n, c.traced) })
+	}
+}
+
+func benchReadOutbox(b *testing.B, n int, traced bool) {
+	e := newEnv(b)
+	l := mustAcquire(b, e.store, "bench", time.Hour)
+	body := make([]byte, 1234)
+	for i := range body {
+		body[i] = 'a' + byte(i%26)
+	}
+	var bt Batch
+	for i := range n {
+		m := OutboxEntry{
+			ID: "ev-" + strconv.Itoa(i), Subject: "callcenter.bench.call.created", Type: event.CallCreated,
+			Time: time.Date(2026, 11, 24, 8, 0, i%60, 0, time.UTC), Data: body,
+		}
+		if traced {
+			m.Headers = map[string]string{"traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}
+		}
+		bt.Events = append(bt.Events, m)
+	}
+	mustCommit(b, e.store, l, bt)
+	ctx := b.Context()
+	b.ReportAllocs()
+	cpu0 := processCPU(b)
+	for b.Loop() {
+		recs, err := e.store.ReadOutbox(ctx, "", n)
+		if err != nil || len(recs) != n {
+			b.Fatalf("ReadOutbox = %d records, %v; want %d", len(recs), err, n)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/entry")
+	b.ReportMetric(float64(processCPU(b)-cpu0)/float64(b.N*n), "cpu-ns/entry")
+}
+
+// processCPU is the CPU time this process has used (user and system), in
+// nanoseconds: the client's part of a benchmark, without the redis-server's, which
+// runs in a process of its own.
+func processCPU(b *testing.B) int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
+}

@@ -1,0 +1,188 @@
+package cursor
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/callbus/callbus/internal/event"
+	"github.com/redis/go-redis/v9"
+)
+
+// errReplyShape reports a raw reply that is not what XRANGE answers.
+var errReplyShape = errors.New("unexpected XRANGE reply")
+
+// readXRange runs XRANGE key start + COUNT count and decodes the raw reply itself
+// (a go-redis RawWriteToCmd): go-redis's own reading makes a map and a string of
+// every field of every entry, then the record copies the body again; here each
+// body is a slice of the one reply buffer, and the subjects and types, which
+// repeat, are made once a read. The buffer starts about as large as the last
+// replies, so a backlog is read without growing it, and an idle outbox soon
+// without a large one.
+//
+// ok is false, with no error, when the caller must read again with XRangeN: after
+// an error reply (MOVED and ASK from a Redis Cluster among them, which only
+// go-redis's own reading follows) and after a failed command (go-redis does not
+// retry a command that wrote part of its reply out; XRangeN is retried).
+func (s *Store) readXRange(ctx context.Context, start string, count int) (recs []OutboxRecord, ok bool, err error) {
+	// The slack keeps bytes.Buffer from doubling for the last few hundred bytes:
+	// it wants 512 free before each read into it.
+	hint := s.readHint.Load()
+	buf := bytes.NewBuffer(make([]byte, 0, hint+hint/8+1024))
+	cmd := redis.NewRawWriteToCmd(ctx, buf, "XRANGE", s.k.outbox, start, "+", "COUNT", count)
+	if err := s.rdb.Process(ctx, cmd); err != nil {
+		return nil, false, nil
+	}
+	raw := buf.Bytes()
+	s.readHint.Store(max(int64(len(raw)), hint-hint/4))
+	if len(raw) > 0 && (raw[0] == '-' || raw[0] == '!') {
+		return nil, false, nil
+	}
+	recs, err = decodeXRange(raw)
+	return recs, true, err
+}
+
+// decodeXRange decodes a raw XRANGE reply (RESP2 or RESP3: an array of entries,
+// each its id and an array of field, value, ...) into records. The records' Data
+// share raw, which is not written to afterwards.
+func decodeXRange(raw []byte) ([]OutboxRecord, error) {
+	rd := respReader{b: raw}
+	n, err := rd.arrayLen()
+	if err != nil {
+		return nil, err
+	}
+	recs := make([]OutboxRecord, 0, max(n, 0))
+	known := map[string]string{} // subjects and types: a few, repeated across the batch
+	intern := func(b []byte) string {
+		if s, ok := known[string(b)]; ok {
+			return s
+		}
+		s := string(b)
+		known[s] = s
+		return s
+	}
+	for range n {
+		if k, err := rd.arrayLen(); err != nil || k != 2 {
+			return nil, fmt.Errorf("%w: entry of %d elements (%v)", errReplyShape, k, err)
+		}
+		id, err := rd.bulk()
+		if err != nil {
+			return nil, err
+		}
+		var f entryFields
+		k, err := rd.arrayLen()
+		if err != nil || k%2 != 0 {
+			return nil, fmt.Errorf("%w: entry %s of %d values (%v)", errReplyShape, id, k, err)
+		}
+		for range k / 2 {
+			name, err := rd.bulk()
+			if err != nil {
+				return nil, err
+			}
+			v, err := rd.bulk()
+			if err != nil {
+				return nil, err
+			}
+			switch string(name) {
+			case "id":
+				f.id = string(v)
+			case "subject":
+				f.subject = intern(v)
+			case "data":
+				f.data = v
+			case "headers":
+				f.headers = v
+			case "type":
+				f.typ, f.hasType = event.Type(intern(v)), true
+			case "time":
+				f.at = string(v)
+			}
+		}
+		if f.data == nil {
+			f.data = []byte{} // as a missing field reads through go-redis
+		}
+		r, err := f.record(string(id))
+		if err != nil {
+			return nil, err
+		}
+		recs = append(recs, r)
+	}
+	if len(rd.b) != 0 {
+		return nil, fmt.Errorf("%w: %d bytes after the last entry", errReplyShape, len(rd.b))
+	}
+	return recs, nil
+}
+
+// respReader reads RESP values off the front of b.
+type respReader struct{ b []byte }
+
+// line returns the next line's type byte and the rest of it, without CRLF.
+func (r *respReader) line() (byte, []byte, error) {
+	i := bytes.IndexByte(r.b, '\n')
+	if i < 1 || r.b[i-1] != '\r' {
+		return 0, nil, fmt.Errorf("%w: truncated", errReplyShape)
+	}
+	t, l := r.b[0], r.b[1:i-1]
+	r.b = r.b[i+1:]
+	return t, l, nil
+}
+
+// arrayLen reads an array's header: its length, -1 for a null array.
+func (r *respReader) arrayLen() (int, error) {
+	t, l, err := r.line()
+	if err != nil {
+		return 0, err
+	}
+	switch t {
+	case '*':
+		n, ok := respLen(l)
+		if !ok {
+			return 0, fmt.Errorf("%w: array length %q", errReplyShape, l)
+		}
+		return n, nil
+	case '_':
+		return -1, nil
+	}
+	return 0, fmt.Errorf("%w: %q where an array was expected", errReplyShape, t)
+}
+
+// bulk reads a string (bulk or simple); the result shares r's buffer, its
+// capacity ending where it does.
+func (r *respReader) bulk() ([]byte, error) {
+	t, l, err := r.line()
+	if err != nil {
+		return nil, err
+	}
+	switch t {
+	case '+':
+		return l[:len(l):len(l)], nil
+	case '$':
+		n, ok := respLen(l)
+		if !ok || n < 0 || len(r.b) < n+2 || r.b[n] != '\r' || r.b[n+1] != '\n' {
+			return nil, fmt.Errorf("%w: string of length %q", errReplyShape, l)
+		}
+		v := r.b[:n:n]
+		r.b = r.b[n+2:]
+		return v, nil
+	}
+	return nil, fmt.Errorf("%w: %q where a string was expected", errReplyShape, t)
+}
+
+// respLen reads a length: decimal digits, or -1 (null).
+func respLen(l []byte) (int, bool) {
+	if string(l) == "-1" {
+		return -1, true
+	}
+	if len(l) == 0 || len(l) > 10 {
+		return 0, false
+	}
+	n := 0
+	for _, c := range l {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
+}
