@@ -23,10 +23,15 @@ type Record struct {
 
 // message builds the NATS message of r for stream: r's body under r's subject,
 // with r's extra headers and the contract's; and the headers' size (headerSize),
-// counted on the way. The header's values share one array: a message per event,
-// so allocations count.
+// counted on the way. The header's values share one array, which comes with the
+// message in one allocation when the record has few headers of its own: a
+// message per event, so allocations count.
 func message(r Record, stream string) (*nats.Msg, int) {
-	vals := make([]string, 0, len(r.Headers)+contractHeaders)
+	m := new(outMsg)
+	vals := m.vals[:0]
+	if n := len(r.Headers) + contractHeaders; n > len(m.vals) {
+		vals = make([]string, 0, n)
+	}
 	h := make(nats.Header, len(r.Headers)+contractHeaders)
 	size := len(headerFraming)
 	set := func(k, v string) {
@@ -45,7 +50,15 @@ func message(r Record, stream string) (*nats.Msg, int) {
 	if len(h) != len(vals) { // a header of the record's own was replaced: counted twice
 		size = headerSize(h)
 	}
-	return &nats.Msg{Subject: r.Subject, Header: h, Data: r.Data}, size
+	m.Msg = nats.Msg{Subject: r.Subject, Header: h, Data: r.Data}
+	return &m.Msg, size
+}
+
+// outMsg is a message and the array of its header's values, allocated together:
+// room for the contract's headers and the trace context (traceparent, tracestate).
+type outMsg struct {
+	nats.Msg
+	vals [contractHeaders + 2]string
 }
 
 // contractHeaders is how many headers message adds to a record's own.
