@@ -26,14 +26,15 @@ var errReplyShape = errors.New("unexpected XRANGE reply")
 // go-redis's own reading follows) and after a failed command (go-redis does not
 // retry a command that wrote part of its reply out; XRangeN is retried).
 func (s *Store) readXRange(ctx context.Context, start string, count int) (recs []OutboxRecord, ok bool, err error) {
-	// The slack keeps the buffer from doubling for the last few hundred bytes.
+	// The slack keeps bytes.Buffer from doubling for the last few hundred bytes:
+	// it wants 512 free before each read into it.
 	hint := s.readHint.Load()
-	buf := &replyBuf{b: make([]byte, 0, hint+hint/8+1024)}
+	buf := bytes.NewBuffer(make([]byte, 0, hint+hint/8+1024))
 	cmd := redis.NewRawWriteToCmd(ctx, buf, "XRANGE", s.k.outbox, start, "+", "COUNT", count)
 	if err := s.rdb.Process(ctx, cmd); err != nil {
 		return nil, false, nil
 	}
-	raw := buf.b
+	raw := buf.Bytes()
 	s.readHint.Store(max(int64(len(raw)), hint-hint/4))
 	if len(raw) > 0 && (raw[0] == '-' || raw[0] == '!') {
 		return nil, false, nil
