@@ -1,6 +1,7 @@
 package apijson
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
 	"sync"
@@ -143,7 +144,7 @@ func Raw(p *json.RawMessage) func(*Decoder) error {
 		if err != nil {
 			return err
 		}
-		v, err := NormRaw(raw)
+		v, err := normValue(raw)
 		*p = v
 		return err
 	}
@@ -162,7 +163,7 @@ func RawSlice(p *[]json.RawMessage) func(*Decoder) error {
 			if err != nil {
 				return err
 			}
-			n, err := NormRaw(raw)
+			n, err := normValue(raw)
 			if n == nil {
 				n = json.RawMessage("null")
 			}
@@ -174,4 +175,21 @@ func RawSlice(p *[]json.RawMessage) func(*Decoder) error {
 		}
 		return err
 	}
+}
+
+// normValue is NormRaw for a value read by the Decoder, hence valid JSON: one
+// already as encoding/json writes it (no whitespace, nothing HTML-escaped: no
+// '<', '>', '&', nor U+2028 or U+2029, whose encodings start with 0xE2) is only
+// copied, out of the input, instead of re-encoded.
+func normValue(raw json.RawMessage) (json.RawMessage, error) {
+	for _, c := range raw {
+		switch c {
+		case ' ', '\t', '\n', '\r', '<', '>', '&', 0xE2:
+			return NormRaw(raw)
+		}
+	}
+	if string(raw) == "null" {
+		return nil, nil
+	}
+	return bytes.Clone(raw), nil
 }
