@@ -25,12 +25,16 @@ const (
 	DirectionOutgoing Direction = "outgoing"
 )
 
-func directionField(p *Direction) func(json.RawMessage) error {
-	return func(raw json.RawMessage) error {
-		v, ok, err := apijson.ParseString(raw)
-		if ok {
-			*p = Direction(strings.ToLower(strings.TrimSpace(v)))
+func directionField(p *Direction) func(*apijson.Decoder) error {
+	// Read as a string by the Decoder, which shares the few spellings between
+	// calls instead of copying one per call.
+	str := apijson.Str(p)
+	return func(d *apijson.Decoder) error {
+		if d.Peek() == 'n' { // null leaves the direction as it is
+			return d.Skip()
 		}
+		err := str(d)
+		*p = Direction(strings.ToLower(strings.TrimSpace(string(*p))))
 		return err
 	}
 }
