@@ -165,11 +165,10 @@ type Tag struct {
 func (t *Tag) UnmarshalJSON(data []byte) error { return apijson.Decode(data, t.decode) }
 
 func (t *Tag) decode(d *apijson.Decoder) error {
-	data, err := d.Value()
-	if err != nil {
+	raw, err := d.NormValue()
+	if d.Failed() != nil {
 		return err
 	}
-	raw, err := apijson.NormRaw(data)
 	if raw == nil {
 		raw = json.RawMessage("null")
 	}

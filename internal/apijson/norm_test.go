@@ -30,6 +30,7 @@ func TestNormValueEquivalence(t *testing.T) {
 		`null`, `1`, `"a"`, `{"id":1,"participants":[4432]}`, `{ "id": 1 }`,
 		`"<b>&"`, `"\u2028"`, "\"\u2028\"", `"\/x"`, "\"\xff\xfe\"", `[1,2,{"a":null}]`,
 		`{"a":1,"a":2}`, "\"\xe2\x80\"", `1.50e+3`, `-0`,
+		`{"name":"follow up"}`, `{"q":"a\" b","r":"c\\"," d":[ 1]}`, `["x\\", "y"]`, `{"a":"\" "}`,
 	} {
 		checkNormEquiv(t, []byte(s))
 	}

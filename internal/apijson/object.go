@@ -71,6 +71,10 @@ func (d *Decoder) Object(what string, fields ...Field) error {
 		return err
 	}
 	var st objectState
+	// The values of multi-spelling fields go on the Decoder's stack of them,
+	// shared by nested objects (each reads its own above the outer one's), so
+	// that an object holding one costs no allocation.
+	altStart := len(d.alts)
 	next := 0 // objects usually list their keys in the order of fields
 	for {
 		k := d.Peek()
@@ -98,7 +102,11 @@ func (d *Decoder) Object(what string, fields ...Field) error {
 	if err := d.delim(); err != nil {
 		return err
 	}
-	return st.result(what, fields)
+	st.alts = d.alts[altStart:]
+	err := st.result(what, fields)
+	clear(st.alts) // no slice of this input kept in a pooled decoder
+	d.alts = d.alts[:altStart]
+	return err
 }
 
 // field reads a key and returns the index of its field (-1 for an unknown key) and
@@ -162,7 +170,7 @@ func (d *Decoder) decodeField(st *objectState, fields []Field, i, a int) error {
 		return err
 	}
 	if f.alt != nil {
-		st.alts = append(st.alts, altValue{field: i, alt: a, raw: raw})
+		d.alts = append(d.alts, altValue{field: i, alt: a, raw: raw})
 		return nil
 	}
 	st.set(i, len(fields), 0, f.raw(raw))
@@ -174,7 +182,7 @@ func (d *Decoder) decodeField(st *objectState, fields []Field, i, a int) error {
 // the object is read.
 type objectState struct {
 	errs []keyedErr
-	alts []altValue
+	alts []altValue // a window on Decoder.alts, set once the object is read
 }
 
 // keyedErr is the error of a field found under its alt-th spelling.
