@@ -25,12 +25,16 @@ const (
 	DirectionOutgoing Direction = "outgoing"
 )
 
-func directionField(p *Direction) func(json.RawMessage) error {
-	return func(raw json.RawMessage) error {
-		v, ok, err := apijson.ParseString(raw)
-		if ok {
-			*p = Direction(strings.ToLower(strings.TrimSpace(v)))
+func directionField(p *Direction) func(*apijson.Decoder) error {
+	// Read as a string by the Decoder, which shares the few spellings between
+	// calls instead of copying one per call.
+	str := apijson.Str(p)
+	return func(d *apijson.Decoder) error {
+		if d.Peek() == 'n' { // null leaves the direction as it is
+			return d.Skip()
 		}
+		err := str(d)
+		*p = Direction(strings.ToLower(strings.TrimSpace(string(*p))))
 		return err
 	}
 }
@@ -80,22 +84,27 @@ func (c *Call) UnmarshalJSON(data []byte) error { return apijson.Decode(data, c.
 // records holding it read it the same way.
 func (c *Call) decode(d *apijson.Decoder) error {
 	*c = Call{}
+	// One allocation for the optional values (see apijson.OptIntIn).
+	opt := new(struct {
+		ids   [6]int64
+		names [4]string
+	})
 	mark := d.Mark()
 	err := d.Object("call",
 		apijson.Key("id", apijson.Int(&c.ID)),
 		apijson.Key("direction", directionField(&c.Direction)),
-		apijson.Key("parent_call_id", apijson.OptInt(&c.ParentCallID)),
-		apijson.Key("root_call_id", apijson.OptInt(&c.RootCallID)),
+		apijson.Key("parent_call_id", apijson.OptIntIn(&c.ParentCallID, &opt.ids[0])),
+		apijson.Key("root_call_id", apijson.OptIntIn(&c.RootCallID, &opt.ids[1])),
 		apijson.Key("phone_number_id", apijson.Int(&c.PhoneNumberID)),
 		apijson.Key("phone_number", apijson.Str(&c.PhoneNumber)),
-		apijson.Key("assigned_agent_id", apijson.OptInt(&c.AssignedAgentID)),
-		apijson.Key("assigned_agent_name", apijson.OptStr(&c.AssignedAgentName)),
-		apijson.Key("assigned_team_id", apijson.OptInt(&c.AssignedTeamID)),
-		apijson.Key("assigned_team_name", apijson.OptStr(&c.AssignedTeamName)),
-		apijson.Key("assigned_call_queue_id", apijson.OptInt(&c.AssignedCallQueueID)),
-		apijson.Key("assigned_call_queue_name", apijson.OptStr(&c.AssignedCallQueueName)),
-		apijson.Key("assigned_ivr_id", apijson.OptInt(&c.AssignedIVRID)),
-		apijson.Key("assigned_ivr_name", apijson.OptStr(&c.AssignedIVRName)),
+		apijson.Key("assigned_agent_id", apijson.OptIntIn(&c.AssignedAgentID, &opt.ids[2])),
+		apijson.Key("assigned_agent_name", apijson.OptStrIn(&c.AssignedAgentName, &opt.names[0])),
+		apijson.Key("assigned_team_id", apijson.OptIntIn(&c.AssignedTeamID, &opt.ids[3])),
+		apijson.Key("assigned_team_name", apijson.OptStrIn(&c.AssignedTeamName, &opt.names[1])),
+		apijson.Key("assigned_call_queue_id", apijson.OptIntIn(&c.AssignedCallQueueID, &opt.ids[4])),
+		apijson.Key("assigned_call_queue_name", apijson.OptStrIn(&c.AssignedCallQueueName, &opt.names[2])),
+		apijson.Key("assigned_ivr_id", apijson.OptIntIn(&c.AssignedIVRID, &opt.ids[5])),
+		apijson.Key("assigned_ivr_name", apijson.OptStrIn(&c.AssignedIVRName, &opt.names[3])),
 		apijson.Key("call_notes", apijson.Str(&c.CallNotes)),
 		apijson.Key("bill_duration", apijson.Int(&c.BillDuration)),
 		apijson.Key("bill_duration_unit", apijson.Str(&c.BillDurationUnit)),

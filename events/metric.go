@@ -59,6 +59,11 @@ func (m *CallMetric) UnmarshalJSON(data []byte) error { return apijson.Decode(da
 // records holding it read it the same way.
 func (m *CallMetric) decode(d *apijson.Decoder) error {
 	*m = CallMetric{}
+	// One allocation for the optional values (see apijson.OptIntIn).
+	opt := new(struct {
+		ints [3]int64
+		cost float64
+	})
 	mark := d.Mark()
 	err := d.Object("call metric",
 		apijson.Key("id", apijson.Int(&m.ID)),
@@ -71,17 +76,17 @@ func (m *CallMetric) decode(d *apijson.Decoder) error {
 		apijson.Key("hold_duration_unit", apijson.Str(&m.HoldDurationUnit)),
 		apijson.Key("call_work_time", apijson.Int(&m.CallWorkTime)),
 		apijson.Key("call_work_time_unit", apijson.Str(&m.CallWorkTimeUnit)),
-		apijson.Key("total_ringing_time", apijson.OptInt(&m.TotalRingingTime)),
+		apijson.Key("total_ringing_time", apijson.OptIntIn(&m.TotalRingingTime, &opt.ints[0])),
 		apijson.Key("total_ringing_time_unit", apijson.Str(&m.TotalRingingTimeUnit)),
 		apijson.Key("talk_time", apijson.Int(&m.TalkTime)),
 		apijson.Key("talk_time_unit", apijson.Str(&m.TalkTimeUnit)),
-		apijson.Key("answering_speed", apijson.OptInt(&m.AnsweringSpeed)),
+		apijson.Key("answering_speed", apijson.OptIntIn(&m.AnsweringSpeed, &opt.ints[1])),
 		apijson.Key("answering_speed_unit", apijson.Str(&m.AnsweringSpeedUnit)),
 		apijson.Key("recording_duration", apijson.Int(&m.RecordingDuration)),
 		apijson.Key("recording_duration_unit", apijson.Str(&m.RecordingDurationUnit)),
-		apijson.Key("bill_duration", apijson.OptInt(&m.BillDuration)),
+		apijson.Key("bill_duration", apijson.OptIntIn(&m.BillDuration, &opt.ints[2])),
 		apijson.Key("bill_duration_unit", apijson.Str(&m.BillDurationUnit)),
-		apijson.Key("cost", apijson.OptFloat(&m.Cost)),
+		apijson.Key("cost", apijson.OptFloatIn(&m.Cost, &opt.cost)),
 		apijson.Key("cost_unit", apijson.Str(&m.CostUnit)),
 		apijson.Key("csat", apijson.Ptr(&m.Csat)),
 		apijson.Key("tags", apijson.Slice(&m.Tags)),
@@ -160,11 +165,10 @@ type Tag struct {
 func (t *Tag) UnmarshalJSON(data []byte) error { return apijson.Decode(data, t.decode) }
 
 func (t *Tag) decode(d *apijson.Decoder) error {
-	data, err := d.Value()
-	if err != nil {
+	raw, err := d.NormValue()
+	if d.Failed() != nil {
 		return err
 	}
-	raw, err := apijson.NormRaw(data)
 	if raw == nil {
 		raw = json.RawMessage("null")
 	}

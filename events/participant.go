@@ -51,20 +51,27 @@ func (p *Participant) UnmarshalJSON(data []byte) error { return apijson.Decode(d
 // records holding it read it the same way.
 func (p *Participant) decode(d *apijson.Decoder) error {
 	*p = Participant{}
+	// One allocation for the optional values (see apijson.OptIntIn).
+	opt := new(struct {
+		callerID                 int64
+		callerNumber, callerName string
+		enqueuedTime             time.Time
+		cost                     float64
+	})
 	return d.Object("participant",
 		apijson.Key("id", apijson.Int(&p.ID)),
 		apijson.Key("call_id", apijson.Int(&p.CallID)),
-		apijson.Key("caller_id", apijson.OptInt(&p.CallerID)),
-		apijson.Key("caller_number", apijson.OptStr(&p.CallerNumber)),
-		apijson.Key("caller_name", apijson.OptStr(&p.CallerName)),
+		apijson.Key("caller_id", apijson.OptIntIn(&p.CallerID, &opt.callerID)),
+		apijson.Key("caller_number", apijson.OptStrIn(&p.CallerNumber, &opt.callerNumber)),
+		apijson.Key("caller_name", apijson.OptStrIn(&p.CallerName, &opt.callerName)),
 		apijson.Key("participant_id", apijson.Int(&p.ParticipantID)),
 		apijson.Key("participant_type", apijson.Str(&p.ParticipantType)),
 		apijson.Key("connection_type", apijson.Int(&p.ConnectionType)),
 		apijson.Key("call_status", apijson.Int(&p.CallStatus)),
 		apijson.Key("duration", apijson.Int(&p.Duration)),
 		apijson.Key("duration_unit", apijson.Str(&p.DurationUnit)),
-		apijson.Key("enqueued_time", apijson.OptTime(&p.EnqueuedTime)),
-		apijson.Key("cost", apijson.OptFloat(&p.Cost)),
+		apijson.Key("enqueued_time", apijson.OptTimeIn(&p.EnqueuedTime, &opt.enqueuedTime)),
+		apijson.Key("cost", apijson.OptFloatIn(&p.Cost, &opt.cost)),
 		apijson.Key("cost_unit", apijson.Str(&p.CostUnit)),
 		apijson.Key("created_time", apijson.Time(&p.CreatedTime)),
 		apijson.Key("updated_time", apijson.Time(&p.UpdatedTime)),

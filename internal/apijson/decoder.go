@@ -31,6 +31,7 @@ type Decoder struct {
 	// for readers that never look at it.
 	noRaw bool
 	strs  map[string]string // short strings shared between values (see str)
+	alts  []altValue        // values of multi-spelling fields (see Object)
 }
 
 // decOptions read as encoding/json does; no duplicate-name tracking also spares a
@@ -63,6 +64,8 @@ func decode(data []byte, noRaw bool, f func(*Decoder) error) error {
 
 func (d *Decoder) reset(data []byte) {
 	d.in, d.err, d.noRaw = data, nil, false
+	clear(d.alts[:cap(d.alts)]) // after a syntax error, objects left theirs
+	d.alts = d.alts[:0]
 	d.buf = *bytes.NewBuffer(data)
 	d.dec.Reset(&d.buf, decOptions...)
 }

@@ -53,6 +53,7 @@ func TestDecoderObject(t *testing.T) {
 		`{"time_stamp":"2024-03-05T10:00:00Z","timestamp":null}`:                        {At: at},
 		`{"time_stamp":"1999-01-01T00:00:00Z","timestamp":"2024-03-05T10:00:00Z"}`:      {At: at},
 		`{"timestamp":"","time_stamp":"2024-03-05T10:00:00Z","subs":[{"n":1},null,{}]}`: {At: at, Subs: []sub{{1}, {}, {}}},
+		`{"time\u005fstamp":"2024-03-05T10:00:00Z","\u0069\u0064":3,"i\\d":4}`:          {At: at, ID: 3},
 		`null`:         {},
 		` {"subs":[]}`: {Subs: []sub{}},
 	} {

@@ -1,6 +1,7 @@
 package apijson
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
 	"sync"
@@ -139,11 +140,10 @@ func (d *Decoder) Array(item func() error) error {
 // leaves *p nil.
 func Raw(p *json.RawMessage) func(*Decoder) error {
 	return func(d *Decoder) error {
-		raw, err := d.Value()
-		if err != nil {
+		v, err := d.NormValue()
+		if d.err != nil {
 			return err
 		}
-		v, err := NormRaw(raw)
 		*p = v
 		return err
 	}
@@ -158,11 +158,10 @@ func RawSlice(p *[]json.RawMessage) func(*Decoder) error {
 		}
 		items := []json.RawMessage{}
 		err := d.Array(func() error {
-			raw, err := d.Value()
-			if err != nil {
+			n, err := d.NormValue()
+			if d.err != nil {
 				return err
 			}
-			n, err := NormRaw(raw)
 			if n == nil {
 				n = json.RawMessage("null")
 			}
@@ -174,4 +173,39 @@ func RawSlice(p *[]json.RawMessage) func(*Decoder) error {
 		}
 		return err
 	}
+}
+
+// NormValue reads the next value and returns it normalised (see NormRaw).
+func (d *Decoder) NormValue() (json.RawMessage, error) {
+	raw, err := d.Value()
+	if err != nil {
+		return nil, err
+	}
+	return normValue(raw)
+}
+
+// normValue is NormRaw for a value read by the Decoder, hence valid JSON: one
+// already as encoding/json writes it (no whitespace between tokens, nothing
+// HTML-escaped: no '<', '>', '&', nor U+2028 or U+2029, whose encodings start
+// with 0xE2) is only copied, out of the input, instead of re-encoded.
+func normValue(raw json.RawMessage) (json.RawMessage, error) {
+	inString := false
+	for i := 0; i < len(raw); i++ {
+		switch c := raw[i]; c {
+		case '<', '>', '&', 0xE2:
+			return NormRaw(raw)
+		case ' ', '\t', '\n', '\r':
+			if !inString { // inside a string, only a space: kept as it is
+				return NormRaw(raw)
+			}
+		case '"':
+			inString = !inString
+		case '\\':
+			i++ // the escaped byte, a quote maybe (only valid in a string)
+		}
+	}
+	if string(raw) == "null" {
+		return nil, nil
+	}
+	return bytes.Clone(raw), nil
 }

@@ -25,7 +25,8 @@ type Func interface {
 	func(json.RawMessage) error | func(*Decoder) error
 }
 
-// Key binds the JSON key k to dec.
+// Key binds the JSON key k to dec. k holds no backslash: object names are
+// matched as written before they are unquoted.
 func Key[F Func](k string, dec F) Field {
 	switch f := any(dec).(type) {
 	case func(json.RawMessage) error:
@@ -70,6 +71,10 @@ func (d *Decoder) Object(what string, fields ...Field) error {
 		return err
 	}
 	var st objectState
+	// The values of multi-spelling fields go on the Decoder's stack of them,
+	// shared by nested objects (each reads its own above the outer one's), so
+	// that an object holding one costs no allocation.
+	altStart := len(d.alts)
 	next := 0 // objects usually list their keys in the order of fields
 	for {
 		k := d.Peek()
@@ -97,7 +102,11 @@ func (d *Decoder) Object(what string, fields ...Field) error {
 	if err := d.delim(); err != nil {
 		return err
 	}
-	return st.result(what, fields)
+	st.alts = d.alts[altStart:]
+	err := st.result(what, fields)
+	clear(st.alts) // no slice of this input kept in a pooled decoder
+	d.alts = d.alts[:altStart]
+	return err
 }
 
 // field reads a key and returns the index of its field (-1 for an unknown key) and
@@ -107,28 +116,41 @@ func (d *Decoder) field(fields []Field, next int) (int, int, error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	if bytes.IndexByte(name, '\\') < 0 {
-		name = name[1 : len(name)-1]
-	} else if name, err = jsontext.AppendUnquote(nil, name); err != nil {
+	// The name as written first: no key of ours holds a backslash, so a name
+	// with an escape can only match once unquoted, which is then tried.
+	if i, a := lookup(fields, next, name[1:len(name)-1]); i >= 0 || bytes.IndexByte(name, '\\') < 0 {
+		return i, a, nil
+	}
+	if name, err = jsontext.AppendUnquote(nil, name); err != nil {
 		return -1, 0, nil // invalid UTF-8: no key of ours
 	}
-	n := len(fields)
-	for j := range n {
-		i := (next + j) % n
+	i, a := lookup(fields, next, name)
+	return i, a, nil
+}
+
+// lookup returns the index of the field of key name (-1 if none) and of its
+// spelling, searching from fields[next].
+func lookup(fields []Field, next int, name []byte) (int, int) {
+	i := next
+	for range fields {
+		if i >= len(fields) {
+			i = 0
+		}
 		f := &fields[i]
 		if f.alt == nil {
 			if string(name) == f.key {
-				return i, 0, nil
+				return i, 0
 			}
-			continue
-		}
-		for a, k := range f.alt {
-			if string(name) == k {
-				return i, a, nil
+		} else {
+			for a, k := range f.alt {
+				if string(name) == k {
+					return i, a
+				}
 			}
 		}
+		i++
 	}
-	return -1, 0, nil
+	return -1, 0
 }
 
 // decodeField decodes the value of fields[i] (spelling a); it returns only a
@@ -148,7 +170,7 @@ func (d *Decoder) decodeField(st *objectState, fields []Field, i, a int) error {
 		return err
 	}
 	if f.alt != nil {
-		st.alts = append(st.alts, altValue{field: i, alt: a, raw: raw})
+		d.alts = append(d.alts, altValue{field: i, alt: a, raw: raw})
 		return nil
 	}
 	st.set(i, len(fields), 0, f.raw(raw))
@@ -160,7 +182,7 @@ func (d *Decoder) decodeField(st *objectState, fields []Field, i, a int) error {
 // the object is read.
 type objectState struct {
 	errs []keyedErr
-	alts []altValue
+	alts []altValue // a window on Decoder.alts, set once the object is read
 }
 
 // keyedErr is the error of a field found under its alt-th spelling.

@@ -37,7 +37,7 @@ func Scalar(raw []byte) (string, Kind, error) {
 // scalar is Scalar without a copy where it can: the text of a string without
 // escapes, or of a number, is a slice of raw.
 func scalar(raw []byte) ([]byte, Kind, error) {
-	raw = bytes.TrimSpace(raw)
+	raw = trimSpace(raw)
 	if len(raw) == 0 {
 		return nil, KindNull, errors.New("empty value")
 	}
@@ -79,14 +79,43 @@ func plainString(raw []byte) ([]byte, bool) {
 		return nil, false
 	}
 	text := raw[1 : len(raw)-1]
-	ascii := true
-	for _, c := range text {
-		if c < 0x20 || c == '"' || c == '\\' {
-			return nil, false
+	for i, c := range text {
+		if !plainASCII[c] {
+			return text, plainRest(text[i:])
 		}
-		ascii = ascii && c < utf8.RuneSelf
 	}
-	return text, ascii || utf8.Valid(text)
+	return text, true
+}
+
+// plainRest is plainString's check of the rest of a text from its first byte
+// that is not plainASCII.
+func plainRest(rest []byte) bool {
+	for _, c := range rest {
+		if c < 0x20 || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return utf8.Valid(rest)
+}
+
+// plainASCII holds the bytes a string needing no unquoting is mostly made of:
+// printable ASCII but the quote and the backslash. A table lookup per byte is
+// the cheapest test of the most frequent values a page holds.
+var plainASCII = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// trimSpace is bytes.TrimSpace without its scan of both ends for the usual
+// value, which starts and ends with printable ASCII (a Unicode space starts and
+// ends with a byte of 0x80 or more).
+func trimSpace(b []byte) []byte {
+	if len(b) > 0 && b[0] > ' ' && b[0] < utf8.RuneSelf && b[len(b)-1] > ' ' && b[len(b)-1] < utf8.RuneSelf {
+		return b
+	}
+	return bytes.TrimSpace(b)
 }
 
 // plainInt reports whether raw is a JSON integer in its plain form: an optional
@@ -121,7 +150,7 @@ func ParseInt(raw []byte) (v int64, ok bool, err error) {
 	if kind == KindBool {
 		return 0, false, errors.New("want an integer, got a boolean")
 	}
-	text = bytes.TrimSpace(text)
+	text = trimSpace(text)
 	if len(text) == 0 {
 		return 0, false, nil
 	}
@@ -175,7 +204,7 @@ func ParseFloat(raw []byte) (v float64, ok bool, err error) {
 	if kind == KindBool {
 		return 0, false, errors.New("want a number, got a boolean")
 	}
-	text = bytes.TrimSpace(text)
+	text = trimSpace(text)
 	if len(text) == 0 {
 		return 0, false, nil
 	}
@@ -196,7 +225,7 @@ func ParseBool(raw []byte) (v bool, ok bool, err error) {
 	if err != nil || kind == KindNull {
 		return false, false, err
 	}
-	text = bytes.TrimSpace(text)
+	text = trimSpace(text)
 	switch string(text) {
 	case "":
 		return false, false, nil
@@ -248,6 +277,9 @@ func ParseTime(raw []byte) (t time.Time, ok bool, err error) {
 	}
 	if kind != KindString {
 		return time.Time{}, false, errors.New("want a date-time string")
+	}
+	if t, ok := rfc3339UTC(text); ok {
+		return t, true, nil // never zero: its year is at least 2
 	}
 	t, err = TimeText(string(text))
 	return t, err == nil && !t.IsZero(), err
