@@ -120,24 +120,15 @@ func (sp *spans) appendDigest(b, data []byte) []byte {
 }
 
 func (w *jsonWriter) changes(cs []event.Change) {
-	if cs == nil {
-		w.lit("null")
-		return
-	}
-	w.b = append(w.b, '[')
-	for i := range cs {
-		if i > 0 {
-			w.b = append(w.b, ',')
-		}
+	list(w, cs, func(w *jsonWriter, c event.Change) {
 		w.lit(`{"field":`)
-		w.str(cs[i].Field)
+		w.str(c.Field)
 		w.lit(`,"previous":`)
-		w.raw(cs[i].Previous)
+		w.raw(c.Previous)
 		w.lit(`,"current":`)
-		w.raw(cs[i].Current)
+		w.raw(c.Current)
 		w.b = append(w.b, '}')
-	}
-	w.b = append(w.b, ']')
+	})
 }
 
 func (w *jsonWriter) callStatus(s event.CallStatus) {
@@ -164,22 +155,9 @@ func (w *jsonWriter) userState(s *event.UserState) {
 	w.b = append(w.b, '}')
 }
 
-func (w *jsonWriter) strs(ss []string) {
-	if ss == nil {
-		w.lit("null")
-		return
-	}
-	w.b = append(w.b, '[')
-	for i, s := range ss {
-		if i > 0 {
-			w.b = append(w.b, ',')
-		}
-		w.str(s)
-	}
-	w.b = append(w.b, ']')
-}
-
-func (w *jsonWriter) ints(vs []int64) {
+// list writes vs as a JSON array (null when nil, as encoding/json writes a nil
+// slice), each element by each.
+func list[T any](w *jsonWriter, vs []T, each func(*jsonWriter, T)) {
 	if vs == nil {
 		w.lit("null")
 		return
@@ -189,7 +167,11 @@ func (w *jsonWriter) ints(vs []int64) {
 		if i > 0 {
 			w.b = append(w.b, ',')
 		}
-		w.int(v)
+		each(w, v)
 	}
 	w.b = append(w.b, ']')
 }
+
+func (w *jsonWriter) strs(ss []string) { list(w, ss, (*jsonWriter).str) }
+
+func (w *jsonWriter) ints(vs []int64) { list(w, vs, (*jsonWriter).int) }

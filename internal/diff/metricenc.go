@@ -101,20 +101,11 @@ func (w *jsonWriter) csat(c *callcenter.Csat) {
 // tags writes tags as their MarshalJSON does: each tag's JSON (null when empty),
 // compacted and HTML-escaped by encoding/json.
 func (w *jsonWriter) tags(ts []callcenter.Tag) {
-	if ts == nil {
-		w.lit("null")
-		return
-	}
-	w.b = append(w.b, '[')
-	for i, t := range ts {
-		if i > 0 {
-			w.b = append(w.b, ',')
-		}
+	list(w, ts, func(w *jsonWriter, t callcenter.Tag) {
 		if len(t.Raw) == 0 {
 			w.lit("null")
 		} else {
 			w.raw(t.Raw)
 		}
-	}
-	w.b = append(w.b, ']')
+	})
 }

@@ -109,15 +109,7 @@ func (w *jsonWriter) recordingToRedact(r *callcenter.RecordingToRedact) {
 }
 
 func (w *jsonWriter) integratedResources(rs []callcenter.IntegratedResource) {
-	if rs == nil {
-		w.lit("null")
-		return
-	}
-	w.b = append(w.b, '[')
-	for i, r := range rs {
-		if i > 0 {
-			w.b = append(w.b, ',')
-		}
+	list(w, rs, func(w *jsonWriter, r callcenter.IntegratedResource) {
 		w.lit(`{"id":`)
 		w.int(r.ID)
 		w.lit(`,"integration_name":`)
@@ -125,24 +117,12 @@ func (w *jsonWriter) integratedResources(rs []callcenter.IntegratedResource) {
 		w.lit(`,"type":`)
 		w.str(r.Type)
 		w.b = append(w.b, '}')
-	}
-	w.b = append(w.b, ']')
+	})
 }
 
 // rawList writes a list of raw JSON values.
 func (w *jsonWriter) rawList(vs []json.RawMessage) {
-	if vs == nil {
-		w.lit("null")
-		return
-	}
-	w.b = append(w.b, '[')
-	for i, v := range vs {
-		if i > 0 {
-			w.b = append(w.b, ',')
-		}
-		w.raw(v)
-	}
-	w.b = append(w.b, ']')
+	list(w, vs, func(w *jsonWriter, v json.RawMessage) { w.raw(v) })
 }
 
 func (w *jsonWriter) participant(p *callcenter.Participant) {
