@@ -166,7 +166,9 @@ var (
 	buildErr  error
 )
 
-// pollerBinary builds this command once per test binary.
+// pollerBinary builds this command once per test binary, as the container image
+// does (-tags nodemo: no demo, no in-process servers), so that the process tests
+// and the benchmarks run and measure the binary that is deployed.
 func pollerBinary(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
@@ -176,7 +178,7 @@ func pollerBinary(t testing.TB) string {
 			return
 		}
 		binPath = filepath.Join(dir, "poller")
-		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		out, err := exec.Command("go", "build", "-tags", "nodemo", "-o", binPath, ".").CombinedOutput()
 		if err != nil {
 			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}

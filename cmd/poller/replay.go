@@ -11,7 +11,6 @@ import (
 
 	"github.com/callbus/callbus/config"
 	"github.com/callbus/callbus/internal/event"
-	"github.com/nats-io/nats-server/v2/server"
 )
 
 // replayOptions is what `poller replay` and `poller tail` read, and where.
@@ -136,7 +135,7 @@ func commonReplayFlags(fs *flag.FlagSet, o *replayOptions, getenv func(string) s
 func (o replayOptions) validate() error {
 	var errs []error
 	for _, s := range o.subjects {
-		if !server.IsValidSubject(s) {
+		if !validSubject(s) {
 			errs = append(errs, fmt.Errorf("--subject %q: not a NATS subject filter", s))
 		}
 	}

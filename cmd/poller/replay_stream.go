@@ -12,7 +12,6 @@ import (
 
 	"github.com/callbus/callbus/internal/service"
 	"github.com/callbus/callbus/internal/streamread"
-	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rs/zerolog"
@@ -39,7 +38,7 @@ func replay(ctx context.Context, o replayOptions, getenv func(string) string, st
 	}
 	if o.to != "" {
 		for _, s := range stream.CachedInfo().Config.Subjects {
-			if server.SubjectsCollide(s, o.to+".>") {
+			if subjectsCollide(s, o.to+".>") {
 				return exitCode{2, fmt.Errorf("--to %s: stream %s captures %s itself; republish under a prefix another stream captures", o.to, o.stream, s)}
 			}
 		}
