@@ -56,7 +56,9 @@ asyncapi:
 # fuzzes one target of one package at a time). The packages whose tests declare a
 # Fuzz function are found by go list and grep, their targets by go test -list. A
 # crasher fails the run and is saved under the package's testdata/fuzz/<target>/,
-# where every plain go test then replays it.
+# where every plain go test then replays it. A run that ends in Go 1.26's fuzzing
+# deadline race (a bare "context deadline exceeded" at the end of FUZZTIME, no
+# failing input written) is run once more instead of failing the build.
 FUZZTIME ?= 20s
 fuzz:
 	@dirs=$$($(GO) list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.Dir}}{{end}}' $(PKGS)); \
@@ -66,9 +68,16 @@ fuzz:
 	targets=$$(echo "$$list" | awk '/^Fuzz/ { fs = fs " " $$1; next } \
 		/^ok/ { n = split(fs, f, " "); for (i = 1; i <= n; i++) print $$2 "@" f[i]; fs = "" }'); \
 	echo "fuzzing $$(echo $$targets | wc -w) targets for $(FUZZTIME) each"; \
+	log=$$(mktemp); trap 'rm -f $$log' EXIT; \
 	for t in $$targets; do \
 		pkg=$${t%@*}; f=$${t#*@}; echo "== $$pkg $$f"; \
-		$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+		for try in 1 2; do \
+			$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg > $$log 2>&1; rc=$$?; cat $$log; \
+			[ $$rc -eq 0 ] && break; \
+			if [ $$try -eq 1 ] && grep -q 'context deadline exceeded' $$log && ! grep -q 'Failing input written' $$log; then \
+				echo "== $$f: the fuzzing engine's own deadline race (go.dev/issue/75804, fixed in Go 1.27), no failing input: once more"; \
+			else exit 1; fi; \
+		done; \
 	done
 
 # The Helm chart: lint and render every values file, then decode every manifest
