@@ -12,20 +12,44 @@ import (
 	"github.com/callbus/callbus/internal/callcenter"
 )
 
-// decodeCallSnap reads a call snapshot in either form (see snapcodec.go).
-func decodeCallSnap(b []byte, s *callSnap) error {
-	if len(b) > 0 && b[0] == '{' {
-		var js callSnap // not s: encoding/json would move the caller's to the heap
-		err := json.Unmarshal(b, &js)
-		*s = js
-		return err
+// decodeLegacySnap decodes b into s when b is the JSON snapshot of an earlier
+// release; legacy reports whether it was.
+func decodeLegacySnap[S callSnap | metricSnap](b []byte, s *S) (legacy bool, err error) {
+	if len(b) == 0 || b[0] != '{' {
+		return false, nil
 	}
+	var js S // not s: encoding/json would move the caller's to the heap
+	err = json.Unmarshal(b, &js)
+	*s = js
+	return true, err
+}
+
+// snapReader reads a binary snapshot b, past its version byte.
+func snapReader(b []byte) (reader, error) {
 	r := reader{b: b}
 	if r.byte() != snapV1 {
-		return fmt.Errorf("%w: unknown version", errSnapshot)
+		return r, fmt.Errorf("%w: unknown version", errSnapshot)
 	}
-	s.Seq = int64(r.uvarint())
-	s.Upd = r.time(0)
+	return r, nil
+}
+
+// head reads what both kinds of binary snapshot start with: the sequence and
+// the updated time.
+func (r *reader) head() (seq, upd int64) {
+	seq = int64(r.uvarint())
+	return seq, r.time(0)
+}
+
+// decodeCallSnap reads a call snapshot in either form (see snapcodec.go).
+func decodeCallSnap(b []byte, s *callSnap) error {
+	if legacy, err := decodeLegacySnap(b, s); legacy {
+		return err
+	}
+	r, err := snapReader(b)
+	if err != nil {
+		return err
+	}
+	s.Seq, s.Upd = r.head()
 	s.End = r.time(s.Upd)
 	s.F = r.fields()
 	n := r.count(4)
@@ -108,18 +132,14 @@ func encodeCallSnap(buf []byte, s *callSnap) []byte {
 
 // decodeMetricSnap reads a metric snapshot in either form.
 func decodeMetricSnap(b []byte, s *metricSnap) error {
-	if len(b) > 0 && b[0] == '{' {
-		var js metricSnap // not s: encoding/json would move the caller's to the heap
-		err := json.Unmarshal(b, &js)
-		*s = js
+	if legacy, err := decodeLegacySnap(b, s); legacy {
 		return err
 	}
-	r := reader{b: b}
-	if r.byte() != snapV1 {
-		return fmt.Errorf("%w: unknown version", errSnapshot)
+	r, err := snapReader(b)
+	if err != nil {
+		return err
 	}
-	s.Seq = int64(r.uvarint())
-	s.Upd = r.time(0)
+	s.Seq, s.Upd = r.head()
 	s.F = r.fields()
 	if r.err == nil && len(r.b) > 0 {
 		r.err = errSnapshot
