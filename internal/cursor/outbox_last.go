@@ -1,6 +1,7 @@
 package cursor
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -33,9 +34,9 @@ func CompareStreamIDs(a, b string) (int, error) {
 	}
 	switch {
 	case x.ms != y.ms:
-		return cmpUint(x.ms, y.ms), nil
+		return cmp.Compare(x.ms, y.ms), nil
 	default:
-		return cmpUint(x.seq, y.seq), nil
+		return cmp.Compare(x.seq, y.seq), nil
 	}
 }
 
@@ -44,16 +45,6 @@ func parseOrZero(s string) (streamID, error) {
 		return streamID{}, nil
 	}
 	return parseStreamID(s)
-}
-
-func cmpUint(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // StreamIDTime is when Redis appended the entry with id "<ms>-<seq>", by the Redis

@@ -1,6 +1,7 @@
 package cursor
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -90,20 +91,10 @@ func (s *Store) pruneCandidates(ctx context.Context, horizon int64, limit int) (
 func sortEntries(es []terminalEntry) {
 	slices.SortFunc(es, func(a, b terminalEntry) int {
 		if a.ended != b.ended {
-			return cmpInt(a.ended, b.ended)
+			return cmp.Compare(a.ended, b.ended)
 		}
 		return strings.Compare(a.id, b.id)
 	})
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // pruneArgs lays out the KEYS and ARGV of lua/prune.lua.
