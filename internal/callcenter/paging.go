@@ -3,11 +3,16 @@ package callcenter
 import (
 	"context"
 	"fmt"
-	"hash/fnv"
+	"hash/maphash"
 	"iter"
 	"net/http"
 	"net/url"
 )
+
+// pageSeed seeds the pages' fingerprints. They are compared only within this
+// process, so maphash (AES-based, several times faster over a 160 KB page than
+// FNV's byte loop, which cost 4% of the poller's CPU in a backlog) will do.
+var pageSeed = maphash.MakeSeed()
 
 // fetchPage reads one page of a list.
 type fetchPage[T any] func(ctx context.Context, o ListOptions) (Page[T], error)
@@ -89,9 +94,7 @@ func listPage[T any](ctx context.Context, c *Client, name, path, listKey string,
 	res, err := c.do(ctx, request{op: op, method: http.MethodGet, path: path, query: q,
 		decode: func(_ int, _ http.Header, body []byte) error {
 			env, err := decodeListRaw[T](body, listKey, !c.noRaw)
-			h := fnv.New64a()
-			_, _ = h.Write(body)
-			page = Page[T]{Items: env.items, Meta: env.meta, Rejected: len(env.rejected), fingerprint: h.Sum64()}
+			page = Page[T]{Items: env.items, Meta: env.meta, Rejected: len(env.rejected), fingerprint: maphash.Bytes(pageSeed, body)}
 			rejected = env.rejected
 			return err
 		}})
