@@ -82,6 +82,15 @@ func (s *Store) Commit(ctx context.Context, l Lease, b Batch) (CommitResult, err
 	if err != nil {
 		return CommitResult{}, fmt.Errorf("cursor commit: %w", err)
 	}
+	var cached func(prev string, events []OutboxEntry, ids []string)
+	if s.recent != nil && len(b.Events) > 0 {
+		cached = s.recent.begin()
+		defer func() {
+			if cached != nil { // failed
+				cached("", nil, nil)
+			}
+		}()
+	}
 	v, err := commitScript.Run(ctx, s.rdb, keys, args...).Result()
 	if err != nil {
 		return CommitResult{}, fmt.Errorf("cursor commit: %w", err)
@@ -93,13 +102,18 @@ func (s *Store) Commit(ctx context.Context, l Lease, b Batch) (CommitResult, err
 	if ok, _ := elem[int64](r, 0); ok != 1 {
 		return CommitResult{}, fmt.Errorf("cursor commit: %w", refusal(r))
 	}
+	prev, _ := elem[string](r, 1)
 	res := CommitResult{StreamIDs: make([]string, 0, len(b.Events))}
-	for i := 1; i < len(r); i++ {
+	for i := 2; i < len(r); i++ {
 		id, ok := r[i].(string)
 		if !ok {
 			return res, fmt.Errorf("cursor commit: unexpected stream id %T %v", r[i], r[i])
 		}
 		res.StreamIDs = append(res.StreamIDs, id)
+	}
+	if cached != nil {
+		cached(prev, b.Events, res.StreamIDs)
+		cached = nil
 	}
 	return res, nil
 }

@@ -51,10 +51,18 @@ func appendOutboxEntry(args []any, e OutboxEntry) ([]any, error) {
 // ReadOutbox returns up to count entries that come after the entry afterStreamID
 // ("" for the beginning), oldest first. afterStreamID need not exist any more (it
 // may have been trimmed). Reading is not fenced: any replica may relay. The
-// records' Data share one buffer per call: do not write into them.
+// records' Data share one buffer per call: do not write into them. With
+// WithOutboxCache, entries this store has just committed come from memory when
+// Redis vouched for their place (see recent); such a read may return fewer than
+// count while more follow in Redis, never none while some do.
 func (s *Store) ReadOutbox(ctx context.Context, afterStreamID string, count int) ([]OutboxRecord, error) {
 	if count <= 0 {
 		return nil, fmt.Errorf("cursor read outbox: %w: count %d", ErrInvalid, count)
+	}
+	if s.recent != nil {
+		if recs, ok := s.recent.read(ctx, afterStreamID, count); ok {
+			return recs, nil
+		}
 	}
 	start := "-"
 	if afterStreamID != "" {

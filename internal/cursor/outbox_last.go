@@ -1,7 +1,6 @@
 package cursor
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -32,12 +31,7 @@ func CompareStreamIDs(a, b string) (int, error) {
 	if err := errors.Join(err1, err2); err != nil {
 		return 0, err
 	}
-	switch {
-	case x.ms != y.ms:
-		return cmp.Compare(x.ms, y.ms), nil
-	default:
-		return cmp.Compare(x.seq, y.seq), nil
-	}
+	return x.compare(y), nil
 }
 
 func parseOrZero(s string) (streamID, error) {

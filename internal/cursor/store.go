@@ -37,6 +37,7 @@ type Store struct {
 	// readHint is the size of the last raw outbox reads, in bytes: the next
 	// read's buffer starts that large (see readXRange).
 	readHint atomic.Int64
+	recent   *recent // nil: every outbox read goes to Redis (WithOutboxCache)
 }
 
 // Option tunes a Store.

@@ -1,6 +1,7 @@
 package cursor
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strconv"
@@ -27,6 +28,14 @@ func parseStreamID(s string) (streamID, error) {
 }
 
 func (id streamID) String() string { return fmt.Sprintf("%d-%d", id.ms, id.seq) }
+
+// compare orders id and o as Redis does: by time, then sequence (-1, 0, +1).
+func (id streamID) compare(o streamID) int {
+	if c := cmp.Compare(id.ms, o.ms); c != 0 {
+		return c
+	}
+	return cmp.Compare(id.seq, o.seq)
+}
 
 // next is the smallest id after id.
 func (id streamID) next() streamID {

@@ -84,7 +84,7 @@ func (a *account) close() {
 // leaderSession.run and poll.Leadership.Run). It returns nil once handed off.
 func (p *process) runAccount(ctx context.Context, s config.Settings) error {
 	log := p.log.With().Str("account", s.Account).Logger()
-	store, err := cursor.New(p.rdb, s.Account)
+	store, err := cursor.New(p.rdb, s.Account, cursor.WithOutboxCache(outboxCache))
 	if err != nil {
 		return err
 	}

@@ -63,7 +63,7 @@ func Run(ctx context.Context, s config.Settings, log zerolog.Logger, opts ...Opt
 // this replica holds the account's lease, until ctx ends (or, for poller
 // backfill, the backfill does).
 func (p *process) runSingle(ctx context.Context, s config.Settings) error {
-	store, err := cursor.New(p.rdb, s.Account)
+	store, err := cursor.New(p.rdb, s.Account, cursor.WithOutboxCache(outboxCache))
 	if err != nil {
 		return err
 	}

@@ -20,7 +20,8 @@
 -- field, then '<field>.1' up to '<field>.3': keys.go's maxChunks), or, too long
 -- for that (or written by an earlier release), in the single hash of its kind:
 -- writing it in one place removes it from the other.
--- Reply: {1, stream id...} applied; {0, reason, holder, token} refused by the
+-- Reply: {1, prev, stream id...} applied, prev being the outbox's last generated
+-- id before this batch's entries when the script read it (ARGV[10] set), else ''; {0, reason, holder, token} refused by the
 -- fence; {0, 'rollback', outbox last id, ARGV[10]} refused because the outbox's
 -- last generated id is older than what the caller committed: Redis went back in
 -- time (restored, failed over, restarted without its last writes). Either way
@@ -29,10 +30,11 @@ local refused = fence_check()
 if refused then
   return refused
 end
+local prev = ''
 if ARGV[10] ~= '' then
-  local last = outbox_last_id(KEYS[6])
-  if stream_id_less(last, ARGV[10]) then
-    return {0, 'rollback', last, ARGV[10]}
+  prev = outbox_last_id(KEYS[6])
+  if stream_id_less(prev, ARGV[10]) then
+    return {0, 'rollback', prev, ARGV[10]}
   end
 end
 
@@ -117,9 +119,9 @@ for _ = 1, nc do
   redis.call('HSET', KEYS[5], ARGV[i], ARGV[i + 1])
   i = i + 2
 end
-local ids = {1}
+local ids = {1, prev}
 for j = 1, ne do
-  ids[j + 1] = redis.call('XADD', KEYS[6], '*',
+  ids[j + 2] = redis.call('XADD', KEYS[6], '*',
     'id', ARGV[i], 'subject', ARGV[i + 1], 'data', ARGV[i + 2], 'headers', ARGV[i + 3],
     'type', ARGV[i + 4], 'time', ARGV[i + 5])
   i = i + 6

@@ -1,0 +1,181 @@
+package cursor
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+)
+
+// recent keeps the outbox entries this store's own commits appended most
+// recently, so that ReadOutbox can hand them to a relay in the same process
+// without reading them back from Redis (an XRANGE of bodies Redis has just
+// been sent: in a backlog, a sixth of Redis's CPU and a twentieth of the
+// poller's). Redis stays the only truth: the cache holds a run of entries that
+// Redis itself vouched to be contiguous in the outbox (the commit script returns
+// the outbox's last generated id before its own XADDs), and a read is served from
+// it only when it starts at a position inside that run. Anything else, and
+// whenever in doubt, reads Redis.
+//
+// The run is bounded: entries the relay has read past are dropped on each read,
+// and the oldest ones when more than max wait (a relay far behind reads Redis,
+// then joins the run where it reaches it).
+type recent struct {
+	mu   sync.Mutex
+	max  int
+	prev string         // the outbox entry right before run[0] ("": unknown, the run is empty)
+	run  []OutboxRecord // contiguous in the outbox, oldest first
+	// pending counts the commits under way; idle is closed when the last ends. A
+	// relay that has read everything known waits for them rather than read from
+	// Redis what they are about to hand over (Redis would answer only after the
+	// commit's script anyway: it runs one command at a time).
+	pending int
+	idle    chan struct{}
+}
+
+// WithOutboxCache keeps up to n of the entries this store committed last in
+// memory for ReadOutbox (see recent). Meant for a process whose relay reads the
+// outbox its own poller writes; without it every read goes to Redis.
+func WithOutboxCache(n int) Option {
+	return func(s *Store) error {
+		if n <= 0 {
+			return fmt.Errorf("%w: outbox cache of %d entries", ErrInvalid, n)
+		}
+		s.recent = &recent{max: n}
+		return nil
+	}
+}
+
+// begin notes a commit under way and returns what to call when it has ended:
+// with the outbox entry its events follow ("" when it did not learn it, or it
+// failed), its events and their stream ids (none when it failed).
+func (c *recent) begin() func(prev string, events []OutboxEntry, ids []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.pending == 0 {
+		c.idle = make(chan struct{})
+	}
+	c.pending++
+	return func(prev string, events []OutboxEntry, ids []string) {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.add(prev, events, ids)
+		if c.pending--; c.pending == 0 {
+			close(c.idle)
+		}
+	}
+}
+
+// add records that a commit appended events, given stream ids ids, right after
+// the outbox entry prev ("" when the commit did not learn it: the run ends).
+func (c *recent) add(prev string, events []OutboxEntry, ids []string) {
+	if len(events) == 0 || len(events) != len(ids) {
+		return
+	}
+	if prev == "" || prev != c.last() {
+		// Not known to follow the run: start a new one (or none).
+		c.reset()
+		if prev == "" {
+			return
+		}
+		c.prev = prev
+	}
+	for i, e := range events {
+		id, err := parseStreamID(ids[i])
+		if err != nil { // not from Redis: trust nothing of this commit
+			c.reset()
+			return
+		}
+		c.run = append(c.run, OutboxRecord{StreamID: ids[i], CommittedAt: id.time(), Message: e})
+	}
+	if over := len(c.run) - c.max; over > 0 {
+		c.drop(over)
+	}
+}
+
+// last is the newest entry the run vouches for: its last, or prev when empty.
+func (c *recent) last() string {
+	if n := len(c.run); n > 0 {
+		return c.run[n-1].StreamID
+	}
+	return c.prev
+}
+
+// read returns up to count entries after the entry after, and true, when the run
+// holds at least one of them contiguously from after; else nothing and false.
+// When after is the newest entry known here and a commit is under way, it waits
+// for the commit (or ctx) first.
+func (c *recent) read(ctx context.Context, after string, count int) ([]OutboxRecord, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	start, ok := c.start(after)
+	for !ok && c.pending > 0 && after != "" && after == c.last() {
+		idle := c.idle
+		c.mu.Unlock()
+		select {
+		case <-idle:
+		case <-ctx.Done():
+		}
+		c.mu.Lock()
+		if ctx.Err() != nil {
+			return nil, false
+		}
+		start, ok = c.start(after)
+	}
+	if !ok {
+		return nil, false
+	}
+	// The relay reads on from here: what comes before is not asked for again (a
+	// relay that starts over reads from the outbox's head, which is Redis).
+	c.drop(start)
+	n := min(count, len(c.run))
+	out := make([]OutboxRecord, n)
+	copy(out, c.run[:n])
+	return out, true
+}
+
+// start returns the index in the run of the entry right after the entry after,
+// and whether the run holds it: false when after is not in the run, nor the entry
+// before it, and when nothing newer than after is known here (Redis may hold
+// more, written by another process).
+func (c *recent) start(after string) (int, bool) {
+	if after == "" || c.prev == "" || len(c.run) == 0 {
+		return 0, false
+	}
+	if after == c.prev {
+		return 0, true
+	}
+	i, ok := c.find(after)
+	return i + 1, ok && i+1 < len(c.run)
+}
+
+// find returns the index of the entry with stream id id in the run.
+func (c *recent) find(id string) (int, bool) {
+	want, err := parseStreamID(id)
+	if err != nil {
+		return 0, false
+	}
+	return slices.BinarySearchFunc(c.run, want, func(r OutboxRecord, want streamID) int { // ids increase along the run
+		got, _ := parseStreamID(r.StreamID)
+		return got.compare(want)
+	})
+}
+
+// drop removes the first n entries of the run; the last of them becomes prev.
+func (c *recent) drop(n int) {
+	if n <= 0 {
+		return
+	}
+	c.prev = c.run[n-1].StreamID
+	clear(c.run[:n]) // keeps no body
+	c.run = c.run[n:]
+	if len(c.run) == 0 {
+		c.run = nil // lets the backing array go
+	}
+}
+
+// reset forgets the run: reads go to Redis until a commit starts another.
+func (c *recent) reset() {
+	clear(c.run)
+	c.run, c.prev = nil, ""
+}
