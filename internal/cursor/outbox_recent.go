@@ -162,16 +162,17 @@ func (c *recent) find(id string) (int, bool) {
 }
 
 // drop removes the first n entries of the run; the last of them becomes prev.
+// The rest moves to the front of the same array (at most max records, a fraction
+// of the bodies they point to) rather than the run being resliced, which would
+// make every later append allocate a new array.
 func (c *recent) drop(n int) {
 	if n <= 0 {
 		return
 	}
 	c.prev = c.run[n-1].StreamID
-	clear(c.run[:n]) // keeps no body
-	c.run = c.run[n:]
-	if len(c.run) == 0 {
-		c.run = nil // lets the backing array go
-	}
+	k := copy(c.run, c.run[n:])
+	clear(c.run[k:]) // keeps no body
+	c.run = c.run[:k]
 }
 
 // reset forgets the run: reads go to Redis until a commit starts another.

@@ -122,9 +122,17 @@ func (r *Relay) confirm(ctx context.Context) func() (time.Time, error) {
 func (r *Relay) acks(ctx context.Context, fl *flight, keep int) (int, error) {
 	defer r.observe()
 	n := 0
-	for len(fl.queue) > 0 {
-		in := &fl.queue[0]
-		ack, err, ok := r.ack(ctx, in.f, len(fl.queue) > keep)
+	// The acknowledged prefix leaves by moving the rest to the front of the same
+	// array: slicing it off would make the next appends reallocate the queue
+	// (thousands of entries) again and again.
+	defer func() {
+		k := copy(fl.queue, fl.queue[n:])
+		clear(fl.queue[k:]) // the backing array keeps no record
+		fl.queue = fl.queue[:k]
+	}()
+	for n < len(fl.queue) {
+		in := &fl.queue[n]
+		ack, err, ok := r.ack(ctx, in.f, len(fl.queue)-n > keep)
 		if !ok {
 			break // not in yet, and not waited for
 		}
@@ -137,8 +145,6 @@ func (r *Relay) acks(ctx context.Context, fl *flight, keep int) (int, error) {
 		}
 		r.acked(ack, in)
 		fl.acked, fl.untrimmed = in.rec.StreamID, fl.untrimmed+1
-		fl.queue[0] = inflight{} // the backing array keeps no record
-		fl.queue = fl.queue[1:]
 		n++
 	}
 	return n, nil
