@@ -83,7 +83,9 @@ func (bt *batcher) full() error {
 		return err
 	}
 	b := bt.b
-	bt.b = cursor.Batch{}
+	// The next batch will most likely fill up too: room for as much at once,
+	// rather than growing its lists by doubling all over again.
+	bt.b = cursor.Batch{Events: make([]cursor.OutboxEntry, 0, cap(b.Events)), Snapshots: make([]cursor.Snapshot, 0, cap(b.Snapshots))}
 	bt.p.commits.start(func() (int, error) { return bt.commit(b) })
 	return nil
 }
