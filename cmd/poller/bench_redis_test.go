@@ -1,6 +1,9 @@
 package main
 
 import (
+	"cmp"
+	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -30,4 +33,46 @@ func redisCPU(b testing.TB, rdb *redis.Client) float64 {
 		}
 	}
 	return total
+}
+
+// redisCommandTimes logs where Redis spent its time during a run, from INFO
+// commandstats (reset by the caller before the run): each command's calls and
+// microseconds, the commands the scripts call included, most expensive first,
+// per event.
+func redisCommandTimes(b testing.TB, rdb *redis.Client, events float64) {
+	b.Helper()
+	info, err := rdb.Info(b.Context(), "commandstats").Result()
+	if err != nil {
+		b.Fatalf("redis INFO commandstats: %v", err)
+	}
+	type stat struct {
+		name        string
+		calls, usec float64
+	}
+	var stats []stat
+	for _, line := range strings.Split(info, "\n") {
+		// cmdstat_xadd:calls=481756,usec=1234,usec_per_call=...,...
+		name, rest, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if !ok || !strings.HasPrefix(name, "cmdstat_") {
+			continue
+		}
+		s := stat{name: strings.TrimPrefix(name, "cmdstat_")}
+		for _, kv := range strings.Split(rest, ",") {
+			k, v, _ := strings.Cut(kv, "=")
+			f, _ := strconv.ParseFloat(v, 64)
+			switch k {
+			case "calls":
+				s.calls = f
+			case "usec":
+				s.usec = f
+			}
+		}
+		stats = append(stats, s)
+	}
+	slices.SortFunc(stats, func(x, y stat) int { return cmp.Compare(y.usec, x.usec) })
+	var sb strings.Builder
+	for _, s := range stats[:min(len(stats), 10)] {
+		fmt.Fprintf(&sb, "\n  %-12s %9.0f calls %8.3f s  %6.2f µs per event", s.name, s.calls, s.usec/1e6, s.usec/events)
+	}
+	b.Logf("Redis time by command (a script's time includes the commands it calls):%s", sb.String())
 }

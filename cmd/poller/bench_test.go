@@ -86,6 +86,9 @@ func backlogOnce(b *testing.B, n int) {
 		// limit: a GOMEMLIMIT of the test's own would squeeze the simulator.
 		env = append(env, "GOMEMLIMIT="+limit)
 	}
+	if err := rdb.ConfigResetStat(b.Context()).Err(); err != nil {
+		b.Fatal(err)
+	}
 	redisBefore := redisCPU(b, rdb)
 	start := time.Now()
 	c := startPoller(b, env)
@@ -105,6 +108,7 @@ func backlogOnce(b *testing.B, n int) {
 	mem := memory() // the shutdown included
 	mem.log(b)
 	redisSpent := redisCPU(b, rdb) - redisBefore
+	redisCommandTimes(b, rdb, float64(streamMsgs(b, js)))
 	raw.sizeAfter = medianBodySize(b, js, "CALLCENTER")
 	raw.after = rawPublishRate(b, nc, raw.sizeAfter)
 	reportBacklog(b, c, js, bd.store, backlogRun{n: n, elapsed: elapsed, redisCPU: redisSpent, raw: raw, peakMB: mem.peakMB})
