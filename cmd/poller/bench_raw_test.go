@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
@@ -33,8 +34,9 @@ const defaultEventSize = 1234
 // with its own Nats-Msg-Id, into a new file-backed stream on the server of nc,
 // with the relay's limit on acknowledgements in flight (publish.DefaultInFlight), and returns the
 // messages per second from the first publish to the last acknowledgement. The
-// stream is deleted afterwards.
-func rawPublishRate(b testing.TB, nc *nats.Conn, size int) float64 {
+// stream is deleted afterwards. It also returns the CPU this process (the
+// server and the publisher) spent per message.
+func rawPublishRate(b testing.TB, nc *nats.Conn, size int) (float64, time.Duration) {
 	b.Helper()
 	ctx := b.Context()
 	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(publish.DefaultInFlight))
@@ -53,7 +55,7 @@ func rawPublishRate(b testing.TB, nc *nats.Conn, size int) float64 {
 	for i := range body {
 		body[i] = 'a' + byte(i%26)
 	}
-	start := time.Now()
+	start, cpu := time.Now(), selfCPU(b)
 	for i := range rawMessages {
 		msg := &nats.Msg{Subject: "rawbench.acme.call.created", Data: body, Header: nats.Header{}}
 		msg.Header.Set(jetstream.MsgIDHeader, "raw-"+strconv.Itoa(i))
@@ -68,7 +70,7 @@ func rawPublishRate(b testing.TB, nc *nats.Conn, size int) float64 {
 	case <-time.After(2 * time.Minute):
 		b.Fatalf("raw publish: %d acknowledgements missing after 2 minutes", js.PublishAsyncPending())
 	}
-	elapsed := time.Since(start)
+	elapsed, cpu := time.Since(start), selfCPU(b)-cpu
 	s, err := js.Stream(ctx, name)
 	if err != nil {
 		b.Fatal(err)
@@ -80,7 +82,16 @@ func rawPublishRate(b testing.TB, nc *nats.Conn, size int) float64 {
 	if info.State.Msgs != rawMessages {
 		b.Fatalf("raw publish: the stream holds %d messages, want %d", info.State.Msgs, rawMessages)
 	}
-	return rawMessages / elapsed.Seconds()
+	return rawMessages / elapsed.Seconds(), cpu / rawMessages
+}
+
+// selfCPU is the CPU time (user and system) this process has used so far.
+func selfCPU(b testing.TB) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatalf("getrusage: %v", err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // medianBodySize reads the sizes of every message of stream (an ordered consumer,
@@ -127,8 +138,9 @@ func medianBodySize(b testing.TB, js jetstream.JetStream, stream string) int {
 
 // rawRates is the bus's limit measured around a run.
 type rawRates struct {
-	before, after         float64 // messages per second
-	sizeBefore, sizeAfter int     // bytes per message
+	before, after         float64       // messages per second
+	cpuBefore, cpuAfter   time.Duration // CPU per message: the server and the publisher
+	sizeBefore, sizeAfter int           // bytes per message
 }
 
 // mean is the raw rate the end-to-end figure is compared with.
@@ -141,6 +153,8 @@ func (r rawRates) report(b *testing.B, e2e float64) string {
 	b.ReportMetric(r.before, "raw-before-msg/s")
 	b.ReportMetric(r.after, "raw-after-msg/s")
 	b.ReportMetric(ratio, "e2e/raw")
-	return fmt.Sprintf("ratio end-to-end ÷ raw JetStream = %.0f ÷ %.0f = %.2f (raw: %.0f msg/s of %d B before the run, %.0f msg/s of %d B after it)",
-		e2e, r.mean(), ratio, r.before, r.sizeBefore, r.after, r.sizeAfter)
+	return fmt.Sprintf("ratio end-to-end ÷ raw JetStream = %.0f ÷ %.0f = %.2f (raw: %.0f msg/s of %d B before the run, %.0f msg/s of %d B after it; %.1f and %.1f µs of CPU per message, server and publisher)",
+		e2e, r.mean(), ratio, r.before, r.sizeBefore, r.after, r.sizeAfter, micros(r.cpuBefore), micros(r.cpuAfter))
 }
+
+func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }

@@ -35,11 +35,11 @@ func redisCPU(b testing.TB, rdb *redis.Client) float64 {
 	return total
 }
 
-// redisCommandTimes logs where Redis spent its time during a run, from INFO
+// redisCommandTimes says where Redis spent its time during a run, from INFO
 // commandstats (reset by the caller before the run): each command's calls and
 // microseconds, the commands the scripts call included, most expensive first,
 // per event.
-func redisCommandTimes(b testing.TB, rdb *redis.Client, events float64) {
+func redisCommandTimes(b testing.TB, rdb *redis.Client, events float64) string {
 	b.Helper()
 	info, err := rdb.Info(b.Context(), "commandstats").Result()
 	if err != nil {
@@ -74,5 +74,5 @@ func redisCommandTimes(b testing.TB, rdb *redis.Client, events float64) {
 	for _, s := range stats[:min(len(stats), 10)] {
 		fmt.Fprintf(&sb, "\n  %-12s %9.0f calls %8.3f s  %6.2f µs per event", s.name, s.calls, s.usec/1e6, s.usec/events)
 	}
-	b.Logf("Redis time by command (a script's time includes the commands it calls):%s", sb.String())
+	return "Redis time by command (a script's time includes the commands it calls):" + sb.String()
 }
