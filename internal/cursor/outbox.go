@@ -53,15 +53,14 @@ func appendOutboxEntry(args []any, e OutboxEntry) ([]any, error) {
 // may have been trimmed). Reading is not fenced: any replica may relay. The
 // records' Data share one buffer per call: do not write into them. With
 // WithOutboxCache, entries this store has just committed come from memory when
-// Redis vouched for their place (see recent); such a read may return fewer than
-// count while more follow in Redis, never none while some do.
+// Redis vouched for their place (see recent), and Redis still has them.
 func (s *Store) ReadOutbox(ctx context.Context, afterStreamID string, count int) ([]OutboxRecord, error) {
 	if count <= 0 {
 		return nil, fmt.Errorf("cursor read outbox: %w: count %d", ErrInvalid, count)
 	}
 	if s.recent != nil {
-		if recs, ok := s.recent.read(ctx, afterStreamID, count); ok {
-			return recs, nil
+		if recs, ok, err := s.readRecent(ctx, afterStreamID, count); ok || err != nil {
+			return recs, err
 		}
 	}
 	start := "-"

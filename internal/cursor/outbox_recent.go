@@ -67,17 +67,17 @@ func (c *recent) begin() func(prev string, events []OutboxEntry, ids []string) {
 }
 
 // add records that a commit appended events, given stream ids ids, right after
-// the outbox entry prev ("" when the commit did not learn it: the run ends).
+// the outbox entry prev. A commit that failed (no events), even one refused
+// because Redis lost writes, or that did not learn prev ends the run: what it
+// holds may be gone from Redis, or something unknown may follow it.
 func (c *recent) add(prev string, events []OutboxEntry, ids []string) {
-	if len(events) == 0 || len(events) != len(ids) {
+	if prev == "" || len(events) == 0 || len(events) != len(ids) {
+		c.reset()
 		return
 	}
-	if prev == "" || prev != c.last() {
-		// Not known to follow the run: start a new one (or none).
+	if prev != c.last() {
+		// Not known to follow the run: start a new one.
 		c.reset()
-		if prev == "" {
-			return
-		}
 		c.prev = prev
 	}
 	for i, e := range events {
@@ -175,8 +175,50 @@ func (c *recent) drop(n int) {
 	c.run = c.run[:k]
 }
 
+// forget is reset for callers without the lock: when the lease changes hands
+// (another term may have written, or Redis lost what this one wrote) and when
+// Redis was found without what the run holds.
+func (c *recent) forget() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.reset()
+}
+
 // reset forgets the run: reads go to Redis until a commit starts another.
 func (c *recent) reset() {
 	clear(c.run)
 	c.run, c.prev = nil, ""
+}
+
+// readRecent is ReadOutbox from memory (false: read Redis). Redis is asked one
+// small thing per read, the outbox's last generated id: entries past it are not
+// in Redis any more (a failover or a restore lost them, and the commit that would
+// notice has not run yet), so none is served and the run is forgotten; entries up
+// to it that the run does not hold are read from Redis after the run's, so that
+// a read returns fewer than count only when Redis holds no more, as an XRANGE
+// does.
+func (s *Store) readRecent(ctx context.Context, after string, count int) ([]OutboxRecord, bool, error) {
+	recs, ok := s.recent.read(ctx, after, count)
+	if !ok {
+		return nil, false, nil
+	}
+	last, err := s.OutboxLastID(ctx)
+	if err != nil {
+		return nil, false, fmt.Errorf("cursor read outbox: %w", err)
+	}
+	served := recs[len(recs)-1].StreamID
+	switch c, err := CompareStreamIDs(last, served); {
+	case err != nil:
+		return nil, false, fmt.Errorf("cursor read outbox: %w", err)
+	case c < 0:
+		s.recent.forget()
+		return nil, false, nil
+	case c == 0 || len(recs) == count:
+		return recs, true, nil
+	}
+	more, ok, err := s.readXRange(ctx, "("+served, count-len(recs))
+	if err != nil || !ok {
+		return nil, false, err // ReadOutbox reads it all from Redis, or fails
+	}
+	return append(recs, more...), true, nil
 }

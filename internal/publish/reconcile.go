@@ -92,9 +92,6 @@ func (r *Relay) compare(ctx context.Context, published map[string]stored, lastID
 		if err != nil {
 			return 0, "", nil, fmt.Errorf("reconcile: read outbox: %w", err)
 		}
-		if len(recs) == 0 { // a short read is not the end (see Outbox)
-			return n, upTo, ahead, nil
-		}
 		for _, rec := range recs {
 			p, ok := published[rec.StreamID]
 			in := ok && p.event == rec.ID
@@ -110,6 +107,9 @@ func (r *Relay) compare(ctx context.Context, published map[string]stored, lastID
 			if rec.StreamID == lastID || (gap && lastID == "") {
 				return n, upTo, ahead, nil
 			}
+		}
+		if len(recs) < r.cfg.Batch {
+			return n, upTo, ahead, nil
 		}
 		after = recs[len(recs)-1].StreamID
 	}

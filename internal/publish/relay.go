@@ -17,9 +17,8 @@ import (
 // trimming of the ones it has published. (cursor.Store, through a small adapter.)
 type Outbox interface {
 	// ReadOutbox returns up to count entries after the entry with id after ("" for
-	// the beginning), oldest first, each with the time it was committed. It may
-	// return fewer than count while more follow (entries the store holds in
-	// memory); none only when none follows.
+	// the beginning), oldest first, each with the time it was committed; fewer
+	// than count only when no more follow.
 	ReadOutbox(ctx context.Context, after string, count int) ([]Record, error)
 	// TrimOutbox removes every entry up to and including upTo, and no newer one.
 	TrimOutbox(ctx context.Context, upTo string) error
