@@ -84,7 +84,7 @@ func (s *Store) Commit(ctx context.Context, l Lease, b Batch) (CommitResult, err
 	}
 	var cached func(prev string, events []OutboxEntry, ids []string)
 	if s.recent != nil && len(b.Events) > 0 {
-		cached = s.recent.begin()
+		cached = s.recent.begin(ctx)
 		defer func() {
 			if cached != nil { // failed
 				cached("", nil, nil)

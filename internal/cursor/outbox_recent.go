@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 )
 
 // recent keeps the outbox entries this store's own commits appended most
@@ -31,7 +32,21 @@ type recent struct {
 	// commit's script anyway: it runs one command at a time).
 	pending int
 	idle    chan struct{}
+	// lastRead is when a relay last read (from memory or not); room is closed when
+	// a read drops entries. A commit that finds the run full while a relay reads
+	// waits for room (see begin).
+	lastRead time.Time
+	room     chan struct{}
+	roomWait time.Duration // at most this long (0: commits never wait)
 }
+
+// A commit waits for the relay to read (see begin) only while a relay read in the
+// last relayActive, and for at most roomWait: a relay that stopped, or another
+// process's, must not hold the poller up.
+const (
+	relayActive = time.Second
+	roomWait    = 2 * time.Second
+)
 
 // WithOutboxCache keeps up to n of the entries this store committed last in
 // memory for ReadOutbox (see recent). Meant for a process whose relay reads the
@@ -41,7 +56,7 @@ func WithOutboxCache(n int) Option {
 		if n <= 0 {
 			return fmt.Errorf("%w: outbox cache of %d entries", ErrInvalid, n)
 		}
-		s.recent = &recent{max: n}
+		s.recent = &recent{max: n, roomWait: roomWait}
 		return nil
 	}
 }
@@ -49,9 +64,18 @@ func WithOutboxCache(n int) Option {
 // begin notes a commit under way and returns what to call when it has ended:
 // with the outbox entry its events follow ("" when it did not learn it, or it
 // failed), its events and their stream ids (none when it failed).
-func (c *recent) begin() func(prev string, events []OutboxEntry, ids []string) {
+//
+// When the run already holds max entries the relay has not read, and a relay is
+// reading, it first waits (at most roomWait, or until ctx ends) for the relay to
+// read some: a relay that falls further behind than the run reads Redis, which
+// costs both Redis and this process more than the commit's wait (the relay sets
+// the pace of a backlog anyway, and the poller's work waits in memory meanwhile).
+func (c *recent) begin(ctx context.Context) func(prev string, events []OutboxEntry, ids []string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.roomWait > 0 && len(c.run) >= c.max && time.Since(c.lastRead) < relayActive {
+		c.waitRoom(ctx)
+	}
 	if c.pending == 0 {
 		c.idle = make(chan struct{})
 	}
@@ -64,6 +88,24 @@ func (c *recent) begin() func(prev string, events []OutboxEntry, ids []string) {
 			close(c.idle)
 		}
 	}
+}
+
+// waitRoom waits, the lock held on entry and on return, until a read drops
+// entries from the run, ctx ends, or roomWait has passed.
+func (c *recent) waitRoom(ctx context.Context) {
+	if c.room == nil {
+		c.room = make(chan struct{})
+	}
+	room := c.room
+	c.mu.Unlock()
+	t := time.NewTimer(c.roomWait)
+	select {
+	case <-room:
+	case <-ctx.Done():
+	case <-t.C:
+	}
+	t.Stop()
+	c.mu.Lock()
 }
 
 // add records that a commit appended events, given stream ids ids, right after
@@ -108,6 +150,7 @@ func (c *recent) last() string {
 func (c *recent) read(ctx context.Context, after string, count int) ([]OutboxRecord, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.lastRead = time.Now()
 	start, ok := c.start(after)
 	for !ok && c.pending > 0 && after != "" && after == c.last() {
 		idle := c.idle
@@ -173,6 +216,10 @@ func (c *recent) drop(n int) {
 	k := copy(c.run, c.run[n:])
 	clear(c.run[k:]) // keeps no body
 	c.run = c.run[:k]
+	if c.room != nil {
+		close(c.room)
+		c.room = nil
+	}
 }
 
 // forget is reset for callers without the lock: when the lease changes hands

@@ -24,6 +24,7 @@ func TestOutboxCacheReadsAsRedis(t *testing.T) {
 	for seed := range uint64(4) {
 		account := fmt.Sprintf("%s-%d", e.store.account, seed)
 		cached := mustStore(t, e.rdb, account, WithOutboxCache(16))
+		cached.recent.roomWait = 0            // the reads come from this goroutine: no commit may wait for one
 		other := mustStore(t, e.rdb, account) // the same account, no cache
 		l := mustAcquire(t, cached, "a", time.Minute)
 		rng := rand.New(rand.NewPCG(seed, 7))
@@ -229,11 +230,11 @@ func sameRecords(got, want []OutboxRecord) error {
 func TestOutboxCacheWaitsForACommitUnderWay(t *testing.T) {
 	c := &recent{max: 10}
 	ev := func(id string) OutboxEntry { return OutboxEntry{ID: id, Subject: "callcenter.acme.call.created"} }
-	c.begin()("1-0", []OutboxEntry{ev("a")}, []string{"1-1"})
+	c.begin(t.Context())("1-0", []OutboxEntry{ev("a")}, []string{"1-1"})
 	if got, ok := c.read(t.Context(), "1-0", 5); !ok || len(got) != 1 || got[0].ID != "a" {
 		t.Fatalf("read after 1-0 = %+v %v, want a", got, ok)
 	}
-	done := c.begin()
+	done := c.begin(t.Context())
 	canceled, cancel := context.WithCancel(t.Context())
 	cancel()
 	if _, ok := c.read(canceled, "1-1", 5); ok {
@@ -249,7 +250,7 @@ func TestOutboxCacheWaitsForACommitUnderWay(t *testing.T) {
 		t.Errorf("read during the commit = %+v, want b and c", recs)
 	}
 	// A failed commit ends the wait with nothing: Redis is asked.
-	fail := c.begin()
+	fail := c.begin(t.Context())
 	go func() {
 		recs, _ := c.read(t.Context(), "1-3", 5)
 		got <- recs
@@ -258,4 +259,38 @@ func TestOutboxCacheWaitsForACommitUnderWay(t *testing.T) {
 	if recs := <-got; len(recs) != 0 {
 		t.Errorf("read during a failed commit = %+v, want none", recs)
 	}
+}
+
+// TestOutboxCacheCommitWaitsForTheRelay: a commit that finds the run full of
+// entries a reading relay has not read waits until the relay reads; with no read
+// for a while (no relay, or a stopped one) it does not wait.
+func TestOutboxCacheCommitWaitsForTheRelay(t *testing.T) {
+	c := &recent{max: 2, roomWait: time.Minute}
+	ev := func(id string) OutboxEntry { return OutboxEntry{ID: id, Subject: "callcenter.acme.call.created"} }
+	c.begin(t.Context())("1-0", []OutboxEntry{ev("a"), ev("b")}, []string{"1-1", "1-2"})
+	// No relay has read: the next commit goes on at once, and the run drops its oldest.
+	c.begin(t.Context())("1-2", []OutboxEntry{ev("c")}, []string{"1-3"})
+	if got, ok := c.read(t.Context(), "1-1", 5); !ok || len(got) != 2 || got[0].ID != "b" {
+		t.Fatalf("read after 1-1 = %+v %v, want b, c", got, ok)
+	}
+	// A relay reads (just now) and the run is full: the next commit waits for a read.
+	began := make(chan struct{})
+	go func() {
+		done := c.begin(t.Context())
+		close(began)
+		done("1-3", []OutboxEntry{ev("d")}, []string{"1-4"})
+	}()
+	select {
+	case <-began:
+		t.Fatal("a commit went on with the run full and a relay reading")
+	case <-time.After(50 * time.Millisecond): // it waits (not a timing assertion: any wait would do)
+	}
+	if got, ok := c.read(t.Context(), "1-2", 5); !ok || len(got) != 1 || got[0].ID != "c" {
+		t.Fatalf("read after 1-2 = %+v %v, want c", got, ok)
+	}
+	<-began
+	// The run is full again (c, d): a commit whose context ends goes on.
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	c.begin(ctx)("1-4", []OutboxEntry{ev("e")}, []string{"1-5"})
 }
