@@ -27,7 +27,7 @@ type Outbox interface {
 // DefaultInFlight is the relay's default limit on publishes awaiting their
 // acknowledgement. The jetstream.JetStream it publishes through must allow as many
 // (jetstream.WithPublishAsyncMaxPending).
-const DefaultInFlight = 2048
+const DefaultInFlight = 1024
 
 // RelayConfig tunes the relay; zero values take the defaults in brackets.
 type RelayConfig struct {

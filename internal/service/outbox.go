@@ -10,7 +10,7 @@ import (
 // outboxCache is how many of its own newest commits' entries an account's store
 // keeps for the relay (cursor.WithOutboxCache): the relay reads them from memory
 // instead of from Redis while it keeps up, as it does but for a few batches.
-const outboxCache = 4 * cursor.RecommendedMaxEvents
+const outboxCache = 2 * cursor.RecommendedMaxEvents
 
 // outbox adapts the store's outbox to the relay's interface (adapters do not
 // import each other; the wiring joins them).
