@@ -30,8 +30,8 @@ type Decoder struct {
 	// noRaw: Since returns nil (DecodeWithoutRaw), sparing a copy of every record
 	// for readers that never look at it.
 	noRaw bool
-	strs  *[internSlots]string // short strings shared between values (see str)
-	alts  []altValue           // values of multi-spelling fields (see Object)
+	strs  *[internSets][2]string // short strings shared between values (see str)
+	alts  []altValue             // values of multi-spelling fields (see Object)
 	// fast: the document is read by the fast path (fastscan.go), at the state
 	// fs, until it gives up (bailed) and decode reads it again without.
 	fast, bailed bool

@@ -37,7 +37,7 @@ func TestDecoderSharesStrings(t *testing.T) {
 	// The table has a fixed number of slots: many distinct texts replace one
 	// another, and each is still read right.
 	d := new(Decoder)
-	for i := range 3 * internSlots {
+	for i := range 6 * internSets {
 		text := fmt.Appendf(nil, "n%d", i)
 		if s1, s2 := d.str(text), d.str(text); s1 != string(text) || unsafe.StringData(s1) != unsafe.StringData(s2) {
 			t.Fatalf("%q read as %q, %q (shared: %v)", text, s1, s2, unsafe.StringData(s1) == unsafe.StringData(s2))
