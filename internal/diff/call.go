@@ -60,9 +60,11 @@ func Call(scope Scope, prev []byte, c callcenter.Call, seen time.Time) (CallResu
 	if seen.IsZero() {
 		return CallResult{}, fmt.Errorf("diff call %d: no time of the read", c.ID)
 	}
+	sc := getScratch()
+	defer sc.release()
 	var s callSnap
 	if prev != nil {
-		if err := decodeCallSnap(prev, &s); err != nil {
+		if err := decodeCallSnapIn(prev, &s, sc); err != nil {
 			return CallResult{}, fmt.Errorf("diff call %d: decode snapshot: %w", c.ID, err)
 		}
 	}
@@ -72,10 +74,10 @@ func Call(scope Scope, prev []byte, c callcenter.Call, seen time.Time) (CallResu
 		return CallResult{Snap: prev, State: s.state(c)}, nil // stale observation
 	}
 	if s.F == nil {
-		s.F = make(map[string]string, len(snapFieldNames)) // a call's fields, without growing
+		s.F = sc.fields // a call's fields, without growing
 	}
 	if s.P == nil {
-		s.P = make(map[string]partSnap, len(c.Participants))
+		s.P = sc.parts
 	}
 	newer := creating || upd > s.Upd
 	entity := "calls/" + strconv.FormatInt(c.ID, 10)
@@ -90,7 +92,7 @@ func Call(scope Scope, prev []byte, c callcenter.Call, seen time.Time) (CallResu
 	if creating {
 		em.emit(event.CallCreated, entity, c.CreatedTime, &event.CallData{Call: c})
 	}
-	if ch := s.fields(c, creating, newer, ending); len(ch) > 0 {
+	if ch := s.fields(c, creating, newer, ending, sc); len(ch) > 0 {
 		em.emit(event.CallUpdated, entity, c.UpdatedTime, &event.CallUpdatedData{Call: c, Changes: ch})
 	}
 	for _, p := range parts {
