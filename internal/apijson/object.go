@@ -75,8 +75,13 @@ func (d *Decoder) Object(what string, fields ...Field) error {
 	// shared by nested objects (each reads its own above the outer one's), so
 	// that an object holding one costs no allocation.
 	altStart := len(d.alts)
+	if d.fast {
+		if err := d.fastMembers(&st, fields); err != nil {
+			return err
+		}
+	}
 	next := 0 // objects usually list their keys in the order of fields
-	for {
+	for !d.fast {
 		k := d.Peek()
 		if k == 0 {
 			return d.err
