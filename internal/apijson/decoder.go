@@ -13,10 +13,13 @@ import (
 
 // Decoder reads one JSON document in a single pass: records decode straight from
 // its tokens, at every nesting level, instead of each level re-reading the bytes of
-// the one below (as decoding into maps of raw values does). It wraps the streaming
-// tokenizer of github.com/go-json-experiment/json (encoding/json/v2's jsontext, not
-// yet stable in the standard library), set up as encoding/json reads: duplicate
-// keys and invalid UTF-8 are accepted.
+// the one below (as decoding into maps of raw values does). A document is read
+// first by a scanner of well-formed JSON (the fast path, fastscan.go); on
+// anything it does not read, the document is read again from its start through
+// the streaming tokenizer of github.com/go-json-experiment/json (encoding/json/v2's
+// jsontext, not yet stable in the standard library), which reports the errors.
+// Both read as encoding/json does: duplicate keys and invalid UTF-8 are accepted.
+// So a function given to Decode may run twice, and must start from nothing.
 //
 // Errors are of two kinds. A syntax error (the input is not JSON) is final: every
 // later read returns it, and the document fails as a whole. Any other error (a
@@ -44,7 +47,9 @@ var decOptions = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext
 
 var decoders = sync.Pool{New: func() any { return new(Decoder) }}
 
-// Decode reads data, which must hold exactly one JSON value, with f.
+// Decode reads data, which must hold exactly one JSON value, with f. f may be
+// called a second time, from the start of data (see Decoder): it must not keep
+// what a first call did.
 func Decode(data []byte, f func(*Decoder) error) error { return decode(data, false, f) }
 
 // DecodeWithoutRaw is Decode for a reader that does not keep the records' Raw
