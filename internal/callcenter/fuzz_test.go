@@ -82,8 +82,8 @@ func FuzzDecodeListItems(f *testing.F) {
 	f.Add([]byte(`[{"id":1,"id":null,"created_time":"2024-03-05T10:00:00Z"},{"id":2,"created_time":"2024-03-05T10:00:00Z","bill_duration":[1]},null]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var raws []json.RawMessage
-		if json.Unmarshal(data, &raws) != nil {
-			return
+		if json.Unmarshal(data, &raws) != nil || raws == nil {
+			return // not an array (null unmarshals as none: a body decodeList refuses)
 		}
 		env, err := decodeList[Call](data, "calls")
 		if err != nil {
