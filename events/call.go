@@ -84,10 +84,14 @@ func (c *Call) UnmarshalJSON(data []byte) error { return apijson.Decode(data, c.
 // records holding it read it the same way.
 func (c *Call) decode(d *apijson.Decoder) error {
 	*c = Call{}
-	// One allocation for the optional values (see apijson.OptIntIn).
+	// One allocation for the optional values (see apijson.OptIntIn), the
+	// recordings and the usual participants (a customer and an agent).
 	opt := new(struct {
-		ids   [6]int64
-		names [4]string
+		ids      [6]int64
+		names    [4]string
+		rec      Recording
+		toRedact RecordingToRedact
+		parts    [2]Participant
 	})
 	mark := d.Mark()
 	err := d.Object("call",
@@ -110,10 +114,10 @@ func (c *Call) decode(d *apijson.Decoder) error {
 		apijson.Key("bill_duration_unit", apijson.Str(&c.BillDurationUnit)),
 		apijson.Key("created_time", apijson.Time(&c.CreatedTime)),
 		apijson.Key("updated_time", apijson.Time(&c.UpdatedTime)),
-		apijson.Key("recording", apijson.Ptr(&c.Recording)),
-		apijson.Key("recording_to_redact", apijson.Ptr(&c.RecordingToRedact)),
+		apijson.Key("recording", apijson.PtrIn(&c.Recording, &opt.rec)),
+		apijson.Key("recording_to_redact", apijson.PtrIn(&c.RecordingToRedact, &opt.toRedact)),
 		apijson.Key("integrated_resources", apijson.Slice(&c.IntegratedResources)),
-		apijson.Key("participants", apijson.Slice(&c.Participants)),
+		apijson.Key("participants", apijson.SliceIn(&c.Participants, opt.parts[:])),
 		apijson.Key("parallel_call_groups", apijson.RawSlice(&c.ParallelCallGroups)),
 	)
 	c.Raw = d.Since(mark)

@@ -59,10 +59,12 @@ func (m *CallMetric) UnmarshalJSON(data []byte) error { return apijson.Decode(da
 // records holding it read it the same way.
 func (m *CallMetric) decode(d *apijson.Decoder) error {
 	*m = CallMetric{}
-	// One allocation for the optional values (see apijson.OptIntIn).
+	// One allocation for the optional values (see apijson.OptIntIn) and the
+	// csat.
 	opt := new(struct {
 		ints [3]int64
 		cost float64
+		csat Csat
 	})
 	mark := d.Mark()
 	err := d.Object("call metric",
@@ -88,7 +90,7 @@ func (m *CallMetric) decode(d *apijson.Decoder) error {
 		apijson.Key("bill_duration_unit", apijson.Str(&m.BillDurationUnit)),
 		apijson.Key("cost", apijson.OptFloatIn(&m.Cost, &opt.cost)),
 		apijson.Key("cost_unit", apijson.Str(&m.CostUnit)),
-		apijson.Key("csat", apijson.Ptr(&m.Csat)),
+		apijson.Key("csat", apijson.PtrIn(&m.Csat, &opt.csat)),
 		apijson.Key("tags", apijson.Slice(&m.Tags)),
 		apijson.Key("life_cycle", apijson.Slice(&m.LifeCycle)),
 	)

@@ -125,11 +125,7 @@ func Bool(p *bool) func(json.RawMessage) error {
 // repeated short strings are shared (see Decoder.str).
 func Str[T ~string](p *T) func(*Decoder) error {
 	return func(d *Decoder) error {
-		raw, err := d.Value()
-		if err != nil {
-			return err
-		}
-		v, _, err := d.parseString(raw)
+		v, _, err := d.stringValue()
 		if err == nil { // null sets the zero value: a later duplicate key wins
 			*p = T(v)
 		}
@@ -143,11 +139,7 @@ func OptStr(p **string) func(*Decoder) error { return OptStrIn(p, nil) }
 func OptStrIn(p **string, slot *string) func(*Decoder) error {
 	return func(d *Decoder) error {
 		*p = nil
-		raw, err := d.Value()
-		if err != nil {
-			return err
-		}
-		v, ok, err := d.parseString(raw)
+		v, ok, err := d.stringValue()
 		if ok {
 			*p = in(slot, v)
 		}

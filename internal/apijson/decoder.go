@@ -13,10 +13,13 @@ import (
 
 // Decoder reads one JSON document in a single pass: records decode straight from
 // its tokens, at every nesting level, instead of each level re-reading the bytes of
-// the one below (as decoding into maps of raw values does). It wraps the streaming
-// tokenizer of github.com/go-json-experiment/json (encoding/json/v2's jsontext, not
-// yet stable in the standard library), set up as encoding/json reads: duplicate
-// keys and invalid UTF-8 are accepted.
+// the one below (as decoding into maps of raw values does). A document is read
+// first by a scanner of well-formed JSON (the fast path, fastscan.go); on
+// anything it does not read, the document is read again from its start through
+// the streaming tokenizer of github.com/go-json-experiment/json (encoding/json/v2's
+// jsontext, not yet stable in the standard library), which reports the errors.
+// Both read as encoding/json does: duplicate keys and invalid UTF-8 are accepted.
+// So a function given to Decode may run twice, and must start from nothing.
 //
 // Errors are of two kinds. A syntax error (the input is not JSON) is final: every
 // later read returns it, and the document fails as a whole. Any other error (a
@@ -30,8 +33,12 @@ type Decoder struct {
 	// noRaw: Since returns nil (DecodeWithoutRaw), sparing a copy of every record
 	// for readers that never look at it.
 	noRaw bool
-	strs  map[string]string // short strings shared between values (see str)
-	alts  []altValue        // values of multi-spelling fields (see Object)
+	strs  *[internSets][2]string // short strings shared between values (see str)
+	alts  []altValue             // values of multi-spelling fields (see Object)
+	// fast: the document is read by the fast path (fastscan.go), at the state
+	// fs, until it gives up (bailed) and decode reads it again without.
+	fast, bailed bool
+	fs           fastState
 }
 
 // decOptions read as encoding/json does; no duplicate-name tracking also spares a
@@ -40,7 +47,9 @@ var decOptions = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext
 
 var decoders = sync.Pool{New: func() any { return new(Decoder) }}
 
-// Decode reads data, which must hold exactly one JSON value, with f.
+// Decode reads data, which must hold exactly one JSON value, with f. f may be
+// called a second time, from the start of data (see Decoder): it must not keep
+// what a first call did.
 func Decode(data []byte, f func(*Decoder) error) error { return decode(data, false, f) }
 
 // DecodeWithoutRaw is Decode for a reader that does not keep the records' Raw
@@ -49,23 +58,55 @@ func Decode(data []byte, f func(*Decoder) error) error { return decode(data, fal
 // and 1,000 allocations).
 func DecodeWithoutRaw(data []byte, f func(*Decoder) error) error { return decode(data, true, f) }
 
+// DecodeGeneral is Decode on the general path alone (the jsontext tokenizer),
+// never the fast path (fastscan.go): the reference the fast path is tested
+// against.
+func DecodeGeneral(data []byte, f func(*Decoder) error) error {
+	_, err := decodeOn(data, false, false, f)
+	return err
+}
+
 func decode(data []byte, noRaw bool, f func(*Decoder) error) error {
+	_, err := decodeOn(data, noRaw, true, f)
+	return err
+}
+
+// decodeOn is decode, on the fast path first when fast is set; fellBack
+// reports that the fast path gave up and the general path read the document.
+func decodeOn(data []byte, noRaw, fast bool, f func(*Decoder) error) (fellBack bool, err error) {
 	d := decoders.Get().(*Decoder)
-	d.reset(data)
+	defer decoders.Put(d)
+	defer d.reset(nil, false)
+	if fast {
+		d.reset(data, true)
+		d.noRaw = noRaw
+		if err = d.run(f); !d.bailed {
+			return false, err
+		}
+	}
+	d.reset(data, false)
 	d.noRaw = noRaw
+	return fast, d.run(f)
+}
+
+func (d *Decoder) run(f func(*Decoder) error) error {
 	err := f(d)
 	if err == nil {
 		err = d.end()
 	}
-	d.reset(nil)
-	decoders.Put(d)
 	return err
 }
 
-func (d *Decoder) reset(data []byte) {
+func (d *Decoder) reset(data []byte, fast bool) {
 	d.in, d.err, d.noRaw = data, nil, false
 	clear(d.alts[:cap(d.alts)]) // after a syntax error, objects left theirs
 	d.alts = d.alts[:0]
+	d.fast, d.bailed = fast, false
+	d.fs.pos, d.fs.ready, d.fs.isName, d.fs.depth, d.fs.plainAt = 0, false, false, 0, -1
+	d.fs.frames[0] = frame{}
+	if fast && data != nil {
+		return
+	}
 	d.buf = *bytes.NewBuffer(data)
 	d.dec.Reset(&d.buf, decOptions...)
 }
@@ -74,6 +115,9 @@ func (d *Decoder) reset(data []byte) {
 func (d *Decoder) end() error {
 	if d.err != nil {
 		return d.err
+	}
+	if d.fast {
+		return d.fastEnd()
 	}
 	if _, err := d.dec.ReadToken(); err != io.EOF {
 		return d.fail(errors.Join(errors.New("invalid data after the JSON value"), err))
@@ -107,6 +151,14 @@ func (d *Decoder) Peek() byte {
 	if d.err != nil {
 		return 0
 	}
+	if d.fast {
+		switch c := d.prep(); c {
+		case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+			return '0'
+		default:
+			return c
+		}
+	}
 	k := d.dec.PeekKind()
 	if k == 0 {
 		_, err := d.dec.ReadToken()
@@ -121,6 +173,10 @@ func (d *Decoder) Value() (json.RawMessage, error) {
 	if d.err != nil {
 		return nil, d.err
 	}
+	if d.fast {
+		v, err := d.fastValue()
+		return json.RawMessage(v), err
+	}
 	v, err := d.dec.ReadValue()
 	if err != nil {
 		return nil, d.fail(err)
@@ -133,6 +189,10 @@ func (d *Decoder) Skip() error {
 	if d.err != nil {
 		return d.err
 	}
+	if d.fast {
+		_, err := d.fastValue()
+		return err
+	}
 	if err := d.dec.SkipValue(); err != nil {
 		return d.fail(err)
 	}
@@ -144,6 +204,9 @@ func (d *Decoder) delim() error {
 	if d.err != nil {
 		return d.err
 	}
+	if d.fast {
+		return d.fastDelim()
+	}
 	if _, err := d.dec.ReadToken(); err != nil {
 		return d.fail(err)
 	}
@@ -151,7 +214,16 @@ func (d *Decoder) delim() error {
 }
 
 // Mark is where the next value starts, for Since.
-func (d *Decoder) Mark() int64 { return d.dec.InputOffset() }
+func (d *Decoder) Mark() int64 { return d.offset() }
+
+// offset is the input offset after the last token read (on the fast path,
+// maybe after the separator before the next: Span skips those).
+func (d *Decoder) offset() int64 {
+	if d.fast {
+		return int64(d.fs.pos)
+	}
+	return d.dec.InputOffset()
+}
 
 // Since returns a copy of the value read since mark (see KeepRaw), for a
 // record's Raw: nil for null, and nil when decoding without Raw
@@ -167,7 +239,7 @@ func (d *Decoder) Since(mark int64) json.RawMessage {
 // Raw is kept: a slice of the input, valid as long as the input is (nil after
 // a syntax error).
 func (d *Decoder) Span(mark int64) []byte {
-	end := d.dec.InputOffset()
+	end := d.offset()
 	if d.err != nil || mark < 0 || end > int64(len(d.in)) || mark > end {
 		return nil
 	}

@@ -52,13 +52,20 @@ func Obj[T any](p *T) func(*Decoder) error {
 }
 
 // Ptr decodes a nullable object: null leaves *p nil.
-func Ptr[T any](p **T) func(*Decoder) error {
+func Ptr[T any](p **T) func(*Decoder) error { return PtrIn(p, nil) }
+
+// PtrIn is Ptr decoding the object into *slot, its place in the record's block
+// of optional values (see OptIntIn), instead of a new allocation.
+func PtrIn[T any](p **T, slot *T) func(*Decoder) error {
 	return func(d *Decoder) error {
 		*p = nil
 		if k := d.Peek(); k == 0 || k == 'n' {
 			return d.Skip()
 		}
-		v := new(T)
+		v := slot
+		if v == nil {
+			v = new(T)
+		}
 		if err := Into(d, v); err != nil {
 			return err
 		}
@@ -72,7 +79,12 @@ const sliceStart = 2
 
 // Slice decodes an array; null leaves *p nil, [] makes it empty. An item that
 // fails does not stop the others from being read; the first error is returned.
-func Slice[T any](p *[]T) func(*Decoder) error {
+func Slice[T any](p *[]T) func(*Decoder) error { return SliceIn(p, nil) }
+
+// SliceIn is Slice holding the first len(first) items in first, a place in the
+// record's block of optional values (see OptIntIn), instead of a new
+// allocation; more are moved to one, as append does.
+func SliceIn[T any](p *[]T, first []T) func(*Decoder) error {
 	return func(d *Decoder) error {
 		*p = nil
 		if k := d.Peek(); k == 0 || k == 'n' {
@@ -81,7 +93,9 @@ func Slice[T any](p *[]T) func(*Decoder) error {
 		read := readerOf[T]()
 		s := []T{}
 		err := d.Array(func() error {
-			if cap(s) == 0 {
+			if cap(s) == 0 && first != nil {
+				s = first[:0:len(first)]
+			} else if cap(s) == 0 {
 				// Room for a call's usual participants (a customer and an agent)
 				// at once; more would hold memory for nothing while the page is.
 				s = make([]T, 0, sliceStart)

@@ -25,8 +25,8 @@ type Func interface {
 	func(json.RawMessage) error | func(*Decoder) error
 }
 
-// Key binds the JSON key k to dec. k holds no backslash: object names are
-// matched as written before they are unquoted.
+// Key binds the JSON key k to dec. k holds no backslash nor quote: object names
+// are matched as written before they are unquoted.
 func Key[F Func](k string, dec F) Field {
 	switch f := any(dec).(type) {
 	case func(json.RawMessage) error:
@@ -75,8 +75,13 @@ func (d *Decoder) Object(what string, fields ...Field) error {
 	// shared by nested objects (each reads its own above the outer one's), so
 	// that an object holding one costs no allocation.
 	altStart := len(d.alts)
+	if d.fast {
+		if err := d.fastMembers(&st, fields); err != nil {
+			return err
+		}
+	}
 	next := 0 // objects usually list their keys in the order of fields
-	for {
+	for !d.fast {
 		k := d.Peek()
 		if k == 0 {
 			return d.err
@@ -112,6 +117,11 @@ func (d *Decoder) Object(what string, fields ...Field) error {
 // field reads a key and returns the index of its field (-1 for an unknown key) and
 // of its spelling, searching from fields[next].
 func (d *Decoder) field(fields []Field, next int) (int, int, error) {
+	if d.fast {
+		if i := d.fastName(fields, next); i >= 0 {
+			return i, 0, nil
+		}
+	}
 	name, err := d.Value()
 	if err != nil {
 		return 0, 0, err

@@ -143,6 +143,9 @@ func IsNull(raw []byte) bool { return string(bytes.TrimSpace(raw)) == "null" }
 // ParseInt reads an integer sent as 12, 12.0, "12" or "12.0". ok is false for null
 // and "".
 func ParseInt(raw []byte) (v int64, ok bool, err error) {
+	if len(raw) <= 18 && plainInt(raw) { // the usual, as scalar and the test below would read it
+		return digits(raw), true, nil
+	}
 	text, kind, err := scalar(raw)
 	if err != nil || kind == KindNull {
 		return 0, false, err
@@ -197,6 +200,9 @@ func IntText(s string) (int64, error) {
 // ParseFloat reads a finite number sent as 1, 1.5 or "1.5". ok is false for null
 // and "".
 func ParseFloat(raw []byte) (v float64, ok bool, err error) {
+	if len(raw) <= 15 && plainInt(raw) { // the usual, as scalar and the test below would read it
+		return float64(digits(raw)), true, nil
+	}
 	text, kind, err := scalar(raw)
 	if err != nil || kind == KindNull {
 		return 0, false, err
@@ -271,6 +277,13 @@ var timeLayouts = [...]string{
 // ParseTime reads a date-time with any offset and returns it in UTC. ok is false
 // for null and "".
 func ParseTime(raw []byte) (t time.Time, ok bool, err error) {
+	// The usual: a quoted date-time that rfc3339UTC reads holds only printable
+	// ASCII without quotes or backslashes, so scalar would return the same text.
+	if n := len(raw); n > 2 && raw[0] == '"' && raw[n-1] == '"' {
+		if t, ok := rfc3339UTC(raw[1 : n-1]); ok {
+			return t, true, nil
+		}
+	}
 	text, kind, err := scalar(raw)
 	if err != nil || kind == KindNull {
 		return time.Time{}, false, err

@@ -25,6 +25,7 @@ func BenchmarkCallDiff(b *testing.B) {
 	seen := c.UpdatedTime.Add(time.Second)
 	b.Run("new", func(b *testing.B) {
 		b.ReportAllocs()
+		defer cpuMeter(b)()
 		for b.Loop() {
 			if _, err := Call(Scope{Account: "acme", Epoch: "e1"}, nil, c, seen); err != nil {
 				b.Fatal(err)
@@ -37,6 +38,7 @@ func BenchmarkCallDiff(b *testing.B) {
 	}
 	b.Run("unchanged", func(b *testing.B) {
 		b.ReportAllocs()
+		defer cpuMeter(b)()
 		for b.Loop() {
 			r, err := Call(Scope{Account: "acme", Epoch: "e1"}, first.Snap, c, seen)
 			if err != nil || r.Changed {
@@ -47,6 +49,7 @@ func BenchmarkCallDiff(b *testing.B) {
 	})
 	b.Run("state", func(b *testing.B) {
 		b.ReportAllocs()
+		defer cpuMeter(b)()
 		for b.Loop() {
 			if _, err := CallStateOf(first.Snap); err != nil {
 				b.Fatal(err)
@@ -65,6 +68,7 @@ func BenchmarkMetricDiff(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
+	defer cpuMeter(b)()
 	for b.Loop() {
 		r, err := Metric(Scope{Account: "acme"}, first.Snap, m, st)
 		if err != nil || r.Changed {

@@ -60,9 +60,11 @@ func Call(scope Scope, prev []byte, c callcenter.Call, seen time.Time) (CallResu
 	if seen.IsZero() {
 		return CallResult{}, fmt.Errorf("diff call %d: no time of the read", c.ID)
 	}
+	sc := getScratch()
+	defer sc.release()
 	var s callSnap
 	if prev != nil {
-		if err := decodeCallSnap(prev, &s); err != nil {
+		if err := decodeCallSnapIn(prev, &s, sc); err != nil {
 			return CallResult{}, fmt.Errorf("diff call %d: decode snapshot: %w", c.ID, err)
 		}
 	}
@@ -72,25 +74,27 @@ func Call(scope Scope, prev []byte, c callcenter.Call, seen time.Time) (CallResu
 		return CallResult{Snap: prev, State: s.state(c)}, nil // stale observation
 	}
 	if s.F == nil {
-		s.F = make(map[string]string, len(snapFieldNames)) // a call's fields, without growing
+		s.F = sc.fields // a call's fields, without growing
 	}
 	if s.P == nil {
-		s.P = make(map[string]partSnap, len(c.Participants))
+		s.P = sc.parts
 	}
 	newer := creating || upd > s.Upd
-	entity := "calls/" + strconv.FormatInt(c.ID, 10)
+	var eb [32]byte // "calls/<id>" made in one allocation, not two
+	entity := string(strconv.AppendInt(append(eb[:0], "calls/"...), c.ID, 10))
 	em := &emitter{scope: scope, seq: s.Seq, fallback: orTime(c.UpdatedTime, seen), latest: seen}
 	if creating {
 		// call.created and call.ended: about 1.2 KB and 350 B per participant
 		// each; participant.joined: about 400 B each.
 		em.bufSize = 2560 + 1152*len(c.Participants)
 	}
-	parts := s.participants(entity, c, newer, em.fallback, seen)
+	var few [4]pending // a call's usual participants' events: on the stack
+	parts := s.participants(few[:0], entity, c, newer, em.fallback, seen)
 	end, ending := s.ended(c, seen)
 	if creating {
 		em.emit(event.CallCreated, entity, c.CreatedTime, &event.CallData{Call: c})
 	}
-	if ch := s.fields(c, creating, newer, ending); len(ch) > 0 {
+	if ch := s.fields(c, creating, newer, ending, sc); len(ch) > 0 {
 		em.emit(event.CallUpdated, entity, c.UpdatedTime, &event.CallUpdatedData{Call: c, Changes: ch})
 	}
 	for _, p := range parts {

@@ -19,8 +19,8 @@ var QuietCallFields = []string{"bill_duration"}
 // updated_time than the snapshot; a copy with the same one (or none) only counts
 // where it gains a value that was empty (gains), so a stale replica's copy neither
 // reverts a field nor flips it back. ending: c is the observation that ends the call.
-func (s *callSnap) fields(c callcenter.Call, creating, newer, ending bool) []event.Change {
-	fs := callFields(c, s.F)
+func (s *callSnap) fields(c callcenter.Call, creating, newer, ending bool, sc *scratch) []event.Change {
+	fs := callFields(c, s.F, sc)
 	open := s.End == 0 && !ending
 	for i, f := range fs {
 		quiet := slices.Contains(QuietCallFields, f.name)

@@ -13,6 +13,7 @@ type fieldWriter struct {
 	start  int // where the value being written starts in w.b
 	fs     []field
 	stored map[string]string
+	sc     *scratch // where the room came from (nil: new room)
 	// pending are the fields whose value is w.b[from:to], set by done.
 	pending [maxTrackedFields]pendingValue
 	npend   int
@@ -23,8 +24,13 @@ type pendingValue struct{ field, from, to int }
 // maxTrackedFields bounds the fields of a record (a call has 17).
 const maxTrackedFields = 24
 
-func newFieldWriter(n int, stored map[string]string) fieldWriter {
-	return fieldWriter{w: jsonWriter{b: make([]byte, 0, 256)}, fs: make([]field, 0, n), stored: stored}
+// newFieldWriter writes the fields and their values into sc's room for them
+// (see scratch), or new room when sc is nil.
+func newFieldWriter(sc *scratch, stored map[string]string) fieldWriter {
+	if sc == nil {
+		return fieldWriter{w: jsonWriter{b: make([]byte, 0, 256)}, fs: make([]field, 0, maxTrackedFields), stored: stored}
+	}
+	return fieldWriter{w: jsonWriter{b: sc.vals[:0]}, fs: sc.fs[:0], stored: stored, sc: sc}
 }
 
 // add takes what was written since the last field as the value of name.
@@ -57,13 +63,17 @@ func (f *fieldWriter) add(name string) {
 	f.w.err = nil
 }
 
-// done gives the fields, their new values cut from one string.
+// done gives the fields, their new values cut from one string (the buffer
+// they were written in can then be written again).
 func (f *fieldWriter) done() []field {
 	if f.npend > 0 {
 		all := string(f.w.b)
 		for _, p := range f.pending[:f.npend] {
 			f.fs[p.field].value = all[p.from:p.to]
 		}
+	}
+	if f.sc != nil {
+		f.sc.vals = f.w.b[:0] // grown maybe: kept for the next
 	}
 	return f.fs
 }
@@ -95,10 +105,10 @@ func (f *fieldWriter) optionalStr(name string, p *string) {
 	f.str(name, *p)
 }
 
-// callFields are the tracked fields of a call for call.updated; stored are the
-// snapshot's values (may be nil).
-func callFields(c callcenter.Call, stored map[string]string) []field {
-	f := newFieldWriter(17, stored)
+// callFields are the tracked fields of a call for call.updated, in sc (see
+// newFieldWriter); stored are the snapshot's values (may be nil).
+func callFields(c callcenter.Call, stored map[string]string, sc *scratch) []field {
+	f := newFieldWriter(sc, stored)
 	f.optInt("parent_call_id", c.ParentCallID)
 	f.optInt("root_call_id", c.RootCallID)
 	f.optInt("assigned_agent_id", c.AssignedAgentID)
@@ -142,10 +152,10 @@ func callFields(c callcenter.Call, stored map[string]string) []field {
 	return f.done()
 }
 
-// metricFields are the fields whose later change gives metric.updated; stored
-// are the snapshot's values (may be nil).
-func metricFields(m callcenter.CallMetric, stored map[string]string) []field {
-	f := newFieldWriter(11, stored)
+// metricFields are the fields whose later change gives metric.updated, in sc
+// (see newFieldWriter); stored are the snapshot's values (may be nil).
+func metricFields(m callcenter.CallMetric, stored map[string]string, sc *scratch) []field {
+	f := newFieldWriter(sc, stored)
 	f.int("ivr_time", m.IVRTime)
 	f.int("hold_duration", m.HoldDuration)
 	f.int("call_work_time", m.CallWorkTime)

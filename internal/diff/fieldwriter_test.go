@@ -96,10 +96,10 @@ func TestFieldWriterAsRaw(t *testing.T) {
 			c, m = benchCall(), schemaMetrics()[0][0]
 		}
 		want, wantM := knownFields(rawCallFields(c)), rawMetricFields(m)
-		if got := knownFields(callFields(c, nil)); !slices.Equal(got, want) {
+		if got := knownFields(callFields(c, nil, nil)); !slices.Equal(got, want) {
 			t.Fatalf("call fields\n%+v\nraw gives\n%+v", got, want)
 		}
-		if got := metricFields(m, nil); !slices.Equal(got, wantM) {
+		if got := metricFields(m, nil, nil); !slices.Equal(got, wantM) {
 			t.Fatalf("metric fields\n%+v\nraw gives\n%+v", got, wantM)
 		}
 		// Against stored values, equal or not: the same fields.
@@ -109,10 +109,10 @@ func TestFieldWriterAsRaw(t *testing.T) {
 				stored[f.name] = f.value
 			}
 		}
-		if got := knownFields(callFields(c, stored)); !slices.Equal(got, want) {
+		if got := knownFields(callFields(c, stored, nil)); !slices.Equal(got, want) {
 			t.Fatalf("call fields against %v\n%+v\nraw gives\n%+v", stored, got, want)
 		}
-		if got := metricFields(m, stored); !slices.Equal(got, wantM) {
+		if got := metricFields(m, stored, nil); !slices.Equal(got, wantM) {
 			t.Fatalf("metric fields against %v\n%+v\nraw gives\n%+v", stored, got, wantM)
 		}
 	}

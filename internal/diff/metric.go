@@ -34,26 +34,30 @@ func Metric(scope Scope, prev []byte, m callcenter.CallMetric, call CallState) (
 		if !call.Ended || (!m.UpdatedTime.After(call.EndedAt) && !call.Overdue) {
 			return MetricResult{}, nil
 		}
-		s := metricSnap{F: make(map[string]string, 11)}
-		compare(s.F, metricFields(m, nil), true)
+		sc := getScratch()
+		defer sc.release()
+		s := metricSnap{F: sc.fields}
+		compare(s.F, metricFields(m, nil, sc), true)
 		s.Upd = ms(m.UpdatedTime)
 		em := &emitter{scope: scope, seq: s.Seq}
 		em.emit(event.MetricFinalized, metricEntity(m), m.UpdatedTime, &event.MetricData{CallID: m.CallID, Metric: m})
 		return metricResult(s, em, prev, m)
 	}
-	fs := metricFields(m, nil)
+	sc := getScratch()
+	defer sc.release()
+	fs := metricFields(m, nil, sc)
 	if sameMetricSnap(prev, m, fs) {
 		return MetricResult{Snap: prev, Final: true}, nil
 	}
 	var s metricSnap
-	if err := decodeMetricSnap(prev, &s); err != nil {
+	if err := decodeMetricSnapIn(prev, &s, sc); err != nil {
 		return MetricResult{}, fmt.Errorf("diff metric of call %d: decode snapshot: %w", m.CallID, err)
 	}
 	if ms(m.UpdatedTime) < s.Upd {
 		return MetricResult{Snap: prev, Final: true}, nil
 	}
 	if s.F == nil {
-		s.F = map[string]string{}
+		s.F = sc.fields
 	}
 	em := &emitter{scope: scope, seq: s.Seq}
 	if ch := compare(s.F, fs, false); len(ch) > 0 {

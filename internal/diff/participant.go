@@ -20,13 +20,12 @@ type pending struct {
 }
 
 // participants applies the participants c lists to the snapshot and returns their
-// events. When c is a newer copy of the call (newer updated_time), a participant it
+// events, appended to out. When c is a newer copy of the call (newer updated_time), a participant it
 // no longer lists is marked gone; one listed again is back. undated is the time of
 // a status change whose participant has no updated_time; read is the time of the
 // read, beyond which an updated_time is not believed (see upTo).
-func (s *callSnap) participants(callEntity string, c callcenter.Call, newer bool, undated, read time.Time) []pending {
+func (s *callSnap) participants(out []pending, callEntity string, c callcenter.Call, newer bool, undated, read time.Time) []pending {
 	listed := make([]string, 0, 8) // a handful: on the stack
-	var out []pending
 	for _, p := range c.Participants {
 		key := strconv.FormatInt(p.ID, 10)
 		listed = append(listed, key)

@@ -35,12 +35,12 @@ func TestSameMetricSnapAsDiff(t *testing.T) {
 			m.Tags = nil
 		}
 		prev := first.Snap
-		fast := sameMetricSnap(prev, m, metricFields(m, nil))
+		fast := sameMetricSnap(prev, m, metricFields(m, nil, nil))
 		var s metricSnap
 		if err := decodeMetricSnap(prev, &s); err != nil {
 			t.Fatal(err)
 		}
-		ch := compare(s.F, metricFields(m, s.F), false)
+		ch := compare(s.F, metricFields(m, s.F, nil), false)
 		s.Upd = ms(m.UpdatedTime)
 		slow := len(ch) == 0 && bytes.Equal(encodeMetricSnap(&s), prev)
 		if fast != slow {
@@ -65,8 +65,8 @@ func TestSnapshotFieldsRoundTrip(t *testing.T) {
 		fill(t, r, reflect.ValueOf(&c).Elem())
 		fill(t, r, reflect.ValueOf(&m).Elem())
 		f := map[string]string{}
-		compare(f, callFields(c, nil), true)
-		compare(f, metricFields(m, nil), true)
+		compare(f, callFields(c, nil, nil), true)
+		compare(f, metricFields(m, nil, nil), true)
 		if i%3 == 0 {
 			f["zz_other"], f["aa_other"] = `{"a":[1,2]}`, "-0.5"
 		}

@@ -184,12 +184,20 @@ func (r *reader) count(min int) int {
 	return int(n)
 }
 
-func (r *reader) fields() map[string]string {
+func (r *reader) fields() map[string]string { return r.fieldsIn(nil) }
+
+// fieldsIn is fields reading into sc's map and buffer (see scratch); sc may be
+// nil.
+func (r *reader) fieldsIn(sc *scratch) map[string]string {
 	present := r.uvarint()
 	// The values are read into one buffer and cut from one string made of it.
-	var buf [1024]byte
 	var spans [64][2]int
-	text := buf[:0]
+	var text []byte
+	if sc != nil {
+		text = sc.text[:0]
+	} else {
+		text = make([]byte, 0, 1024)
+	}
 	for i := range snapFieldNames {
 		if present&(1<<i) != 0 {
 			start := len(text)
@@ -201,7 +209,13 @@ func (r *reader) fields() map[string]string {
 		r.err = errSnapshot
 	}
 	var all string
-	f := make(map[string]string, bits.OnesCount64(present)+2) // +2: room for fields the diff adds
+	var f map[string]string
+	if sc != nil {
+		sc.text = text[:0] // grown maybe: kept for the next
+		f = sc.fields
+	} else {
+		f = make(map[string]string, bits.OnesCount64(present)+2) // +2: room for fields the diff adds
+	}
 	for i, name := range snapFieldNames {
 		if present&(1<<i) == 0 {
 			continue

@@ -41,7 +41,11 @@ func (r *reader) head() (seq, upd int64) {
 }
 
 // decodeCallSnap reads a call snapshot in either form (see snapcodec.go).
-func decodeCallSnap(b []byte, s *callSnap) error {
+func decodeCallSnap(b []byte, s *callSnap) error { return decodeCallSnapIn(b, s, nil) }
+
+// decodeCallSnapIn is decodeCallSnap reading the binary form into sc's maps
+// (see scratch); sc may be nil.
+func decodeCallSnapIn(b []byte, s *callSnap, sc *scratch) error {
 	if legacy, err := decodeLegacySnap(b, s); legacy {
 		return err
 	}
@@ -51,10 +55,14 @@ func decodeCallSnap(b []byte, s *callSnap) error {
 	}
 	s.Seq, s.Upd = r.head()
 	s.End = r.time(s.Upd)
-	s.F = r.fields()
+	s.F = r.fieldsIn(sc)
 	n := r.count(4)
 	if r.err == nil && n > 0 {
-		s.P = make(map[string]partSnap, n)
+		if sc != nil {
+			s.P = sc.parts
+		} else {
+			s.P = make(map[string]partSnap, n)
+		}
 	}
 	for range n {
 		id := unzigzag(r.uvarint())
@@ -131,7 +139,11 @@ func encodeCallSnap(buf []byte, s *callSnap) []byte {
 }
 
 // decodeMetricSnap reads a metric snapshot in either form.
-func decodeMetricSnap(b []byte, s *metricSnap) error {
+func decodeMetricSnap(b []byte, s *metricSnap) error { return decodeMetricSnapIn(b, s, nil) }
+
+// decodeMetricSnapIn is decodeMetricSnap reading the binary form into sc's
+// map (see scratch); sc may be nil.
+func decodeMetricSnapIn(b []byte, s *metricSnap, sc *scratch) error {
 	if legacy, err := decodeLegacySnap(b, s); legacy {
 		return err
 	}
@@ -140,7 +152,7 @@ func decodeMetricSnap(b []byte, s *metricSnap) error {
 		return err
 	}
 	s.Seq, s.Upd = r.head()
-	s.F = r.fields()
+	s.F = r.fieldsIn(sc)
 	if r.err == nil && len(r.b) > 0 {
 		r.err = errSnapshot
 	}
