@@ -16,22 +16,25 @@ const costCycles = 16
 const failedRetry = 5 * time.Second
 
 // schedule is when each resource is due and what its cycles cost, for Run. A
-// resource is due its effective interval after its last cycle began, at the
-// interval in force now: when the intervals change (after every cycle), every
-// pending wait follows at once, rather than the wait set when the resource last
-// ran (a cost measured high for a moment then kept users waiting a whole
-// stretched interval after the intervals had recovered). Not safe for
-// concurrent use.
+// resource is due its effective interval after its last turn, at the interval
+// in force now: when the intervals change (after every cycle), every pending
+// wait follows at once, rather than the wait set when the resource last ran (a
+// cost measured high for a moment then kept users waiting a whole stretched
+// interval after the intervals had recovered). Its last turn is when its last
+// cycle was due, not when it began: a cycle that waited for another one to end
+// does not push every later turn of its resource back (users ran 5% less often
+// than planned that way), and one that began over an interval late counts from
+// its start, so nothing runs twice to catch up. Not safe for concurrent use.
 type schedule struct {
-	order []string // by priority, the tie-break of due
-	last  map[string]time.Time
+	order []string             // by priority, the tie-break of due
+	turn  map[string]time.Time // the last cycle's turn (see above)
 	retry map[string]time.Time // after a failed cycle; zero: none
 	eff   map[string]time.Duration
 	costs map[string]*costLog
 }
 
 func newSchedule(order []string) *schedule {
-	s := &schedule{order: order, last: map[string]time.Time{}, retry: map[string]time.Time{},
+	s := &schedule{order: order, turn: map[string]time.Time{}, retry: map[string]time.Time{},
 		eff: map[string]time.Duration{}, costs: map[string]*costLog{}}
 	for _, r := range order {
 		s.costs[r] = &costLog{}
@@ -42,7 +45,11 @@ func newSchedule(order []string) *schedule {
 // ran records a cycle of res that began at start and spent used requests
 // (retries included).
 func (s *schedule) ran(res string, start time.Time, used int) {
-	s.last[res] = start
+	due, retried := s.next(res), !s.retry[res].IsZero()
+	if retried || due.IsZero() || due.After(start) || start.Sub(due) >= s.eff[res] {
+		due = start
+	}
+	s.turn[res] = due
 	delete(s.retry, res)
 	s.costs[res].add(max(used, 1))
 }
@@ -74,10 +81,10 @@ func (s *schedule) next(res string) time.Time {
 	if t, ok := s.retry[res]; ok {
 		return t
 	}
-	if s.last[res].IsZero() {
+	if s.turn[res].IsZero() {
 		return time.Time{} // never ran: due now
 	}
-	return s.last[res].Add(s.eff[res])
+	return s.turn[res].Add(s.eff[res])
 }
 
 // due returns the resource whose turn came first at now (earliest deadline

@@ -20,13 +20,13 @@ func TestScheduleFollowsIntervals(t *testing.T) {
 	if res, wait := s.due(t0.Add(time.Second)); res != "" || wait != time.Second {
 		t.Fatalf("due %q, wait %v; want none for 1s", res, wait)
 	}
-	s.ran(ResCalls, t0.Add(2500*time.Millisecond), 1) // took its turn late
-	s.setIntervals(map[string]time.Duration{ResCalls: 2 * time.Second, ResUsers: 4 * time.Second})
-	if res, _ := s.due(t0.Add(4 * time.Second)); res != ResUsers {
-		t.Errorf("at 4s due %q, want users (calls only at 4.5s)", res)
+	s.ran(ResCalls, t0.Add(2*time.Second), 1)
+	s.setIntervals(map[string]time.Duration{ResCalls: 2 * time.Second, ResUsers: 3500 * time.Millisecond})
+	if res, _ := s.due(t0.Add(3600 * time.Millisecond)); res != ResUsers {
+		t.Errorf("at 3.6s due %q, want users (calls only at 4s)", res)
 	}
-	if got := s.next(ResUsers); !got.Equal(t0.Add(4 * time.Second)) {
-		t.Errorf("users due at %v, want 4s after its last start (12s before the intervals recovered)", got.Sub(t0))
+	if got := s.next(ResUsers); !got.Equal(t0.Add(3500 * time.Millisecond)) {
+		t.Errorf("users due at %v, want 3.5s after its last turn (12s before the intervals recovered)", got.Sub(t0))
 	}
 }
 
@@ -80,5 +80,27 @@ func TestScheduleCost(t *testing.T) {
 	}
 	if got := s.cost()[ResUsers]; got != 3 {
 		t.Errorf("cost after %d cycles of 3 %v, want 3", costCycles, got)
+	}
+}
+
+// A cycle that began late (it waited for another cycle to end) keeps its turn,
+// so its resource runs as often as planned; one that began an interval late or
+// more, or after a failure, counts from its start: nothing runs twice to catch up.
+func TestScheduleTurns(t *testing.T) {
+	s := newSchedule([]string{ResUsers})
+	s.ran(ResUsers, t0, 1)
+	s.setIntervals(map[string]time.Duration{ResUsers: 4 * time.Second})
+	s.ran(ResUsers, t0.Add(4300*time.Millisecond), 1) // due at 4 s, began 0.3 s late
+	if got := s.next(ResUsers); !got.Equal(t0.Add(8 * time.Second)) {
+		t.Errorf("after a late start due at %v, want 8s", got.Sub(t0))
+	}
+	s.ran(ResUsers, t0.Add(13*time.Second), 1) // due at 8 s, began 5 s late
+	if got := s.next(ResUsers); !got.Equal(t0.Add(17 * time.Second)) {
+		t.Errorf("after a start an interval late due at %v, want 17s", got.Sub(t0))
+	}
+	s.failed(ResUsers, t0.Add(17*time.Second))         // retry at 21 s
+	s.ran(ResUsers, t0.Add(21500*time.Millisecond), 1) // the retry, 0.5 s late
+	if got := s.next(ResUsers); !got.Equal(t0.Add(25500 * time.Millisecond)) {
+		t.Errorf("after a retry due at %v, want 25.5s", got.Sub(t0))
 	}
 }
