@@ -90,9 +90,9 @@ func give(d Demand, from, to time.Duration, left float64, window time.Duration) 
 // allocateKeeping returns intervals that spend at most use × budget requests per
 // window (0 < use <= 1), the rest kept free for retries and costs measured late.
 // When the budget has room beyond the targets, the part kept comes off every
-// interval shortened below its target alike: each such resource runs at use' ×
-// the rate Allocate(budget) gives it (use' <= use, the same for all), never
-// slower than its target. Taking it all off the last resource shortened, as
+// interval shortened below its target alike: each such resource runs at the
+// same fraction k <= use of the rate Allocate(budget) gives it, never slower
+// than its target. Taking it all off the last resource shortened, as
 // Allocate(use × budget) does, would leave that one (users, by default) a whole
 // headroom's worth of requests behind its budget-bound interval while the
 // others keep theirs. When the shortened resources cannot give that much, or the
