@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -31,7 +32,9 @@ import (
 // interval of its resource: the interval Allocate gives that resource when the
 // whole spendable budget (the share less the other client) is shared by the
 // requests per cycle every resource was measured to need, targets first, then
-// floors, in priority order.
+// floors, in priority order. CALLBUS_BENCH_FRESH_LOG=1 prints the poller's
+// warnings; =debug also writes its debug log to a file and prints the slowest
+// event of each type (debugReport).
 const (
 	otherPerMinute = 30
 	freshWarmup    = time.Minute
@@ -75,7 +78,11 @@ func freshnessOnce(b *testing.B, live time.Duration, tweak func(*sim.Config)) {
 	w := bd.world
 	defer w.Sim.OtherClient(otherPerMinute)()
 	addr := simtest.FreeAddr(b)
-	c := startPoller(b, configDefaults(bd.env("bench-fresh", addr)))
+	env := configDefaults(bd.env("bench-fresh", addr))
+	if os.Getenv("CALLBUS_BENCH_FRESH_LOG") == "debug" {
+		env = append(env, "CALLBUS_LOG_LEVEL=debug") // the last value of a variable wins
+	}
+	c := startPoller(b, env)
 	time.Sleep(freshWarmup) // warm-up: the first reads, the limit and the other client learned
 	begin, from := scrapePoll(b, addr), time.Now()
 	time.Sleep(live) // the measured period: live traffic, not a wait for a condition
@@ -92,6 +99,9 @@ func freshnessOnce(b *testing.B, live time.Duration, tweak func(*sim.Config)) {
 	}
 	truth := w.ReadTruth(b)
 	msgs := slices.DeleteFunc(readStream(b, bd.stream(b)), func(m audit.Message) bool { return m.Published.Before(from) || m.Published.After(from.Add(period)) })
+	if os.Getenv("CALLBUS_BENCH_FRESH_LOG") == "debug" {
+		debugReport(b, c.stderr.String(), msgs, truth)
+	}
 	bound := reportCycles(b, begin, end, period)
 	reportDelays(b, audit.Delays(msgs, truth, func(t time.Time) time.Time { return t }), bound)
 }
@@ -201,4 +211,30 @@ func reportDelays(b *testing.B, delays map[event.Type][]time.Duration, bound map
 	}
 	slices.Sort(lines)
 	fmt.Printf("%s: detection delay:\n\n| event | resource | n | p50 | p99 | budget-bound interval | p99 ÷ bound |\n|---|---|---|---|---|---|---|\n%s\n\n", b.Name(), strings.Join(lines, "\n"))
+}
+
+// debugReport (CALLBUS_BENCH_FRESH_LOG=debug) writes the poller's debug log (a
+// line per request and per poll cycle) to a file and prints the slowest event
+// of each type with the time it was published, to find its cycle in the log.
+func debugReport(b *testing.B, log string, msgs []audit.Message, truth *audit.Truth) {
+	name := filepath.Join(os.TempDir(), "callbus-fresh-"+strings.ReplaceAll(b.Name(), "/", "-")+".log")
+	if err := os.WriteFile(name, []byte(log), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	fmt.Printf("%s: the poller's debug log: %s\n", b.Name(), name)
+	type slow struct {
+		d  time.Duration
+		at time.Time
+	}
+	worst := map[event.Type]slow{}
+	for _, m := range msgs {
+		for typ, ds := range audit.Delays([]audit.Message{m}, truth, func(t time.Time) time.Time { return t }) {
+			if len(ds) > 0 && ds[0] > worst[typ].d {
+				worst[typ] = slow{ds[0], m.Published}
+			}
+		}
+	}
+	for typ, w := range worst {
+		fmt.Printf("%s: slowest %s: %.1f s, published %s\n", b.Name(), typ, w.d.Seconds(), w.at.Format("15:04:05.000"))
+	}
 }

@@ -77,6 +77,7 @@ func (c *Client) do(ctx context.Context, r request) (response, error) {
 			permanent = true
 			return backoff.Permanent(err)
 		}
+		bo.now = attempt == 1 && out.retryAfter == 0 && retryAtOnce(out.status, idem, err)
 		return err
 	}
 	notify := func(err error, next time.Duration) {

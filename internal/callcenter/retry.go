@@ -1,6 +1,7 @@
 package callcenter
 
 import (
+	"errors"
 	"math/rand/v2"
 	"net/http"
 	"time"
@@ -23,7 +24,12 @@ import (
 //   - nothing else: other 4xx (400, 401, 403, 404, 422, 423) are permanent.
 //
 // The wait is exponential with jitter, never shorter than the response's
-// Retry-After; retries stop when the next wait would pass MaxElapsedTime (the
+// Retry-After; but the first failure of a read that is one response's fault (a
+// 500, 502 or 504 without Retry-After, or a cut body) is retried at once: a
+// lone fault of that kind says nothing of the server's load, and a poller
+// waiting half a second (then for a token, near the end of a window) brings
+// what the read carries that much later; a second failure starts the backoff.
+// The limiter still admits every attempt. Retries stop when the next wait would pass MaxElapsedTime (the
 // last error is returned, a 429 with its RetryAfter) or when ctx is done.
 type RetryPolicy struct {
 	// InitialInterval is the first wait (default 500ms).
@@ -70,6 +76,7 @@ type retryBackOff struct {
 	exp   *backoff.ExponentialBackOff
 	max   time.Duration // MaxElapsedTime; < 0: no retries
 	floor time.Duration // Retry-After of the last attempt, consumed by NextBackOff
+	now   bool          // retry the last attempt at once, consumed by NextBackOff
 }
 
 func newRetryBackOff(p RetryPolicy, c clock) *retryBackOff {
@@ -88,10 +95,13 @@ func newRetryBackOff(p RetryPolicy, c clock) *retryBackOff {
 // little jitter so that clients told the same time do not return together), or
 // backoff.Stop when that wait would pass MaxElapsedTime.
 func (b *retryBackOff) NextBackOff() time.Duration {
-	floor := b.floor
-	b.floor = 0
+	floor, now := b.floor, b.now
+	b.floor, b.now = 0, false
 	if b.max < 0 {
 		return backoff.Stop
+	}
+	if now && floor == 0 {
+		return 0
 	}
 	d := b.exp.NextBackOff()
 	if d == backoff.Stop {
@@ -107,7 +117,21 @@ func (b *retryBackOff) NextBackOff() time.Duration {
 }
 
 // Reset restarts the elapsed time.
-func (b *retryBackOff) Reset() { b.exp.Reset(); b.floor = 0 }
+func (b *retryBackOff) Reset() { b.exp.Reset(); b.floor, b.now = 0, false }
+
+// retryAtOnce reports whether the first failure of a request may be retried
+// without a wait: one response's fault (see RetryPolicy) of an idempotent
+// request. 503 and 429 say the server is busy, network errors and timeouts may
+// too: they wait.
+func retryAtOnce(status int, idem bool, err error) bool {
+	switch {
+	case !idem:
+		return false
+	case errors.Is(err, ErrMalformedResponse):
+		return true
+	}
+	return status == http.StatusInternalServerError || status == http.StatusBadGateway || status == http.StatusGatewayTimeout
+}
 
 // idempotent reports whether repeating a request with method cannot change the
 // outcome.

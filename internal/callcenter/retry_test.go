@@ -196,3 +196,43 @@ func TestNetworkErrors(t *testing.T) {
 		t.Errorf("refused post tried %d times, want retries", attempts)
 	}
 }
+
+// The first failure of a read that is one response's fault (500, 502, 504, a
+// cut body) is retried at once; a second one, 503 and 429 (the server busy) and
+// a Retry-After wait as before (virtual time: the gaps are exact).
+func TestRetryAtOnce(t *testing.T) {
+	ok, bad := step{200, okUser, nil}, step{200, `{"id": 1, "name": "u`, nil}
+	backoffMin := 250 * time.Millisecond // InitialInterval 500ms, jitter ±50%
+	for _, tc := range []struct {
+		name  string
+		steps []step
+		atMin []time.Duration // the least gap before each retry; 0: none at all
+	}{
+		{"500", []step{{500, "", nil}, ok}, []time.Duration{0}},
+		{"502 html", []step{{502, "<html></html>", []string{"Content-Type", "text/html"}}, ok}, []time.Duration{0}},
+		{"504", []step{{504, "", nil}, ok}, []time.Duration{0}},
+		{"cut body", []step{bad, ok}, []time.Duration{0}},
+		{"500 twice: the second waits", []step{{500, "", nil}, {500, "", nil}, ok}, []time.Duration{0, backoffMin}},
+		{"503 waits", []step{{503, "", nil}, ok}, []time.Duration{backoffMin}},
+		{"429 waits", []step{{429, "", nil}, ok}, []time.Duration{backoffMin}},
+		{"500 with Retry-After waits for it", []step{{500, "", []string{"Retry-After", "2"}}, ok}, []time.Duration{2 * time.Second}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newServer(t, newFakeClock(), scripted(tc.steps...))
+			c := newTestClient(t, s, WithRetryPolicy(RetryPolicy{InitialInterval: 500 * time.Millisecond}))
+			if _, err := c.GetUser(t.Context(), 1); err != nil {
+				t.Fatal(err)
+			}
+			reqs := s.requests()
+			if len(reqs) != len(tc.atMin)+1 {
+				t.Fatalf("%d requests, want %d", len(reqs), len(tc.atMin)+1)
+			}
+			for i, least := range tc.atMin {
+				gap := reqs[i+1].at.Sub(reqs[i].at)
+				if least == 0 && gap != 0 || gap < least {
+					t.Errorf("retry %d after %v, want %v", i+1, gap, map[bool]string{true: "at once", false: "at least " + least.String()}[least == 0])
+				}
+			}
+		})
+	}
+}

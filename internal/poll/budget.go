@@ -86,3 +86,57 @@ func give(d Demand, from, to time.Duration, left float64, window time.Duration) 
 	}
 	return time.Duration(cost / (have + left)), 0
 }
+
+// allocateKeeping returns intervals that spend at most use × budget requests per
+// window (0 < use <= 1), the rest kept free for retries and costs measured late.
+// When the budget has room beyond the targets, the part kept comes off every
+// interval shortened below its target alike: each such resource runs at the
+// same fraction k <= use of the rate Allocate(budget) gives it, never slower
+// than its target. Taking it all off the last resource shortened, as
+// Allocate(use × budget) does, would leave that one (users, by default) a whole
+// headroom's worth of requests behind its budget-bound interval while the
+// others keep theirs. When the shortened resources cannot give that much, or the
+// budget cannot even meet the targets, it is Allocate(use × budget): then the
+// budget is short and priority decides who waits.
+func allocateKeeping(budget, use float64, window time.Duration, ds []Demand) map[string]time.Duration {
+	want := use * budget
+	full := Allocate(budget, window, ds)
+	if budget <= 0 || use >= 1 {
+		return full
+	}
+	rate := func(d Demand, every time.Duration) float64 { return max(d.Cost, 1) * float64(window) / float64(every) }
+	short := map[string]bool{} // shortened below the target, not yet capped at it
+	for _, d := range ds {
+		short[d.Name] = full[d.Name] < d.Target
+	}
+	for range ds { // each round caps at least one more resource at its target, or ends
+		var fixed, free float64
+		for _, d := range ds {
+			if short[d.Name] {
+				free += rate(d, full[d.Name])
+			} else {
+				fixed += rate(d, full[d.Name])
+			}
+		}
+		if free == 0 || fixed >= want {
+			return Allocate(want, window, ds)
+		}
+		k := (want - fixed) / free // < 1: the rate every shortened resource keeps
+		out, capped := make(map[string]time.Duration, len(ds)), false
+		for _, d := range ds {
+			switch every := time.Duration(float64(full[d.Name]) / k); {
+			case !short[d.Name]:
+				out[d.Name] = full[d.Name]
+			case every >= d.Target:
+				short[d.Name], capped = false, true
+				full[d.Name] = d.Target
+			default:
+				out[d.Name] = every
+			}
+		}
+		if !capped {
+			return out
+		}
+	}
+	return Allocate(want, window, ds)
+}

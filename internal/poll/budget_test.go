@@ -113,13 +113,74 @@ func TestSpendable(t *testing.T) {
 		u    callcenter.Usage
 		want float64
 	}{
-		{callcenter.Usage{Budget: 80}, 80 * budgetHeadroom},
-		{callcenter.Usage{Budget: 80, Others: 30}, 50 * budgetHeadroom},
-		{callcenter.Usage{Budget: 80, Others: 500}, budgetHeadroom},
+		{callcenter.Usage{Budget: 80}, 80},
+		{callcenter.Usage{Budget: 80, Others: 30}, 50},
+		{callcenter.Usage{Budget: 80, Others: 500}, 1},
 		{callcenter.Usage{}, 0},
 	} {
 		if got := spendable(tc.u); got != tc.want {
 			t.Errorf("%+v: %.2f, want %.2f", tc.u, got, tc.want)
 		}
 	}
+}
+
+// The part of the budget kept free comes off every interval shortened below its
+// target alike, never stretching one past its target; when the budget is short,
+// it is Allocate's.
+func TestAllocateKeeping(t *testing.T) {
+	w := time.Minute
+	ds := []Demand{
+		{Name: "calls", Target: 5 * time.Second, Priority: 100, Cost: 1, Floor: 2 * time.Second},
+		{Name: "users", Target: 30 * time.Second, Priority: 80, Cost: 1, Floor: 2 * time.Second},
+		{Name: "metrics", Target: 30 * time.Second, Priority: 60, Cost: 1, Floor: 2 * time.Second},
+		{Name: "teams", Target: 300 * time.Second, Priority: 20, Cost: 1, Floor: 2 * time.Second},
+	}
+	for _, tc := range []struct {
+		name   string
+		budget float64
+		short  []string // shortened below their targets by Allocate(budget)
+	}{
+		{"50 a minute: calls at the floor and users between share the cut", 50, []string{"calls", "users"}},
+		{"200 a minute: every floor", 200, []string{"calls", "users", "metrics", "teams"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			full, got := Allocate(tc.budget, w, ds), allocateKeeping(tc.budget, 0.95, w, ds)
+			if s := spend(w, ds, got); s > 0.95*tc.budget+1e-6 || s < 0.95*tc.budget-1e-3 {
+				t.Errorf("spends %.3f per window, want 95%% of %.1f", s, tc.budget)
+			}
+			k := float64(full[tc.short[0]]) / float64(got[tc.short[0]])
+			for _, name := range tc.short {
+				if r := float64(full[name]) / float64(got[name]); r < k-1e-6 || r > k+1e-6 {
+					t.Errorf("%s runs at %.4f of its budget-bound rate, %s at %.4f: want alike", name, r, tc.short[0], k)
+				}
+			}
+			for _, d := range ds {
+				if got[d.Name] > d.Target {
+					t.Errorf("%s: %s, past its target %s", d.Name, got[d.Name], d.Target)
+				}
+			}
+		})
+	}
+	t.Run("a shortened interval the cut would take past its target stays at it", func(t *testing.T) {
+		// users just below its target, calls at the floor: users stops at 30 s and
+		// calls gives the rest.
+		budget := 30 + 2.1 + 2 + 0.2
+		got := allocateKeeping(budget, 0.95, w, ds)
+		if got["users"] != 30*time.Second {
+			t.Errorf("users %s, want its target 30s", got["users"])
+		}
+		if s := spend(w, ds, got); s > 0.95*budget+1e-6 {
+			t.Errorf("spends %.3f per window, want at most %.3f", s, 0.95*budget)
+		}
+	})
+	t.Run("short budget: Allocate's", func(t *testing.T) {
+		for _, b := range []float64{14, 0.5, 0} {
+			got, want := allocateKeeping(b, 0.95, w, ds), Allocate(0.95*b, w, ds)
+			for _, d := range ds {
+				if got[d.Name] != want[d.Name] {
+					t.Errorf("budget %v: %s %s, want %s", b, d.Name, got[d.Name], want[d.Name])
+				}
+			}
+		}
+	})
 }

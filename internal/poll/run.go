@@ -20,9 +20,10 @@ var ErrLostLease = errors.New("poller: lost the account's lease")
 // Run polls until ctx ends or the lease is lost (ErrLostLease). lease returns the
 // lease currently held (renewed by the caller); every commit is fenced by it.
 //
-// Scheduling: resources are due at their effective interval, recomputed after
-// every cycle from the rate budget (Allocate) and each resource's measured cost;
-// when several are due the one due longest runs first. Cycles run one at a time:
+// Scheduling (schedule.go): a resource is due its effective interval after its
+// last turn, the intervals recomputed after every cycle from the rate
+// budget (allocateKeeping) and each resource's measured cost, and applied at once
+// to every wait; when several are due the one due longest runs first. Cycles run one at a time:
 // the request budget, not concurrency, is the limit, and sequential cycles need no
 // locking between the calls and metrics diffs.
 func (p *Poller) Run(ctx context.Context, lease func() cursor.Lease) error {
@@ -37,13 +38,7 @@ func (p *Poller) Run(ctx context.Context, lease func() cursor.Lease) error {
 		}
 		return err
 	}
-	next := map[string]time.Time{}
-	cost := map[string]float64{}
-	for r := range p.cfg.Intervals {
-		next[r] = time.Time{} // due now
-		cost[r] = 1
-	}
-	order := p.resourcesByPriority()
+	sch := newSchedule(p.resourcesByPriority())
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -51,7 +46,7 @@ func (p *Poller) Run(ctx context.Context, lease func() cursor.Lease) error {
 		if err := p.beforeCycle(ctx); err != nil {
 			return err
 		}
-		res, wait := p.due(order, next)
+		res, wait := sch.due(time.Now())
 		if res == "" {
 			t := time.NewTimer(wait)
 			select {
@@ -70,12 +65,13 @@ func (p *Poller) Run(ctx context.Context, lease func() cursor.Lease) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		cost[res] = 0.7*cost[res] + 0.3*float64(max(used, 1))
-		eff := p.allocate(ctx, cost, usage)
-		next[res] = start.Add(eff[res])
+		sch.ran(res, start, used)
+		sch.setIntervals(p.allocate(ctx, sch.cost(), usage))
+		p.log.Debug().Str("resource", res).Dur("took", time.Since(start)).Int("requests", used).
+			Int("others", usage.Others).Dur("next_in", time.Until(sch.next(res))).Msg("poll cycle")
 		if err != nil {
 			p.log.Warn().Err(err).Str("resource", res).Msg("poll cycle failed; retrying")
-			next[res] = time.Now().Add(min(eff[res], 5*time.Second))
+			sch.failed(res, time.Now())
 		}
 	}
 }
@@ -119,27 +115,6 @@ func (p *Poller) cycle(ctx context.Context, res string) error {
 	return nil
 }
 
-// due returns the resource whose turn came first (earliest deadline first, so a
-// busy high-priority resource cannot starve the others; priority breaks ties and
-// acts through the intervals), or how long until the next one is due.
-func (p *Poller) due(order []string, next map[string]time.Time) (string, time.Duration) {
-	now := time.Now()
-	best, wait := "", time.Hour
-	for _, r := range order {
-		if next[r].After(now) {
-			wait = min(wait, next[r].Sub(now))
-			continue
-		}
-		if best == "" || next[r].Before(next[best]) {
-			best = r
-		}
-	}
-	if best != "" {
-		return best, 0
-	}
-	return "", wait
-}
-
 func (p *Poller) resourcesByPriority() []string {
 	var out []string
 	for r := range p.cfg.Intervals {
@@ -164,7 +139,7 @@ func (p *Poller) allocate(ctx context.Context, cost map[string]float64, u callce
 	for r, target := range p.cfg.Intervals {
 		ds = append(ds, Demand{Name: r, Target: target, Priority: p.cfg.Priorities[r], Cost: cost[r], Floor: p.cfg.IntervalFloor})
 	}
-	eff := Allocate(spendable(u), p.cfg.RateWindow, ds)
+	eff := allocateKeeping(spendable(u), budgetHeadroom, p.cfg.RateWindow, ds)
 	if u.Budget == 0 { // limit unknown yet: keep the targets, the limiter paces requests
 		for r, target := range p.cfg.Intervals {
 			eff[r] = target
@@ -180,12 +155,12 @@ func (p *Poller) allocate(ctx context.Context, cost map[string]float64, u callce
 }
 
 // budgetHeadroom is the part of the spendable budget the intervals are planned
-// to use: the rest absorbs retries, costs measured late and the server's rate
-// windows not lining up with the limiter's.
+// to use (allocateKeeping): the rest absorbs costs measured late, retries above
+// their mean and the server's rate windows not lining up with the limiter's.
 const budgetHeadroom = 0.95
 
-// spendable is the requests per rate window the intervals may plan to use: this
-// service's budget (its share of the account's limit) less what other
+// spendable is the requests per rate window the intervals share (budgetHeadroom
+// of it planned): this service's budget (its share of the account's limit) less what other
 // integrations were seen taking in the last window, since the limiter keeps the
 // reserve free whoever spends the rest; 0 while the limit is unknown. It never
 // exceeds the share, and falls as soon as X-RateLimit-Remaining shows others
@@ -195,5 +170,5 @@ func spendable(u callcenter.Usage) float64 {
 	if u.Budget <= 0 {
 		return 0
 	}
-	return budgetHeadroom * float64(max(u.Budget-u.Others, 1))
+	return float64(max(u.Budget-u.Others, 1))
 }
