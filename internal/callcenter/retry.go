@@ -29,8 +29,9 @@ import (
 // lone fault of that kind says nothing of the server's load, and a poller
 // waiting half a second (then for a token, near the end of a window) brings
 // what the read carries that much later; a second failure starts the backoff.
-// The limiter still admits every attempt. Retries stop when the next wait would pass MaxElapsedTime (the
-// last error is returned, a 429 with its RetryAfter) or when ctx is done.
+// The limiter still admits every attempt. Retries stop when the next wait would
+// pass MaxElapsedTime (the last error is returned, a 429 with its RetryAfter) or
+// when ctx is done.
 type RetryPolicy struct {
 	// InitialInterval is the first wait (default 500ms).
 	InitialInterval time.Duration

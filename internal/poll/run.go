@@ -21,11 +21,11 @@ var ErrLostLease = errors.New("poller: lost the account's lease")
 // lease currently held (renewed by the caller); every commit is fenced by it.
 //
 // Scheduling (schedule.go): a resource is due its effective interval after its
-// last turn, the intervals recomputed after every cycle from the rate
-// budget (allocateKeeping) and each resource's measured cost, and applied at once
-// to every wait; when several are due the one due longest runs first. Cycles run one at a time:
-// the request budget, not concurrency, is the limit, and sequential cycles need no
-// locking between the calls and metrics diffs.
+// last turn, the intervals recomputed after every cycle from the rate budget
+// (allocateKeeping) and each resource's measured cost, and applied at once to
+// every wait; when several are due the one due longest runs first. Cycles run
+// one at a time: the request budget, not concurrency, is the limit, and
+// sequential cycles need no locking between the calls and metrics diffs.
 func (p *Poller) Run(ctx context.Context, lease func() cursor.Lease) error {
 	p.lease, p.guard.lastOutboxID = lease, ""
 	err := p.loadEpoch(ctx)
@@ -67,12 +67,12 @@ func (p *Poller) Run(ctx context.Context, lease func() cursor.Lease) error {
 		}
 		sch.ran(res, start, used)
 		sch.setIntervals(p.allocate(ctx, sch.cost(), usage))
-		p.log.Debug().Str("resource", res).Dur("took", time.Since(start)).Int("requests", used).
-			Int("others", usage.Others).Dur("next_in", time.Until(sch.next(res))).Msg("poll cycle")
 		if err != nil {
 			p.log.Warn().Err(err).Str("resource", res).Msg("poll cycle failed; retrying")
 			sch.failed(res, time.Now())
 		}
+		p.log.Debug().Str("resource", res).Dur("took", time.Since(start)).Int("requests", used).
+			Int("others", usage.Others).Dur("next_in", time.Until(sch.next(res))).Msg("poll cycle")
 	}
 }
 
