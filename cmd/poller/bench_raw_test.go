@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/callbus/callbus/internal/cpumeter"
 	"github.com/callbus/callbus/internal/publish"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -55,7 +55,7 @@ func rawPublishRate(b testing.TB, nc *nats.Conn, size int) (float64, time.Durati
 	for i := range body {
 		body[i] = 'a' + byte(i%26)
 	}
-	start, cpu := time.Now(), selfCPU(b)
+	start, cpu := time.Now(), cpumeter.Process()
 	for i := range rawMessages {
 		msg := &nats.Msg{Subject: "rawbench.acme.call.created", Data: body, Header: nats.Header{}}
 		msg.Header.Set(jetstream.MsgIDHeader, "raw-"+strconv.Itoa(i))
@@ -70,7 +70,7 @@ func rawPublishRate(b testing.TB, nc *nats.Conn, size int) (float64, time.Durati
 	case <-time.After(2 * time.Minute):
 		b.Fatalf("raw publish: %d acknowledgements missing after 2 minutes", js.PublishAsyncPending())
 	}
-	elapsed, cpu := time.Since(start), selfCPU(b)-cpu
+	elapsed, cpu := time.Since(start), cpumeter.Process()-cpu
 	s, err := js.Stream(ctx, name)
 	if err != nil {
 		b.Fatal(err)
@@ -83,15 +83,6 @@ func rawPublishRate(b testing.TB, nc *nats.Conn, size int) (float64, time.Durati
 		b.Fatalf("raw publish: the stream holds %d messages, want %d", info.State.Msgs, rawMessages)
 	}
 	return rawMessages / elapsed.Seconds(), cpu / rawMessages
-}
-
-// selfCPU is the CPU time (user and system) this process has used so far.
-func selfCPU(b testing.TB) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatalf("getrusage: %v", err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // medianBodySize reads the sizes of every message of stream (an ordered consumer,

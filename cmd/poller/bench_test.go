@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/callbus/callbus/internal/audit"
+	"github.com/callbus/callbus/internal/cpumeter"
 	"github.com/callbus/callbus/internal/cursor"
 	"github.com/callbus/callbus/internal/event"
 	"github.com/callbus/callbus/internal/redistest"
@@ -90,7 +91,7 @@ func backlogOnce(b *testing.B, n int) {
 		b.Fatal(err)
 	}
 	redisBefore := redisCPU(b, rdb)
-	start, testCPU := time.Now(), selfCPU(b)
+	start, testCPU := time.Now(), cpumeter.Process()
 	c := startPoller(b, env)
 	profiled := saveProfiles(b, addr)
 	memory := sampleMemory(b, c.cmd.Process.Pid, addr)
@@ -100,7 +101,7 @@ func backlogOnce(b *testing.B, n int) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	elapsed, testCPU := time.Since(start), selfCPU(b)-testCPU
+	elapsed, testCPU := time.Since(start), cpumeter.Process()-testCPU
 	profiled()
 	if err := c.terminate(60 * time.Second); err != nil {
 		b.Fatalf("poller: %v", err)

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"os"
 	"testing"
+
+	"github.com/callbus/callbus/internal/cpumeter"
 )
 
 // Micro-benchmarks of list decoding, the poller's largest share of CPU in the
@@ -33,7 +35,7 @@ func BenchmarkDecodeCallsPage(b *testing.B) {
 	page := benchPage(b, "call", "calls")
 	b.SetBytes(int64(len(page)))
 	b.ReportAllocs()
-	defer cpuMeter(b)()
+	defer cpumeter.PerOp(b)()
 	for b.Loop() {
 		env, err := decodeList[Call](page, "calls")
 		if err != nil || len(env.items) != 100 {
@@ -48,7 +50,7 @@ func BenchmarkDecodeCallsPageWithoutRaw(b *testing.B) {
 	page := benchPage(b, "call", "calls")
 	b.SetBytes(int64(len(page)))
 	b.ReportAllocs()
-	defer cpuMeter(b)()
+	defer cpumeter.PerOp(b)()
 	for b.Loop() {
 		env, err := decodeListRaw[Call](page, "calls", false)
 		if err != nil || len(env.items) != 100 {
@@ -61,7 +63,7 @@ func BenchmarkDecodeMetricsPage(b *testing.B) {
 	page := benchPage(b, "call_metric", "call_metrics")
 	b.SetBytes(int64(len(page)))
 	b.ReportAllocs()
-	defer cpuMeter(b)()
+	defer cpumeter.PerOp(b)()
 	for b.Loop() {
 		env, err := decodeList[CallMetric](page, "call_metrics")
 		if err != nil || len(env.items) != 100 {
@@ -74,7 +76,7 @@ func BenchmarkDecodeScan(b *testing.B) {
 	page := benchPage(b, "call", "calls")
 	b.SetBytes(int64(len(page)))
 	b.ReportAllocs()
-	defer cpuMeter(b)()
+	defer cpumeter.PerOp(b)()
 	for b.Loop() {
 		if !json.Valid(page) {
 			b.Fatal("invalid")
@@ -91,7 +93,7 @@ func BenchmarkDecodeCall(b *testing.B) {
 	}
 	b.SetBytes(int64(len(one)))
 	b.ReportAllocs()
-	defer cpuMeter(b)()
+	defer cpumeter.PerOp(b)()
 	for b.Loop() {
 		var c Call
 		if err := json.Unmarshal(one, &c); err != nil || c.ID == 0 {

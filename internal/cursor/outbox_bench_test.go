@@ -2,10 +2,10 @@ package cursor
 
 import (
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/callbus/callbus/internal/cpumeter"
 	"github.com/callbus/callbus/internal/event"
 )
 
@@ -58,7 +58,7 @@ func benchReadOutbox(b *testing.B, n int, traced, cached bool) {
 	mustCommit(b, e.store, l, bt)
 	ctx := b.Context()
 	b.ReportAllocs()
-	cpu0 := processCPU(b)
+	cpu0 := cpumeter.Process() // the client's, not the redis-server's
 	for b.Loop() {
 		recs, err := e.store.ReadOutbox(ctx, after, n)
 		if err != nil || len(recs) != n {
@@ -66,16 +66,5 @@ func benchReadOutbox(b *testing.B, n int, traced, cached bool) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/entry")
-	b.ReportMetric(float64(processCPU(b)-cpu0)/float64(b.N*n), "cpu-ns/entry")
-}
-
-// processCPU is the CPU time this process has used (user and system), in
-// nanoseconds: the client's part of a benchmark, without the redis-server's, which
-// runs in a process of its own.
-func processCPU(b *testing.B) int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
+	b.ReportMetric(float64(cpumeter.Process()-cpu0)/float64(b.N*n), "cpu-ns/entry")
 }

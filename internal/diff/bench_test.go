@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/callbus/callbus/internal/callcenter"
+	"github.com/callbus/callbus/internal/cpumeter"
 )
 
 // benchCall is an ended call as the simulator's backlog serves it: assignment,
@@ -25,7 +26,7 @@ func BenchmarkCallDiff(b *testing.B) {
 	seen := c.UpdatedTime.Add(time.Second)
 	b.Run("new", func(b *testing.B) {
 		b.ReportAllocs()
-		defer cpuMeter(b)()
+		defer cpumeter.PerOp(b)()
 		for b.Loop() {
 			if _, err := Call(Scope{Account: "acme", Epoch: "e1"}, nil, c, seen); err != nil {
 				b.Fatal(err)
@@ -38,7 +39,7 @@ func BenchmarkCallDiff(b *testing.B) {
 	}
 	b.Run("unchanged", func(b *testing.B) {
 		b.ReportAllocs()
-		defer cpuMeter(b)()
+		defer cpumeter.PerOp(b)()
 		for b.Loop() {
 			r, err := Call(Scope{Account: "acme", Epoch: "e1"}, first.Snap, c, seen)
 			if err != nil || r.Changed {
@@ -49,7 +50,7 @@ func BenchmarkCallDiff(b *testing.B) {
 	})
 	b.Run("state", func(b *testing.B) {
 		b.ReportAllocs()
-		defer cpuMeter(b)()
+		defer cpumeter.PerOp(b)()
 		for b.Loop() {
 			if _, err := CallStateOf(first.Snap); err != nil {
 				b.Fatal(err)
@@ -68,7 +69,7 @@ func BenchmarkMetricDiff(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
-	defer cpuMeter(b)()
+	defer cpumeter.PerOp(b)()
 	for b.Loop() {
 		r, err := Metric(Scope{Account: "acme"}, first.Snap, m, st)
 		if err != nil || r.Changed {

@@ -1,9 +1,10 @@
 package publish
 
 import (
-	"syscall"
 	"testing"
+	"time"
 
+	"github.com/callbus/callbus/internal/cpumeter"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rs/zerolog"
 )
@@ -35,14 +36,14 @@ func BenchmarkRelayBatch(b *testing.B) {
 	ctx := b.Context()
 	fl := &flight{}
 	b.ReportAllocs()
-	n, cpu := 0, int64(0)
+	n, cpu := 0, time.Duration(0)
 	for b.Loop() {
 		b.StopTimer()
 		for range events / commit {
 			bd.commitBodies(b, bodies...)
 		}
 		b.StartTimer()
-		cpu0 := processCPU(b)
+		cpu0 := cpumeter.Process() // the relay's, the in-process NATS server's and the Redis client's
 		for {
 			k, err := r.step(ctx, fl)
 			if err != nil {
@@ -52,7 +53,7 @@ func BenchmarkRelayBatch(b *testing.B) {
 				break
 			}
 		}
-		cpu += processCPU(b) - cpu0
+		cpu += cpumeter.Process() - cpu0
 		n += events
 	}
 	if l := bd.outboxLen(b); l != 0 {
@@ -60,15 +61,4 @@ func BenchmarkRelayBatch(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/event")
 	b.ReportMetric(float64(cpu)/float64(n), "cpu-ns/event")
-}
-
-// processCPU is the CPU time this process has used (user and system), in
-// nanoseconds: the relay's, the in-process NATS server's, and the Redis client's,
-// not the redis-server's.
-func processCPU(b *testing.B) int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
 }
