@@ -89,13 +89,8 @@ func TestOutboxCacheReadsAsRedis(t *testing.T) {
 // that chained on its predecessor come from memory, the first commit's do not (it
 // learned no predecessor), nor does a position the cache has dropped.
 func TestOutboxCacheServesFromMemory(t *testing.T) {
-	e := newEnv(t, WithOutboxCache(4))
+	e, _, second := chainedCommits(t, 4, 6)
 	ctx := ctxT(t)
-	l := mustAcquire(t, e.store, "a", time.Minute)
-	first := mustCommit(t, e.store, l, fullBatch(2))
-	b := fullBatch(6)
-	b.OutboxSeen = first.StreamIDs[1]
-	second := mustCommit(t, e.store, l, b)
 	if _, ok := e.store.recent.start(""); ok {
 		t.Error("a read from the head is served from memory")
 	}
@@ -128,13 +123,8 @@ func TestOutboxCacheServesFromMemory(t *testing.T) {
 // them. A commit refused for it, or any failed commit, and a new lease term
 // forget the run too.
 func TestOutboxCacheLosesWhatRedisLost(t *testing.T) {
-	e := newEnv(t, WithOutboxCache(100))
+	e, l, second := chainedCommits(t, 100, 4)
 	ctx := ctxT(t)
-	l := mustAcquire(t, e.store, "a", time.Minute)
-	first := mustCommit(t, e.store, l, fullBatch(2))
-	b := fullBatch(4)
-	b.OutboxSeen = first.StreamIDs[1]
-	second := mustCommit(t, e.store, l, b)
 	// Redis comes back holding the outbox up to the second commit's 2nd entry.
 	lost := func() {
 		t.Helper()
@@ -164,7 +154,7 @@ func TestOutboxCacheLosesWhatRedisLost(t *testing.T) {
 	}
 
 	// A commit refused because Redis went back in time forgets the run.
-	b = fullBatch(2)
+	b := fullBatch(2)
 	b.OutboxSeen = second.StreamIDs[1] // what Redis kept: accepted, and a run again
 	third := mustCommit(t, e.store, l, b)
 	if _, ok := e.store.recent.start(second.StreamIDs[1]); !ok {
@@ -188,6 +178,19 @@ func TestOutboxCacheLosesWhatRedisLost(t *testing.T) {
 	if _, ok := e.store.recent.start(third.StreamIDs[1]); ok {
 		t.Error("the run is still there after the lease was acquired again")
 	}
+}
+
+// chainedCommits commits 2 events, then n more chained on them (OutboxSeen), into a
+// store with a cache of size entries, and returns the store's env, its lease and
+// the second commit's result: its entries are the cache's run.
+func chainedCommits(t *testing.T, size, n int) (env, Lease, CommitResult) {
+	t.Helper()
+	e := newEnv(t, WithOutboxCache(size))
+	l := mustAcquire(t, e.store, "a", time.Minute)
+	first := mustCommit(t, e.store, l, fullBatch(2))
+	b := fullBatch(n)
+	b.OutboxSeen = first.StreamIDs[1]
+	return e, l, mustCommit(t, e.store, l, b)
 }
 
 func TestWithOutboxCacheRefusesNoRoom(t *testing.T) {

@@ -68,16 +68,21 @@ func TestAllocate(t *testing.T) {
 	})
 }
 
-// With a floor, the budget beyond the targets buys freshness in priority order,
-// and less budget (other clients taking more) stretches the intervals back.
-func TestAllocateFloor(t *testing.T) {
-	w := time.Minute
-	ds := []Demand{
+// floorDemands are four resources of one request a cycle, each with a floor of 2 s.
+func floorDemands() []Demand {
+	return []Demand{
 		{Name: "calls", Target: 5 * time.Second, Priority: 100, Cost: 1, Floor: 2 * time.Second},
 		{Name: "users", Target: 30 * time.Second, Priority: 80, Cost: 1, Floor: 2 * time.Second},
 		{Name: "metrics", Target: 30 * time.Second, Priority: 60, Cost: 1, Floor: 2 * time.Second},
 		{Name: "teams", Target: 300 * time.Second, Priority: 20, Cost: 1, Floor: 2 * time.Second},
 	}
+}
+
+// With a floor, the budget beyond the targets buys freshness in priority order,
+// and less budget (other clients taking more) stretches the intervals back.
+func TestAllocateFloor(t *testing.T) {
+	w := time.Minute
+	ds := floorDemands()
 	for _, tc := range []struct {
 		name   string
 		budget float64
@@ -129,12 +134,7 @@ func TestSpendable(t *testing.T) {
 // it is Allocate's.
 func TestAllocateKeeping(t *testing.T) {
 	w := time.Minute
-	ds := []Demand{
-		{Name: "calls", Target: 5 * time.Second, Priority: 100, Cost: 1, Floor: 2 * time.Second},
-		{Name: "users", Target: 30 * time.Second, Priority: 80, Cost: 1, Floor: 2 * time.Second},
-		{Name: "metrics", Target: 30 * time.Second, Priority: 60, Cost: 1, Floor: 2 * time.Second},
-		{Name: "teams", Target: 300 * time.Second, Priority: 20, Cost: 1, Floor: 2 * time.Second},
-	}
+	ds := floorDemands()
 	for _, tc := range []struct {
 		name   string
 		budget float64
