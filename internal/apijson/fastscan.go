@@ -213,18 +213,7 @@ func (d *Decoder) fastMembers(st *objectState, fields []Field) error {
 			next = i + 1
 			continue
 		}
-		i, a, err := d.field(fields, next)
-		if err != nil {
-			return err
-		}
-		if i < 0 {
-			if err := d.Skip(); err != nil {
-				return err
-			}
-			continue
-		}
-		next = i + 1
-		if err := d.decodeField(st, fields, i, a); err != nil {
+		if err := d.member(st, fields, &next); err != nil {
 			return err
 		}
 	}

@@ -89,18 +89,7 @@ func (d *Decoder) Object(what string, fields ...Field) error {
 		if k == '}' {
 			break
 		}
-		i, a, err := d.field(fields, next)
-		if err != nil {
-			return err
-		}
-		if i < 0 {
-			if err := d.Skip(); err != nil {
-				return err
-			}
-			continue
-		}
-		next = i + 1
-		if err := d.decodeField(&st, fields, i, a); err != nil {
+		if err := d.member(&st, fields, &next); err != nil {
 			return err
 		}
 	}
@@ -161,6 +150,21 @@ func lookup(fields []Field, next int, name []byte) (int, int) {
 		i++
 	}
 	return -1, 0
+}
+
+// member reads the next member of an object by its name (fields from next on
+// looked at first; next moves past the one found) and decodes its value into st;
+// a member of no field is skipped.
+func (d *Decoder) member(st *objectState, fields []Field, next *int) error {
+	i, a, err := d.field(fields, *next)
+	if err != nil {
+		return err
+	}
+	if i < 0 {
+		return d.Skip()
+	}
+	*next = i + 1
+	return d.decodeField(st, fields, i, a)
 }
 
 // decodeField decodes the value of fields[i] (spelling a); it returns only a
