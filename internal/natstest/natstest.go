@@ -41,8 +41,10 @@ func (s *Server) start(t testing.TB) {
 		t.Fatalf("nats-server: %v", err)
 	}
 	go ns.Start()
-	if !ns.ReadyForConnections(10 * time.Second) {
-		t.Fatalf("nats-server not ready")
+	// Usually milliseconds; a node of a cluster (re)started while a race-enabled
+	// suite loads both cores once took over 10 s.
+	if !ns.ReadyForConnections(30 * time.Second) {
+		t.Fatalf("nats-server not ready after 30s")
 	}
 	s.Server = ns
 	// Keep the port so Restart comes back on the same address for reconnecting clients.

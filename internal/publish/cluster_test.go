@@ -27,11 +27,17 @@ func TestRelayOnAnR3StreamAcrossANodeKill(t *testing.T) {
 	c.KillNode(leader) // the stream's leader: the stream elects another
 	b.commit(t, 40)
 	r.Wake()
-	simtest.WaitFor(t, 60*time.Second, "outbox drained with the leader node down", func() bool { return b.outboxLen(t) == 0 })
+	// Usually a few seconds. But a publish the dying leader never answered, while
+	// later ones reached the new leader, makes the relay withdraw those and send
+	// them again once the stream's duplicate window (2 minutes here) has forgotten
+	// their ids (see the README's Operations notes): on a loaded machine that
+	// happened in 1 to 4 runs of 20, before and after issue 13's changes alike.
+	drained := 3 * time.Minute
+	simtest.WaitFor(t, drained, "outbox drained with the leader node down", func() bool { return b.outboxLen(t) == 0 })
 	c.RestartNode(t, leader)
 	b.commit(t, 20)
 	r.Wake()
-	simtest.WaitFor(t, 60*time.Second, "outbox drained after the node rejoined", func() bool { return b.outboxLen(t) == 0 })
+	simtest.WaitFor(t, drained, "outbox drained after the node rejoined", func() bool { return b.outboxLen(t) == 0 })
 	checkInOrder(t, streamMsgs(t, b.stream), 100)
 	if d := r.Stats.Duplicates.Load(); d != 0 {
 		t.Logf("the stream deduplicated %d retried publishes (Nats-Msg-Id)", d)
