@@ -70,7 +70,7 @@ func (b Batch) Items() int {
 // not have been applied, and the caller should re-read state before going on
 // (a retry of the same batch would append its events twice; the event ids make
 // that harmless downstream, but the caller should know).
-func (s *Store) Commit(ctx context.Context, l Lease, b Batch) (CommitResult, error) {
+func (s *Store) Commit(ctx context.Context, l Lease, b Batch) (res CommitResult, err error) {
 	n := b.Items()
 	if n == 0 {
 		return CommitResult{}, nil
@@ -82,14 +82,11 @@ func (s *Store) Commit(ctx context.Context, l Lease, b Batch) (CommitResult, err
 	if err != nil {
 		return CommitResult{}, fmt.Errorf("cursor commit: %w", err)
 	}
-	var cached func(prev string, events []OutboxEntry, ids []string)
+	prev := "" // the outbox's last id before the batch's entries, as the script read it
 	if s.recent != nil && len(b.Events) > 0 {
-		cached = s.recent.begin(ctx)
-		defer func() {
-			if cached != nil { // failed
-				cached("", nil, nil)
-			}
-		}()
+		end := s.recent.begin(ctx)
+		// A commit that failed hands over no stream ids (or not all): the run ends.
+		defer func() { end(prev, b.Events, res.StreamIDs) }()
 	}
 	v, err := commitScript.Run(ctx, s.rdb, keys, args...).Result()
 	if err != nil {
@@ -102,18 +99,14 @@ func (s *Store) Commit(ctx context.Context, l Lease, b Batch) (CommitResult, err
 	if ok, _ := elem[int64](r, 0); ok != 1 {
 		return CommitResult{}, fmt.Errorf("cursor commit: %w", refusal(r))
 	}
-	prev, _ := elem[string](r, 1)
-	res := CommitResult{StreamIDs: make([]string, 0, len(b.Events))}
+	prev, _ = elem[string](r, 1)
+	res = CommitResult{StreamIDs: make([]string, 0, len(b.Events))}
 	for i := 2; i < len(r); i++ {
 		id, ok := r[i].(string)
 		if !ok {
 			return res, fmt.Errorf("cursor commit: unexpected stream id %T %v", r[i], r[i])
 		}
 		res.StreamIDs = append(res.StreamIDs, id)
-	}
-	if cached != nil {
-		cached(prev, b.Events, res.StreamIDs)
-		cached = nil
 	}
 	return res, nil
 }

@@ -28,11 +28,9 @@ func (s *Store) Acquire(ctx context.Context, holder string, ttl time.Duration) (
 	if err := checkLeaseArgs(holder, ttl); err != nil {
 		return Lease{}, fmt.Errorf("cursor acquire: %w", err)
 	}
-	if s.recent != nil {
-		// A new term: another may have written meanwhile, or Redis lost what this
-		// store's last term committed.
-		s.recent.forget()
-	}
+	// A new term: another may have written meanwhile, or Redis lost what this
+	// store's last term committed.
+	s.recent.forget()
 	v, err := acquireScript.Run(ctx, s.rdb, []string{s.k.lease, s.k.seq, s.k.fence}, holder, ttl.Milliseconds()).Result()
 	if err != nil {
 		return Lease{}, fmt.Errorf("cursor acquire: %w", err)
@@ -74,9 +72,7 @@ func (s *Store) Renew(ctx context.Context, l Lease) error {
 // replica can take over without waiting for the TTL. It is idempotent: a lease
 // that expired or passed to another holder is left alone and Release returns nil.
 func (s *Store) Release(ctx context.Context, l Lease) error {
-	if s.recent != nil {
-		s.recent.forget() // keeps no body while another leads
-	}
+	s.recent.forget() // keeps no body while another leads
 	if err := releaseScript.Run(ctx, s.rdb, []string{s.k.lease}, l.Holder, l.Token).Err(); err != nil {
 		return fmt.Errorf("cursor release: %w", err)
 	}

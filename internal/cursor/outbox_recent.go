@@ -109,7 +109,7 @@ func (c *recent) waitRoom(ctx context.Context) {
 }
 
 // add records that a commit appended events, given stream ids ids, right after
-// the outbox entry prev. A commit that failed (no events), even one refused
+// the outbox entry prev. A commit that failed (not an id for each event), even one refused
 // because Redis lost writes, or that did not learn prev ends the run: what it
 // holds may be gone from Redis, or something unknown may follow it.
 func (c *recent) add(prev string, events []OutboxEntry, ids []string) {
@@ -222,10 +222,13 @@ func (c *recent) drop(n int) {
 	}
 }
 
-// forget is reset for callers without the lock: when the lease changes hands
+// forget is reset for callers without the lock, on a nil cache too: when the lease changes hands
 // (another term may have written, or Redis lost what this one wrote) and when
 // Redis was found without what the run holds.
 func (c *recent) forget() {
+	if c == nil { // a store without the cache
+		return
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.reset()
