@@ -15,8 +15,8 @@ build:
 # then run the demo. DEMO_FLAGS, e.g. DEMO_FLAGS='--speed 60', go to `poller demo`.
 DEMO_FLAGS ?=
 demo:
-	@echo "== building bin/poller (the first build takes 2-5 minutes on a 2-core machine, later ones seconds)"
-	$(GO) build -o bin/poller ./cmd/poller
+	@echo "== building bin/ (the first build takes 2-5 minutes on a 2-core machine, later ones seconds)"
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/ ./cmd/...
 	@echo "== bin/poller demo $(DEMO_FLAGS)  (Ctrl-C to stop)"
 	@bin/poller demo $(DEMO_FLAGS)
 
@@ -34,14 +34,21 @@ fmt-check:
 # CALLBUS_REQUIRE_INTEGRATION=1 (CI) makes every such skip a failure.
 # The status page's screenshot is kept as bin/status-status.png, the dashboard's
 # preview (its panels over a real Prometheus) as bin/grafana-dashboard.png.
+# go mod download first: a test builds the consumer example as a module of its own
+# with GOPROXY=off, from the module cache this fills. Progress is printed per package
+# as each one ends (gotestsum, from the Go module proxy on first use).
 SKIP_REPORT := $(CURDIR)/bin/skipped-tests.txt
+GOTESTSUM ?= $(GO) run gotest.tools/gotestsum@v1.13.0
 test: fmt-check vet
+	@echo "== make test: about 10-12 minutes on a 2-core machine (cmd/poller's end-to-end tests are most of it)"
 	@mkdir -p bin && rm -f $(SKIP_REPORT)
+	@$(GO) mod download
 	@if command -v node >/dev/null && command -v npm >/dev/null; then $(MAKE) --no-print-directory asyncapi || exit 1; \
 	elif [ "$$CALLBUS_REQUIRE_INTEGRATION" = 1 ]; then echo "node or npm not found, and CALLBUS_REQUIRE_INTEGRATION=1"; exit 1; \
 	else echo "asyncapi: node or npm not found (install Node.js 20+): the AsyncAPI document was not parsed" >>$(SKIP_REPORT); fi
-	@echo "$(GO) test -race -count=1 -timeout 30m $(PKGS)"; status=0; \
-	CALLBUS_SKIP_REPORT=$(SKIP_REPORT) CALLBUS_STATUS_SCREENSHOT=$(CURDIR)/bin/status CALLBUS_DASHBOARD_SCREENSHOT=$(CURDIR)/bin/grafana $(GO) test -race -count=1 -timeout 30m $(PKGS) || status=$$?; \
+	@echo "$(GO) test -race -count=1 -timeout 30m $(PKGS)  (a line per package as it ends)"; status=0; \
+	CALLBUS_SKIP_REPORT=$(SKIP_REPORT) CALLBUS_STATUS_SCREENSHOT=$(CURDIR)/bin/status CALLBUS_DASHBOARD_SCREENSHOT=$(CURDIR)/bin/grafana \
+		$(GOTESTSUM) --format pkgname-and-test-fails --format-hide-empty-pkg -- -race -count=1 -timeout 30m $(PKGS) || status=$$?; \
 	if [ -s $(SKIP_REPORT) ]; then echo "SKIPPED, not tested on this machine:"; sed 's/^/  /' $(SKIP_REPORT); \
 		if [ "$$CALLBUS_REQUIRE_INTEGRATION" = 1 ]; then status=1; fi; fi; \
 	exit $$status
