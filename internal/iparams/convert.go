@@ -52,7 +52,15 @@ func (p Param) convert(in any) (any, string) {
 	case Multiselect:
 		return toList(in)
 	case Number:
-		return toNumber(in)
+		v, msg := toNumber(in)
+		if msg != "" {
+			if p.allowed() != "" { // the range says more than the digits
+				msg = "must be an integer"
+			}
+			// A number is never secure (only free text can be), so the input is quoted.
+			msg = fmt.Sprintf("%s%s, not %s", msg, p.allowed(), quoteInput(in))
+		}
+		return v, msg
 	}
 	s, ok := in.(string)
 	if !ok {
@@ -136,10 +144,10 @@ func (p Param) check(v any) []string {
 		texts = v
 	case int64:
 		if p.Min != nil && v < *p.Min {
-			msgs = append(msgs, fmt.Sprintf("must be at least %d", *p.Min))
+			msgs = append(msgs, fmt.Sprintf("must be at least %d%s, not %d", *p.Min, p.allowed(), v))
 		}
 		if p.Max != nil && v > *p.Max {
-			msgs = append(msgs, fmt.Sprintf("must be at most %d", *p.Max))
+			msgs = append(msgs, fmt.Sprintf("must be at most %d%s, not %d", *p.Max, p.allowed(), v))
 		}
 		texts = []string{strconv.FormatInt(v, 10)}
 	case bool:
@@ -274,4 +282,26 @@ func parseDefault(p Param, raw json.RawMessage, c collector) any {
 		c.add(p.Key, attr, "%s", m)
 	}
 	return v
+}
+
+// allowed gives a number's range for a message, " (allowed: 1 to 3600)", when both
+// bounds are declared (with one, the message's own bound says it all).
+func (p Param) allowed() string {
+	if p.Min == nil || p.Max == nil {
+		return ""
+	}
+	return fmt.Sprintf(" (allowed: %d to %d)", *p.Min, *p.Max)
+}
+
+// quoteInput shows a refused input as it was given: a string quoted, anything else
+// as JSON would write it.
+func quoteInput(in any) string {
+	if s, ok := in.(string); ok {
+		return strconv.Quote(s)
+	}
+	b, err := json.Marshal(in)
+	if err != nil {
+		return fmt.Sprintf("%v", in)
+	}
+	return string(b)
 }

@@ -58,6 +58,9 @@ func TestValueRules(t *testing.T) {
 		{"number float64 fraction", `"type": "number"`, 3.5, nil, "integer"},
 		{"number boolean", `"type": "number"`, true, nil, "integer"},
 		{"number below min", `"type": "number", "type_attributes": {"min": 1, "max": 5}`, "0", nil, "at least 1"},
+		{"number below min, range and value", `"type": "number", "type_attributes": {"min": 1, "max": 5}`, "0", nil, "must be at least 1 (allowed: 1 to 5), not 0"},
+		{"number word, range and value", `"type": "number", "type_attributes": {"min": 1, "max": 5}`, "abc", nil, `must be an integer (allowed: 1 to 5), not "abc"`},
+		{"number word, value", `"type": "number"`, "abc", nil, `must be an integer of at most 10 digits, not "abc"`},
 		{"number above max", `"type": "number", "type_attributes": {"min": 1, "max": 5}`, "6", nil, "at most 5"},
 		{"number at the bounds", `"type": "number", "type_attributes": {"min": 1, "max": 5}`, "5", int64(5), ""},
 		{"phone", `"type": "phone_number"`, "+1 (415) 555-0100", "+1 (415) 555-0100", ""},
@@ -146,7 +149,7 @@ func TestValidateReportsEveryProblem(t *testing.T) {
 	if !errors.As(err, &ps) {
 		t.Fatalf("error %v is not Problems", err)
 	}
-	want := []string{"a: required", "n: must be at most 3", "n: odd only",
+	want := []string{"a: required", "n: must be at most 3, not 4", "n: odd only",
 		"k: must be one word: no spaces or control characters",
 		"b: " + ErrUnknownKey.Error(), "zz: " + ErrUnknownKey.Error()}
 	var got []string
