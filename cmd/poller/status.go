@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/callbus/callbus/internal/service"
@@ -38,7 +40,12 @@ func runStatus(ctx context.Context, args []string, getenv func(string) string, s
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return fmt.Errorf("status: %w", err)
+		if errors.Is(err, syscall.ECONNREFUSED) {
+			return fmt.Errorf("status: no poller answers at %s (connection refused): start one with `poller run`, "+
+				"or give the address of its http_addr with --addr or CALLBUS_HTTP_ADDR", host)
+		}
+		return fmt.Errorf("status: no answer from a poller at %s (%w): check the address (--addr, CALLBUS_HTTP_ADDR) "+
+			"and that the poller's http_addr is reachable from here", host, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {

@@ -44,8 +44,9 @@ func TestStatusCommand(t *testing.T) {
 	if strings.Contains(text, procKey) {
 		t.Error("the API key appears in poller status")
 	}
-	err := run(t.Context(), []string{"status", "--addr", simtest.FreeAddr(t)}, env(nil), &out, &errOut)
-	if err == nil || !strings.Contains(err.Error(), "status") {
-		t.Errorf("status of nothing listening: %v, want an error", err)
+	free := simtest.FreeAddr(t)
+	err := run(t.Context(), []string{"status", "--addr", free}, env(nil), &out, &errOut)
+	if err == nil || !strings.Contains(err.Error(), "no poller answers at "+free) || !strings.Contains(err.Error(), "poller run") {
+		t.Errorf("status of nothing listening: %v, want an error saying no poller answers there", err)
 	}
 }
