@@ -18,7 +18,7 @@ func runBackfill(ctx context.Context, args []string, getenv func(string) string,
 	fs := newFlags("backfill", "usage: poller backfill --since D|T [--until D|T] [--resources calls,call_metrics,users,teams] [flags]\n\n"+
 		"Announces the account's history through the account export: the same events and ids as live polling,\n"+
 		"marked callbushistory. Resumable: run it again after a crash.\n", stderr)
-	file := fs.String("config", "", "JSON values file (see `poller config docs`)")
+	file := fs.String("config", "", "JSON values `FILE`, as the setup page saves it (see poller config docs)")
 	since := fs.String("since", "", "oldest calls to announce: a date (2024-01-31) or date-time (RFC 3339); required")
 	until := fs.String("until", "", "newest calls to announce (default: now)")
 	resources := fs.String("resources", "calls,call_metrics", "what to backfill: calls, call_metrics, users, teams (comma-separated)")

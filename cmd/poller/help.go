@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strings"
 )
 
 // errHelp is returned by a command whose arguments asked for its usage (-h,
@@ -102,9 +101,3 @@ commands:
   version              print the version
   help                 print this text
 `
-
-// commandList is the usage's list of commands, for the usage of `poller run`.
-func commandList() string {
-	_, list, _ := strings.Cut(usage, "commands:\n")
-	return "commands:\n" + list
-}

@@ -19,8 +19,10 @@ func TestHelp(t *testing.T) {
 		{[]string{"help"}, commands},
 		{[]string{"-h"}, commands},
 		{[]string{"--help"}, commands},
-		{[]string{"run", "--help"}, append([]string{"flags:", "-config FILE"}, commands...)},
-		{[]string{"--config", "x.json", "-h"}, append([]string{"-config FILE"}, commands...)},
+		{[]string{"run", "--help"}, []string{"usage: poller [run]", "flags:", "-config FILE", "`poller help`"}},
+		{[]string{"--config", "x.json", "-h"}, []string{"usage: poller [run]", "-config FILE"}},
+		{[]string{"backfill", "--help"}, []string{"usage: poller backfill", "-config FILE", "-since"}},
+		{[]string{"status", "--help"}, []string{"usage: poller status", "-addr"}},
 		{[]string{"demo", "--help"}, []string{"usage: poller demo", "simulated time", "-speed", "-duration"}},
 		{[]string{"demo", "-h"}, []string{"usage: poller demo"}},
 		{[]string{"config", "--help"}, []string{"validate", "docs", "schema"}},
@@ -44,6 +46,18 @@ func TestHelp(t *testing.T) {
 		}
 		if errOut.Len() > 0 {
 			t.Errorf("%v: stderr %q", tt.args, errOut.String())
+		}
+		if len(tt.args) > 0 && tt.args[0] == "run" && strings.Contains(out.String(), "\ncommands:\n") {
+			t.Errorf("%v: repeats the list of commands:\n%s", tt.args, out.String())
+		}
+		for _, line := range strings.Split(out.String(), "\n") {
+			// A flag's line is "  -name PLACEHOLDER": a back-quoted phrase in its usage
+			// text that is not a placeholder garbles it into several words.
+			// (A one-letter flag's usage follows a tab on the same line.)
+			flagPart, _, _ := strings.Cut(line, "\t")
+			if strings.HasPrefix(line, "  -") && len(strings.Fields(flagPart)) > 2 {
+				t.Errorf("%v: garbled flag line %q", tt.args, line)
+			}
 		}
 	}
 	// setup's own parser answers help on stderr; the status is 0 all the same.

@@ -75,8 +75,8 @@ directory, one <account>.json each; without, it serves the one account configure
 CALLBUS_* variables (CALLBUS_<KEY>, or CALLBUS_<KEY>_FILE for a file holding the
 value), then --config FILE, then the defaults: ` + "`poller config docs`" + ` lists them,
 ` + "`poller config validate`" + ` checks them. Logs are JSON lines on stderr.
-
-` + commandList()
+The other commands: ` + "`poller help`" + `.
+`
 
 // warnUnknownEnv writes a warning line to w for each CALLBUS_ variable of the
 // process that matches no setting: likely a typo, which Load ignores.
