@@ -5,10 +5,17 @@ BENCH   ?= .
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: build demo test vet fmt-check asyncapi chart rules fuzz bench bench-micro chaos sim clean
+.PHONY: build generate demo test vet fmt-check asyncapi chart rules fuzz bench bench-micro chaos sim clean
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/ ./cmd/...
+
+# Every generated file (the //go:generate lines beside each generator): the values
+# schemas, the READMEs' parameter tables, the event catalog page, the dashboard. CI
+# fails when one is stale (git diff after make generate).
+generate:
+	$(GO) generate ./...
+	cd deploy && $(GO) generate ./...
 
 # The README's first command: build the poller, saying so (the first build compiles
 # nats-server and the rest, minutes on a small machine; later ones take seconds),

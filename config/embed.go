@@ -17,6 +17,9 @@
 // masked in errors and log fields. See README.md beside this file.
 package config
 
+// values.schema.json and the READMEs' parameter tables are rendered from iparams.json.
+//go:generate go test -count=1 -run ^(TestReadmeDocsUpToDate|TestValuesSchemaUpToDate)$ -update .
+
 import (
 	"embed"
 	"fmt"

@@ -9,3 +9,6 @@
 // module of its own so that the service's module does not depend on the Kubernetes
 // API packages.
 package deploy
+
+// The chart's values.schema.json and dashboard are rendered by this package.
+//go:generate go test -count=1 -run ^(TestHelmValuesSchemaUpToDate|TestDashboardUpToDate)$ -update .

@@ -8,6 +8,9 @@
 // of the events package from drifting apart.
 package schemas
 
+// The event catalog page (docs/events.md) is rendered from these files.
+//go:generate go test -count=1 -run ^TestCatalogPageUpToDate$ -update .
+
 import (
 	"embed"
 	"io/fs"
