@@ -23,7 +23,7 @@ const (
 // The parameter tables of both READMEs are the one Docs renders. Each must have
 // the block: a README without one fails rather than skipping the check.
 func TestReadmeDocsUpToDate(t *testing.T) {
-	for _, tt := range []struct{ name, path string }{{"project README", readmePath}, {"config README", "README.md"}} {
+	for _, tt := range []struct{ name, path string }{{"project README", readmePath}, {"configuration page", "../docs/configuration.md"}, {"config README", "README.md"}} {
 		t.Run(tt.name, func(t *testing.T) { checkReadme(t, tt.path) })
 	}
 }
