@@ -21,6 +21,7 @@ import (
 // redis-server with the store whose outbox the relay reads.
 type bed struct {
 	nats   *natstest.Server
+	nc     *nats.Conn
 	js     jetstream.JetStream
 	stream jetstream.Stream
 	redis  *redistest.Server
@@ -52,6 +53,7 @@ func (b *bed) setUp(t testing.TB, urls string, durable bool, replicas int) {
 		t.Fatal(err)
 	}
 	t.Cleanup(nc.Close)
+	b.nc = nc
 	if b.js, err = jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(64)); err != nil {
 		t.Fatal(err)
 	}

@@ -141,12 +141,13 @@ type comparison struct {
 }
 
 // compare walks the acknowledged entries kept, then the outbox, against
-// published. The walk ends at lastID, the newest entry the stream holds: nothing
-// after it can be ahead. Acknowledged entries older than the stream's maxAge
+// published. The walk ends after lastID, the newest entry the stream holds,
+// once it knows whether an acknowledged entry is missing: nothing after lastID
+// can be ahead. Acknowledged entries older than the stream's maxAge
 // (0: none) left it by its limits, not by a loss.
 func (r *Relay) compare(ctx context.Context, published map[string]stored, lastID string, maxAge time.Duration) (comparison, error) {
 	var c comparison
-	gap := false
+	gap, passed := false, lastID == ""
 	for _, src := range []struct {
 		read  func(context.Context, string, int) ([]Record, error)
 		acked bool
@@ -173,7 +174,8 @@ func (r *Relay) compare(ctx context.Context, published map[string]stored, lastID
 					c.heal = c.heal || (src.acked && !gap)
 					gap = true
 				}
-				if rec.StreamID == lastID || (gap && lastID == "") {
+				passed = passed || rec.StreamID == lastID
+				if passed && (gap || !src.acked) {
 					return c, nil
 				}
 			}
