@@ -80,3 +80,21 @@ func TestRelayHealsAtStart(t *testing.T) {
 		t.Errorf("healed %d, want the 20 lost", got)
 	}
 }
+
+// Publishes that reach the restored server before the relay looks (the client's
+// reconnect buffer flushing them) are stored ahead of the lost events: they are
+// withdrawn and published again after them, so the stream keeps outbox order.
+func TestRelayHealsBeforeWhatWasStoredAheadOfTheLoss(t *testing.T) {
+	b := newBed(t, false)
+	healBed(t, b, nil)
+	b.commit(t, 5)
+	b.publishDirect(t, b.records(t)...) // 40..44, stored right after 0..19
+	r := b.relay()
+	if err := r.Drain(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	checkInOrder(t, streamMsgs(t, b.stream), 45)
+	if h, w := r.Stats.Healed.Load(), r.Stats.Withdrawn.Load(); h != 20 || w != 5 {
+		t.Errorf("healed %d and withdrew %d, want the 20 lost and the 5 stored ahead of them", h, w)
+	}
+}
