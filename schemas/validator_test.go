@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -203,6 +204,11 @@ func TestValidateHeaders(t *testing.T) {
 	if err := v.ValidateHeaders(good); err != nil {
 		t.Fatal(err)
 	}
+	withdrawn := maps.Clone(good)
+	withdrawn["Nats-Msg-Id"] = []string{id + "~r2"} // published again after a withdrawal
+	if err := v.ValidateHeaders(withdrawn); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name    string
 		f       func(h map[string][]string)
@@ -211,6 +217,7 @@ func TestValidateHeaders(t *testing.T) {
 		{"missing outbox id", func(h map[string][]string) { delete(h, "Callbus-Outbox-Id") }, ""},
 		{"wrong content type", func(h map[string][]string) { h["Content-Type"] = []string{"application/json"} }, "/Content-Type"},
 		{"bad msg id", func(h map[string][]string) { h["Nats-Msg-Id"] = []string{"x"} }, "/Nats-Msg-Id"},
+		{"bad withdrawal count", func(h map[string][]string) { h["Nats-Msg-Id"] = []string{id + "~r0"} }, "/Nats-Msg-Id"},
 		{"two values", func(h map[string][]string) { h["Nats-Msg-Id"] = []string{id, id} }, "/Nats-Msg-Id"},
 		{"bad traceparent", func(h map[string][]string) { h["traceparent"] = []string{"00-xyz"} }, "/traceparent"},
 	}

@@ -47,6 +47,9 @@ func TestCheckCatches(t *testing.T) {
 			want: []string{`seq 5: Content-Type "application/json"`}},
 		{name: "repeated id", edit: func(s *stream) { s.msgs = append(s.msgs, again(s.msgs[4])) },
 			want: []string{"seq 11: id ", "already published at seq 5 (participant.status_changed calls/1/participants/11)"}},
+		{name: "published again after a withdrawal", edit: func(s *stream) { s.msgs[4] = withdrawnBefore(s.msgs[4]) }},
+		{name: "repeated id under a message id of its own", edit: func(s *stream) { s.msgs = append(s.msgs, withdrawnBefore(again(s.msgs[4]))) },
+			want: []string{"seq 11: id ", "already published at seq 5"}},
 		{name: "repeated id, at least once", delivery: AtLeastOnce, edit: func(s *stream) { s.msgs = append(s.msgs, again(s.msgs[4])) },
 			want: []string{"already published at seq 5"}},
 		{name: "body not an event", edit: func(s *stream) { s.msgs[0].DecodeErr = errors.New("bad json") },
@@ -158,6 +161,13 @@ func retype(t *testing.T, m Message, old, new string) Message {
 // again is m published once more, at the sequence after the crafted stream's.
 func again(m Message) Message {
 	m.Seq = 11
+	return m
+}
+
+// withdrawnBefore gives m the Nats-Msg-Id the relay publishes an event under
+// once it withdrew an earlier copy.
+func withdrawnBefore(m Message) Message {
+	m.Header = nats.Header{"Nats-Msg-Id": {event.MsgID(m.Event.ID, 1)}, "Content-Type": {event.ContentType}}
 	return m
 }
 

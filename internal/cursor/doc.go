@@ -24,6 +24,9 @@
 //	callbus:{<account>}:terminal     sorted set of the other terminal call ids, score = ended
 //	callbus:{<account>}:cursor       hash cursor name -> value
 //	callbus:{<account>}:outbox       stream of events: fields id, subject, data, headers, type, time
+//	callbus:{<account>}:outbox:acked stream of the acknowledged events kept for a retention (same ids, fields)
+//	callbus:{<account>}:outbox:acked:marks sorted set: the newest entry of each trim, score = acknowledged (ms)
+//	callbus:{<account>}:outbox:withdrawn hash outbox id -> times the relay withdrew the entry from the stream
 //
 // Buckets are what keeps the state small: Redis stores a hash of at most 128
 // fields of at most 64 bytes as a listpack, a few bytes per entry, where one
@@ -53,8 +56,11 @@
 //
 // The relay reads the outbox in commit order with [Store.ReadOutbox] or
 // [Store.WaitOutbox], publishes, and trims what was acknowledged with
-// [Store.TrimOutbox]. Reading and trimming are not fenced: the relay may run
-// anywhere, and trimming up to an acknowledged id is idempotent.
+// [Store.TrimOutbox], which keeps the acknowledged entries for a retention
+// ([Store.ReadAcked]): JetStream acknowledges before it syncs to disk, and the
+// relay heals a stream that lost acknowledged messages from them. Reading and
+// trimming are not fenced: the relay may run anywhere, and trimming up to an
+// acknowledged id is idempotent.
 //
 // # Limits
 //

@@ -19,6 +19,9 @@ type keys struct {
 	cursor   string
 	outbox   string
 	tb       string // terminal buckets by their earliest end
+	acked    string // acknowledged outbox entries kept for a retention (outbox_retain.go)
+	ackMarks string // when each trim acknowledged up to which entry
+	withdrew string // outbox id -> times the relay withdrew the entry from the stream
 }
 
 func newKeys(account string) keys {
@@ -34,6 +37,9 @@ func newKeys(account string) keys {
 		cursor:   p + "cursor",
 		outbox:   p + "outbox",
 		tb:       p + "tb",
+		acked:    p + "outbox:acked",
+		ackMarks: p + "outbox:acked:marks",
+		withdrew: p + "outbox:withdrawn",
 	}
 }
 

@@ -63,29 +63,33 @@ func (s *Store) ReadOutbox(ctx context.Context, afterStreamID string, count int)
 			return recs, err
 		}
 	}
-	start := "-"
-	if afterStreamID != "" {
-		if _, err := parseStreamID(afterStreamID); err != nil {
-			return nil, fmt.Errorf("cursor read outbox: %w", err)
-		}
-		start = "(" + afterStreamID
-	}
-	recs, ok, err := s.readXRange(ctx, start, count)
-	if err != nil {
-		return nil, fmt.Errorf("cursor read outbox: %w", err)
-	}
-	if ok {
-		return recs, nil
-	}
-	msgs, err := s.rdb.XRangeN(ctx, s.k.outbox, start, "+", int64(count)).Result()
-	if err != nil {
-		return nil, fmt.Errorf("cursor read outbox: %w", err)
-	}
-	recs, err = toRecords(msgs)
+	recs, err := s.readEntries(ctx, s.k.outbox, afterStreamID, count)
 	if err != nil {
 		return nil, fmt.Errorf("cursor read outbox: %w", err)
 	}
 	return recs, nil
+}
+
+// readEntries reads up to count entries of the outbox-shaped stream key after
+// afterStreamID ("" from its start), raw first (readXRange), through go-redis
+// when that cannot be used.
+func (s *Store) readEntries(ctx context.Context, key, afterStreamID string, count int) ([]OutboxRecord, error) {
+	start := "-"
+	if afterStreamID != "" {
+		if _, err := parseStreamID(afterStreamID); err != nil {
+			return nil, err
+		}
+		start = "(" + afterStreamID
+	}
+	recs, ok, err := s.readXRange(ctx, key, start, count)
+	if err != nil || ok {
+		return recs, err
+	}
+	msgs, err := s.rdb.XRangeN(ctx, key, start, "+", int64(count)).Result()
+	if err != nil {
+		return nil, err
+	}
+	return toRecords(msgs)
 }
 
 // WaitOutbox is ReadOutbox that waits up to block (> 0) for entries when none
@@ -128,20 +132,6 @@ func (s *Store) WaitOutbox(ctx context.Context, afterStreamID string, count int,
 		recs = append(recs, r...)
 	}
 	return recs, nil
-}
-
-// TrimOutbox removes every entry up to and including upToStreamID, and never a
-// newer one (XTRIM MINID, exact). Trimming up to an id that was already trimmed,
-// or that the stream never held, is fine. It is not fenced.
-func (s *Store) TrimOutbox(ctx context.Context, upToStreamID string) error {
-	id, err := parseStreamID(upToStreamID)
-	if err != nil {
-		return fmt.Errorf("cursor trim outbox: %w", err)
-	}
-	if err := s.rdb.XTrimMinID(ctx, s.k.outbox, id.next().String()).Err(); err != nil {
-		return fmt.Errorf("cursor trim outbox to %s: %w", upToStreamID, err)
-	}
-	return nil
 }
 
 // OutboxLen returns the number of entries in the outbox.

@@ -266,7 +266,7 @@ func (s *Store) readRecent(ctx context.Context, after string, count int) ([]Outb
 	case c == 0 || len(recs) == count:
 		return recs, true, nil
 	}
-	more, ok, err := s.readXRange(ctx, "("+served, count-len(recs))
+	more, ok, err := s.readXRange(ctx, s.k.outbox, "("+served, count-len(recs))
 	if err != nil || !ok {
 		return nil, false, err // ReadOutbox reads it all from Redis, or fails
 	}

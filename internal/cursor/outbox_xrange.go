@@ -25,12 +25,12 @@ var errReplyShape = errors.New("unexpected XRANGE reply")
 // an error reply (MOVED and ASK from a Redis Cluster among them, which only
 // go-redis's own reading follows) and after a failed command (go-redis does not
 // retry a command that wrote part of its reply out; XRangeN is retried).
-func (s *Store) readXRange(ctx context.Context, start string, count int) (recs []OutboxRecord, ok bool, err error) {
+func (s *Store) readXRange(ctx context.Context, key, start string, count int) (recs []OutboxRecord, ok bool, err error) {
 	// The slack keeps bytes.Buffer from doubling for the last few hundred bytes:
 	// it wants 512 free before each read into it.
 	hint := s.readHint.Load()
 	buf := bytes.NewBuffer(make([]byte, 0, hint+hint/8+1024))
-	cmd := redis.NewRawWriteToCmd(ctx, buf, "XRANGE", s.k.outbox, start, "+", "COUNT", count)
+	cmd := redis.NewRawWriteToCmd(ctx, buf, "XRANGE", key, start, "+", "COUNT", count)
 	if err := s.rdb.Process(ctx, cmd); err != nil {
 		return nil, false, nil
 	}

@@ -25,6 +25,8 @@ var (
 	commitLua string
 	//go:embed lua/prune.lua
 	pruneLua string
+	//go:embed lua/trim.lua
+	trimLua string
 )
 
 // scripts are parsed once per process; they hold no state but their source and
@@ -35,6 +37,7 @@ var (
 	releaseScript = redis.NewScript(releaseLua)
 	commitScript  = redis.NewScript(fenceLua + streamIDLua + commitLua)
 	pruneScript   = redis.NewScript(fenceLua + pruneLua)
+	trimScript    = redis.NewScript(streamIDLua + trimLua)
 )
 
 // refusal translates the {0, reason, holder, token} reply of a fenced script

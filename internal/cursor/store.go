@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sync/atomic"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -38,6 +39,9 @@ type Store struct {
 	// read's buffer starts that large (see readXRange).
 	readHint atomic.Int64
 	recent   *recent // nil: every outbox read goes to Redis (WithOutboxCache)
+	// acknowledged entries are kept this long, and at most this many (WithAckRetention)
+	ackRetention    time.Duration
+	ackRetentionMax int
 }
 
 // Option tunes a Store.
@@ -81,11 +85,13 @@ func New(rdb redis.UniversalClient, account string, opts ...Option) (*Store, err
 		return nil, fmt.Errorf("cursor: %w", err)
 	}
 	s := &Store{
-		rdb:        rdb,
-		account:    account,
-		k:          newKeys(account),
-		maxItems:   DefaultMaxBatchItems,
-		pruneKinds: DefaultPruneKinds,
+		rdb:             rdb,
+		account:         account,
+		k:               newKeys(account),
+		maxItems:        DefaultMaxBatchItems,
+		pruneKinds:      DefaultPruneKinds,
+		ackRetention:    DefaultAckRetention,
+		ackRetentionMax: DefaultAckRetentionMax,
 	}
 	for _, o := range opts {
 		if err := o(s); err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/callbus/callbus/internal/event"
 	"github.com/callbus/callbus/internal/telemetry"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -15,41 +16,35 @@ import (
 )
 
 // errWithdrawn reports a duplicate acknowledgement that points at a message no
-// longer in the stream: the relay withdrew it (see reconcile), and JetStream
-// remembers its id until the duplicate window has passed. The entry waits in the
-// outbox, and the ones after it too, until the stream takes it again.
-var errWithdrawn = errors.New("its earlier copy was withdrawn and the stream still remembers its id: waiting for the duplicate window to pass")
+// longer in the stream: an earlier copy was withdrawn (see reconcile) and the
+// stream remembers its message id, but the relay's count of withdrawals did
+// not know (Redis lost it). The count is raised, so the next publish of the
+// entry goes out under a new message id, after a reconcile withdraws what got
+// ahead of it meanwhile.
+var errWithdrawn = errors.New("refused as a duplicate of a withdrawn copy: publishing it again under a new message id")
 
 // inflight is one message sent and not yet acknowledged.
 type inflight struct {
 	rec      Record
 	f        jetstream.PubAckFuture
 	span     trace.Span
-	original int // size of the original body when it was sent reduced, else 0
+	original int  // size of the original body when it was sent reduced, else 0
+	healed   bool // an acknowledged entry the stream lost, sent again
 }
 
 // send starts publishing recs, in order, onto fl's queue, until one cannot be
-// sent or until (zero: never). A withdrawn entry is sent alone: first of its
-// batch, and nothing after it until it is acknowledged (fl.alone).
+// sent or until (zero: never). An entry withdrawn before goes out under a message
+// id the stream has not seen (event.MsgID), so it is stored at once, in its
+// place: nothing waits for the duplicate window.
 func (r *Relay) send(ctx context.Context, fl *flight, recs []Record, until time.Time) error {
-	for i, rec := range recs {
-		_, withdrawn := r.withdrawn[rec.ID]
-		if withdrawn && (i > 0 || len(fl.queue) > 0) {
-			fl.alone = true // sent once what is in flight is acknowledged
-			return nil
-		}
+	for _, rec := range recs {
 		in, err := r.sendOne(ctx, rec, until)
 		if err != nil || in.f == nil {
 			return err
 		}
+		in.healed = fl.heal
 		fl.queue = append(fl.queue, in)
 		fl.next = rec.StreamID
-		if withdrawn {
-			// Alone: until the stream takes it again (errWithdrawn), nothing after
-			// it may be stored.
-			fl.alone = true
-			return nil
-		}
 	}
 	return nil
 }
@@ -58,7 +53,7 @@ func (r *Relay) send(ctx context.Context, fl *flight, recs []Record, until time.
 // returns no future and no error, once until has passed.
 func (r *Relay) sendOne(ctx context.Context, rec Record, until time.Time) (inflight, error) {
 	pctx, span := r.startSpan(ctx, rec)
-	msg, hdr := message(rec, r.cfg.Stream)
+	msg, hdr := message(rec, r.cfg.Stream, event.MsgID(rec.ID, r.withdrawn[rec.StreamID]))
 	if span.IsRecording() {
 		// Else the span is the record's own context, which message copied.
 		for k, v := range telemetry.Inject(pctx) {
@@ -126,11 +121,13 @@ func (r *Relay) ack(ctx context.Context, f jetstream.PubAckFuture, wait bool) (*
 // acked records in's acknowledgement: counters, span, callbacks.
 func (r *Relay) acked(ack *jetstream.PubAck, in *inflight) {
 	rec := in.rec
+	if in.healed {
+		r.Stats.Healed.Add(1)
+	}
 	if ack.Duplicate {
 		r.Stats.Duplicates.Add(1)
 	} else {
 		r.Stats.Published.Add(1)
-		delete(r.withdrawn, rec.ID)
 		if in.original > 0 {
 			r.Stats.Truncated.Add(1)
 			r.log.Warn().Str("event_id", rec.ID).Str("subject", rec.Subject).Int("original_bytes", in.original).
@@ -160,15 +157,19 @@ func (r *Relay) observe() {
 	r.published = r.published[:0]
 }
 
-// stillStored confirms that a duplicate acknowledgement's sequence still holds
-// the message (errWithdrawn when it does not). Duplicates are rare (republishing
-// after a failure or a restart), so the extra request costs little.
-func (r *Relay) stillStored(ctx context.Context, seq uint64) error {
+// stillStored confirms that the sequence a duplicate acknowledgement of rec
+// names still holds the message; when it does not, it counts one more
+// withdrawal of rec (see errWithdrawn). Duplicates are rare (republishing after a
+// failure or a restart), so the extra request costs little.
+func (r *Relay) stillStored(ctx context.Context, rec Record, seq uint64) error {
 	if r.stream == nil {
 		return nil
 	}
 	_, err := r.stream.GetMsg(ctx, seq)
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		if werr := r.withdraw(ctx, []string{rec.StreamID}); werr != nil {
+			return werr
+		}
 		return fmt.Errorf("duplicate of stream sequence %d: %w", seq, errWithdrawn)
 	}
 	if err != nil {

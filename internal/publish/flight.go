@@ -15,7 +15,9 @@ type flight struct {
 	queue     []inflight // sent, awaiting acknowledgement, in outbox order
 	acked     string     // the last entry acknowledged ("" none since the last trim)
 	untrimmed int        // entries acknowledged since the last trim
-	alone     bool       // the last entry sent was a withdrawn one: nothing more until it is acknowledged
+	// heal: the next entries come from the acknowledged ones kept (the stream
+	// lost some, see reconcile), then from the outbox.
+	heal bool
 }
 
 // trimEvery is how many acknowledged entries the relay lets gather before it
@@ -34,26 +36,27 @@ const trimEvery = 1024
 func (r *Relay) step(ctx context.Context, fl *flight) (int, error) {
 	n, err := r.advance(ctx, fl)
 	if err != nil {
-		r.settle(ctx, fl)
-		if terr := r.trim(ctx, fl, true); terr != nil && ctx.Err() == nil {
-			r.log.Warn().Err(terr).Msg("relay: trim after a failure failed; the next reconcile trims")
-		}
-		*fl = flight{}
+		r.restart(ctx, fl)
 	}
 	return n, err
+}
+
+// restart waits for what is in flight, trims the acknowledged prefix and starts
+// fl over, for the reconcile that follows.
+func (r *Relay) restart(ctx context.Context, fl *flight) {
+	r.settle(ctx, fl)
+	if terr := r.trim(ctx, fl, true); terr != nil && ctx.Err() == nil {
+		r.log.Warn().Err(terr).Msg("relay: trim after a failure failed; the next reconcile trims")
+	}
+	*fl = flight{}
 }
 
 // advance is step without the clean-up after a failure.
 func (r *Relay) advance(ctx context.Context, fl *flight) (int, error) {
 	room := r.cfg.InFlight - len(fl.queue)
-	if fl.alone || room < r.cfg.Batch {
-		keep := len(fl.queue) - r.cfg.Batch // make room for a batch
-		if fl.alone {
-			keep = 0
-		}
-		n, err := r.acks(ctx, fl, max(keep, 0))
+	if room < r.cfg.Batch {
+		n, err := r.acks(ctx, fl, max(len(fl.queue)-r.cfg.Batch, 0)) // make room for a batch
 		if err == nil {
-			fl.alone = fl.alone && len(fl.queue) > 0
 			err = r.trim(ctx, fl, false)
 		}
 		return n, err
@@ -77,7 +80,7 @@ func (r *Relay) advance(ctx context.Context, fl *flight) (int, error) {
 // the lease and sends them; it returns how many it sent.
 func (r *Relay) sendBatch(ctx context.Context, fl *flight, room int) (int, error) {
 	confirmed := r.confirm(ctx) // asked while the outbox is read
-	recs, err := r.outbox.ReadOutbox(ctx, fl.next, min(r.cfg.Batch, room))
+	recs, err := r.read(ctx, fl, min(r.cfg.Batch, room))
 	until, ferr := confirmed()
 	if err != nil {
 		return 0, fmt.Errorf("read outbox: %w", err)
@@ -91,6 +94,19 @@ func (r *Relay) sendBatch(ctx context.Context, fl *flight, room int) (int, error
 	before := len(fl.queue)
 	err = r.send(ctx, fl, recs, until)
 	return len(fl.queue) - before, err
+}
+
+// read reads the next entries of fl: acknowledged ones kept while it heals,
+// then the outbox's.
+func (r *Relay) read(ctx context.Context, fl *flight, n int) ([]Record, error) {
+	if fl.heal {
+		recs, err := r.outbox.ReadAcked(ctx, fl.next, n)
+		if err != nil || len(recs) > 0 {
+			return recs, err
+		}
+		fl.heal = false // every entry after fl.next is in the outbox
+	}
+	return r.outbox.ReadOutbox(ctx, fl.next, n)
 }
 
 // confirm starts confirming the lease (when the relay has a fence) and returns
@@ -137,7 +153,7 @@ func (r *Relay) acks(ctx context.Context, fl *flight, keep int) (int, error) {
 			break // not in yet, and not waited for
 		}
 		if err == nil && ack.Duplicate {
-			err = r.stillStored(ctx, ack.Sequence)
+			err = r.stillStored(ctx, in.rec, ack.Sequence)
 		}
 		if err != nil {
 			in.span.SetStatus(codes.Error, err.Error())

@@ -22,11 +22,11 @@ type Record struct {
 }
 
 // message builds the NATS message of r for stream: r's body under r's subject,
-// with r's extra headers and the contract's; and the headers' size (headerSize),
+// with r's extra headers and the contract's, Nats-Msg-Id msgID (see event.MsgID); and the headers' size (headerSize),
 // counted on the way. The header's values share one array, which comes with the
 // message in one allocation when the record has few headers of its own: a
 // message per event, so allocations count.
-func message(r Record, stream string) (*nats.Msg, int) {
+func message(r Record, stream, msgID string) (*nats.Msg, int) {
 	m := new(outMsg)
 	vals := m.vals[:0]
 	if n := len(r.Headers) + contractHeaders; n > len(m.vals) {
@@ -43,7 +43,7 @@ func message(r Record, stream string) (*nats.Msg, int) {
 		// Set canonicalizes keys; trace headers must stay lower-case (W3C), so assign.
 		set(k, v)
 	}
-	set(event.HeaderID, r.ID)
+	set(event.HeaderID, msgID)
 	set(event.HeaderContentType, event.ContentType)
 	set(jetstream.ExpectedStreamHeader, stream)
 	set(HeaderOutboxID, r.StreamID)

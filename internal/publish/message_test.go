@@ -15,7 +15,7 @@ func TestMessageHeaderSize(t *testing.T) {
 		{event.HeaderID: "not the id", "x": "y"},
 	} {
 		rec := Record{StreamID: "1-2", Message: event.Message{ID: "ev-1", Subject: "callcenter.acme.call.created", Data: []byte(`{}`), Headers: headers}}
-		msg, size := message(rec, "CALLCENTER")
+		msg, size := message(rec, "CALLCENTER", rec.ID)
 		if want := msg.Size() - len(msg.Subject) - len(msg.Data); size != want {
 			t.Errorf("headers %v: size %d, nats.go writes %d", headers, size, want)
 		}

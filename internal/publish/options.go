@@ -60,3 +60,13 @@ func WithTracer(t trace.Tracer) RelayOption {
 		}
 	}
 }
+
+// WithReconnects gives the count of the NATS connection's reconnections
+// (nats.Conn's Stats().Reconnects). The relay reconciles with the stream each
+// time it grows: a server that restarted may have lost messages it had
+// acknowledged (it acknowledges before it syncs to disk), and the relay
+// publishes them again from the outbox's retention. Without it the relay
+// checks only at start and after a failed publish.
+func WithReconnects(f func() uint64) RelayOption {
+	return func(r *Relay) { r.reconnects = f }
+}

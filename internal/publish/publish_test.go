@@ -21,6 +21,7 @@ import (
 // redis-server with the store whose outbox the relay reads.
 type bed struct {
 	nats   *natstest.Server
+	nc     *nats.Conn
 	js     jetstream.JetStream
 	stream jetstream.Stream
 	redis  *redistest.Server
@@ -52,6 +53,7 @@ func (b *bed) setUp(t testing.TB, urls string, durable bool, replicas int) {
 		t.Fatal(err)
 	}
 	t.Cleanup(nc.Close)
+	b.nc = nc
 	if b.js, err = jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(64)); err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +145,14 @@ func (b *bed) outboxLen(t testing.TB) int64 {
 type storeOutbox struct{ store *cursor.Store }
 
 func (o storeOutbox) ReadOutbox(ctx context.Context, after string, count int) ([]Record, error) {
-	recs, err := o.store.ReadOutbox(ctx, after, count)
+	return records(o.store.ReadOutbox(ctx, after, count))
+}
+
+func (o storeOutbox) ReadAcked(ctx context.Context, after string, count int) ([]Record, error) {
+	return records(o.store.ReadAcked(ctx, after, count))
+}
+
+func records(recs []cursor.OutboxRecord, err error) ([]Record, error) {
 	out := make([]Record, len(recs))
 	for i, r := range recs {
 		out[i] = Record(r)
@@ -153,6 +162,14 @@ func (o storeOutbox) ReadOutbox(ctx context.Context, after string, count int) ([
 
 func (o storeOutbox) TrimOutbox(ctx context.Context, upTo string) error {
 	return o.store.TrimOutbox(ctx, upTo)
+}
+
+func (o storeOutbox) Withdraw(ctx context.Context, ids []string) (map[string]int, error) {
+	return o.store.WithdrawOutbox(ctx, ids)
+}
+
+func (o storeOutbox) Withdrawals(ctx context.Context) (map[string]int, error) {
+	return o.store.OutboxWithdrawals(ctx)
 }
 
 func streamMsgs(t *testing.T, s jetstream.Stream) []*jetstream.RawStreamMsg {
@@ -181,8 +198,9 @@ func checkInOrder(t *testing.T, msgs []*jetstream.RawStreamMsg, n int) {
 		t.Fatalf("stream holds %d messages, want %d", len(msgs), n)
 	}
 	for i, m := range msgs {
-		if got, want := m.Header.Get(jetstream.MsgIDHeader), fmt.Sprintf("evt-%d", i); got != want {
-			t.Fatalf("message %d: Nats-Msg-Id %q, want %q (order or loss)", i, got, want)
+		// An event published again after a withdrawal has a message id of its own.
+		if got, want := event.MsgIDEvent(m.Header.Get(jetstream.MsgIDHeader)), fmt.Sprintf("evt-%d", i); got != want {
+			t.Fatalf("message %d: Nats-Msg-Id %q, want event %q (order or loss)", i, m.Header.Get(jetstream.MsgIDHeader), want)
 		}
 	}
 }

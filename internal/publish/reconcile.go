@@ -2,6 +2,7 @@ package publish
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -18,107 +19,179 @@ const reconcileMargin = 10 * time.Minute
 
 // stored is an outbox entry found in the stream.
 type stored struct {
-	event string // its event id (Nats-Msg-Id)
+	event string // its Nats-Msg-Id (event.MsgID of its event id)
 	seq   uint64 // its stream sequence
 }
 
 // reconcile makes the outbox agree with the stream before the relay publishes
-// again; Run calls it at start and after any failure, so the relay never relies
-// on JetStream's duplicate window alone (an entry older than the window would be
-// stored twice). It reads this account's messages stored since shortly before the
-// oldest outbox entry was committed (Callbus-Outbox-Id header), then:
+// again; Run calls it at start (a leader term's start), after any failure and
+// after the NATS connection came back, so the relay never relies on JetStream's
+// duplicate window alone (an entry older than the window would be stored twice)
+// nor on what the stream once acknowledged (a server that lost power, or whose
+// store was restored from an older copy, lost it). It reads this account's
+// messages stored since shortly before the oldest entry kept was committed
+// (Callbus-Outbox-Id header), then walks the acknowledged entries kept
+// (Outbox.ReadAcked) and the outbox, in order:
 //
-//   - trims the longest prefix of the outbox whose entries are all in the stream;
-//   - withdraws (deletes from the stream) every later entry stored ahead of the
-//     first missing one (a publish failed while later ones in flight did not),
-//     so that the stream keeps outbox order: the relay publishes them again
-//     after the missing one, once the duplicate window lets it (errWithdrawn).
+//   - it trims the longest prefix of the outbox whose entries are all in the
+//     stream;
+//   - an acknowledged entry the stream no longer holds makes the relay publish
+//     again from it (healing: the same event ids), before the outbox;
+//   - it withdraws (deletes from the stream) every later entry stored ahead of
+//     the first missing one (a publish failed while later ones in flight did
+//     not), so that the stream keeps outbox order, and counts the withdrawal in
+//     the store first: the entry is published again in its place, under a
+//     message id the duplicate window has not seen (event.MsgID), by this
+//     process or whichever relays after it.
 //
 // An id the stream holds for another event (Redis lost data and reused ids) is
-// neither trimmed nor withdrawn. It also refreshes the stream's limits.
+// neither trimmed nor withdrawn. It also refreshes the stream's limits, and sets
+// r.start to where publishing resumes.
 func (r *Relay) reconcile(ctx context.Context) error {
+	if r.reconnects != nil {
+		r.seen = r.reconnects() // before reading: a later reconnection is noticed
+	}
+	r.start = flight{}
 	s, err := r.streams.Stream(ctx, r.cfg.Stream)
 	if err != nil {
 		return fmt.Errorf("reconcile: stream %s: %w", r.cfg.Stream, err)
 	}
-	r.stream, r.maxMsg = s, int64(s.CachedInfo().Config.MaxMsgSize)
+	info := s.CachedInfo().Config
+	r.stream, r.maxMsg = s, int64(info.MaxMsgSize)
 	if r.cfg.Filter == "" {
 		return nil
 	}
-	head, err := r.outbox.ReadOutbox(ctx, "", 1)
-	if err != nil {
-		return fmt.Errorf("reconcile: read outbox: %w", err)
+	if r.withdrawn, err = r.outbox.Withdrawals(ctx); err != nil {
+		return fmt.Errorf("reconcile: read withdrawals: %w", err)
 	}
-	if len(head) == 0 {
-		return nil
+	head, err := r.oldest(ctx)
+	if err != nil || head == nil {
+		return err
 	}
-	published, lastID, err := r.publishedSince(ctx, s, head[0].CommittedAt.Add(-reconcileMargin), head[0].StreamID)
+	published, lastID, err := r.publishedSince(ctx, s, head.CommittedAt.Add(-reconcileMargin), head.StreamID)
 	if err != nil {
 		return err
 	}
-	n, upTo, ahead, err := r.compare(ctx, published, lastID)
+	c, err := r.compare(ctx, published, lastID, info.MaxAge)
 	if err != nil {
 		return err
 	}
-	if n > 0 {
-		if err := r.outbox.TrimOutbox(ctx, upTo); err != nil {
-			return fmt.Errorf("reconcile: trim outbox to %s: %w", upTo, err)
+	if c.trimmed > 0 {
+		if err := r.outbox.TrimOutbox(ctx, c.upTo); err != nil {
+			return fmt.Errorf("reconcile: trim outbox to %s: %w", c.upTo, err)
 		}
-		r.Stats.Skipped.Add(int64(n))
-		r.log.Info().Int("entries", n).Str("outbox_id", upTo).Msg("relay: skipped outbox entries already in the stream")
+		r.Stats.Skipped.Add(int64(c.trimmed))
+		r.log.Info().Int("entries", c.trimmed).Str("outbox_id", c.upTo).Msg("relay: skipped outbox entries already in the stream")
 	}
-	for _, seq := range ahead {
-		if err := s.DeleteMsg(ctx, seq); err != nil {
-			return fmt.Errorf("reconcile: withdraw stream sequence %d: %w", seq, err)
+	if len(c.ahead) > 0 {
+		if err := r.withdraw(ctx, c.aheadIDs); err != nil {
+			return err
 		}
-		r.Stats.Withdrawn.Add(1)
+		for _, seq := range c.ahead {
+			if err := s.DeleteMsg(ctx, seq); err != nil && !errors.Is(err, jetstream.ErrMsgNotFound) {
+				return fmt.Errorf("reconcile: withdraw stream sequence %d: %w", seq, err)
+			}
+			r.Stats.Withdrawn.Add(1)
+		}
+		r.log.Warn().Int("messages", len(c.ahead)).Msg("relay: withdrew events stored ahead of a missing one; they are published again after it")
 	}
-	if len(ahead) > 0 {
-		r.log.Warn().Int("messages", len(ahead)).Msg("relay: withdrew events stored ahead of a missing one; they are published again after it")
+	if c.heal {
+		r.log.Error().Str("after_outbox_id", c.resume).
+			Msg("relay: the stream lost events it had acknowledged (a NATS server lost power or its store went back to an older copy); publishing them again from the outbox's retention")
+		r.start = flight{next: c.resume, heal: true}
 	}
 	return nil
 }
 
-// compare walks the outbox against published: it returns the length of the prefix
-// found in the stream and its last outbox id, and the stream sequences of entries
-// stored after the first missing one. The walk ends at lastID, the newest entry
-// the stream holds: nothing after it can be ahead.
-func (r *Relay) compare(ctx context.Context, published map[string]stored, lastID string) (int, string, []uint64, error) {
-	n, upTo, after := 0, "", ""
-	var ahead []uint64
-	gap := false
-	for {
-		recs, err := r.outbox.ReadOutbox(ctx, after, r.cfg.Batch)
-		if err != nil {
-			return 0, "", nil, fmt.Errorf("reconcile: read outbox: %w", err)
-		}
-		for _, rec := range recs {
-			p, ok := published[rec.StreamID]
-			in := ok && p.event == rec.ID
-			switch {
-			case in && !gap:
-				n, upTo = n+1, rec.StreamID
-			case in:
-				ahead = append(ahead, p.seq)
-				r.withdrawn[rec.ID] = struct{}{}
-			default:
-				gap = true
-			}
-			if rec.StreamID == lastID || (gap && lastID == "") {
-				return n, upTo, ahead, nil
-			}
-		}
-		if len(recs) < r.cfg.Batch {
-			return n, upTo, ahead, nil
-		}
-		after = recs[len(recs)-1].StreamID
+// withdraw counts one more withdrawal of each entry (outbox ids) in the store,
+// and in r.withdrawn.
+func (r *Relay) withdraw(ctx context.Context, ids []string) error {
+	n, err := r.outbox.Withdraw(ctx, ids)
+	if err != nil {
+		return fmt.Errorf("reconcile: count withdrawals: %w", err)
 	}
+	for id, k := range n {
+		r.withdrawn[id] = k
+	}
+	return nil
+}
+
+// oldest is the oldest entry kept, acknowledged or not; nil when there is none.
+func (r *Relay) oldest(ctx context.Context) (*Record, error) {
+	for _, read := range []func(context.Context, string, int) ([]Record, error){r.outbox.ReadAcked, r.outbox.ReadOutbox} {
+		recs, err := read(ctx, "", 1)
+		if err != nil {
+			return nil, fmt.Errorf("reconcile: read outbox: %w", err)
+		}
+		if len(recs) > 0 {
+			return &recs[0], nil
+		}
+	}
+	return nil, nil
+}
+
+// comparison is what compare found.
+type comparison struct {
+	trimmed  int      // outbox entries of the prefix found in the stream
+	upTo     string   // the last of them
+	heal     bool     // an acknowledged entry is missing from the stream
+	resume   string   // then: the acknowledged entry before the first missing one ("" none)
+	ahead    []uint64 // stream sequences of entries stored after the first missing one
+	aheadIDs []string // and their outbox ids
+}
+
+// compare walks the acknowledged entries kept, then the outbox, against
+// published. The walk ends after lastID, the newest entry the stream holds,
+// once it knows whether an acknowledged entry is missing: nothing after lastID
+// can be ahead. Acknowledged entries older than the stream's maxAge
+// (0: none) left it by its limits, not by a loss.
+func (r *Relay) compare(ctx context.Context, published map[string]stored, lastID string, maxAge time.Duration) (comparison, error) {
+	var c comparison
+	gap, passed := false, lastID == ""
+	for _, src := range []struct {
+		read  func(context.Context, string, int) ([]Record, error)
+		acked bool
+	}{{r.outbox.ReadAcked, true}, {r.outbox.ReadOutbox, false}} {
+		after := ""
+		for {
+			recs, err := src.read(ctx, after, r.cfg.Batch)
+			if err != nil {
+				return c, fmt.Errorf("reconcile: read outbox: %w", err)
+			}
+			for _, rec := range recs {
+				p, ok := published[rec.StreamID]
+				in := ok && event.MsgIDEvent(p.event) == rec.ID
+				switch {
+				case !in && src.acked && maxAge > 0 && time.Since(rec.CommittedAt) > maxAge-reconcileMargin:
+					// expired, or about to
+				case in && !gap && src.acked:
+					c.resume = rec.StreamID
+				case in && !gap:
+					c.trimmed, c.upTo = c.trimmed+1, rec.StreamID
+				case in:
+					c.ahead, c.aheadIDs = append(c.ahead, p.seq), append(c.aheadIDs, rec.StreamID)
+				default:
+					c.heal = c.heal || (src.acked && !gap)
+					gap = true
+				}
+				passed = passed || rec.StreamID == lastID
+				if passed && (gap || !src.acked) {
+					return c, nil
+				}
+			}
+			if len(recs) < r.cfg.Batch {
+				break
+			}
+			after = recs[len(recs)-1].StreamID
+		}
+	}
+	return c, nil
 }
 
 // publishedSince maps the outbox id of each message of this account stored in s
-// since the given time (up to the stream's end) to its event id and sequence, and
+// since the given time (up to the stream's end) to its message id and sequence, and
 // returns the outbox id of the last one ("" when none). Messages of entries
-// before head, the outbox's oldest entry, are left out: they were trimmed, and
+// before head, the oldest entry kept, are left out: they were trimmed, and
 // the read covers every message since some minutes before head was committed (a
 // whole backlog's, after a fast run), which memory need not hold.
 func (r *Relay) publishedSince(ctx context.Context, s jetstream.Stream, since time.Time, head string) (map[string]stored, string, error) {

@@ -2,7 +2,6 @@ package publish
 
 import (
 	"context"
-	"errors"
 	"sync/atomic"
 	"time"
 
@@ -13,15 +12,27 @@ import (
 	"go.opentelemetry.io/otel/trace/noop"
 )
 
-// Outbox is what the relay needs of the store: entries in commit order, and
-// trimming of the ones it has published. (cursor.Store, through a small adapter.)
+// Outbox is what the relay needs of the store: entries in commit order,
+// trimming of the ones it has published, the published ones kept for a while
+// after (to heal a stream that lost them), and a count of its withdrawals that
+// outlives its process. (cursor.Store, through a small adapter.)
 type Outbox interface {
 	// ReadOutbox returns up to count entries after the entry with id after ("" for
 	// the beginning), oldest first, each with the time it was committed; fewer
 	// than count only when no more follow.
 	ReadOutbox(ctx context.Context, after string, count int) ([]Record, error)
-	// TrimOutbox removes every entry up to and including upTo, and no newer one.
+	// TrimOutbox removes every entry up to and including upTo, and no newer one,
+	// from what ReadOutbox returns; it keeps them for a retention (ReadAcked) and
+	// forgets their withdrawals.
 	TrimOutbox(ctx context.Context, upTo string) error
+	// ReadAcked is ReadOutbox of the trimmed entries still kept, all older than
+	// the outbox's.
+	ReadAcked(ctx context.Context, after string, count int) ([]Record, error)
+	// Withdraw counts one more withdrawal of each entry (by outbox id) and
+	// returns each one's count; Withdrawals returns the counts of the entries
+	// not trimmed yet.
+	Withdraw(ctx context.Context, ids []string) (map[string]int, error)
+	Withdrawals(ctx context.Context) (map[string]int, error)
 }
 
 // DefaultInFlight is the relay's default limit on publishes awaiting their
@@ -47,6 +58,7 @@ type Stats struct {
 	Skipped    atomic.Int64 // outbox entries found already in the stream when reconciling
 	Truncated  atomic.Int64 // events published in reduced form (see fit)
 	Withdrawn  atomic.Int64 // stream messages deleted because they got ahead of a missing one
+	Healed     atomic.Int64 // acknowledged events the stream lost, published again from the retention
 }
 
 // Relay moves outbox entries to JetStream. Run it in one goroutine; Wake may be
@@ -60,9 +72,16 @@ type Relay struct {
 	wake    chan struct{}
 	stream  jetstream.Stream // as of the last reconcile: duplicate checks, withdrawals
 	maxMsg  int64            // the stream's max_msg_size as of the last reconcile (<= 0: none)
-	// withdrawn holds the event ids reconcile withdrew and the stream has not
-	// taken again: each is sent alone (see send).
-	withdrawn   map[string]struct{}
+	// withdrawn counts, by outbox id, how often each entry was withdrawn from
+	// the stream (Outbox.Withdrawals as of the last reconcile, and since): an
+	// entry withdrawn n times is published under event.MsgID(id, n), which the
+	// stream's duplicate window has not seen.
+	withdrawn map[string]int
+	start     flight // where the last reconcile found publishing must resume
+	// reconnects counts the NATS connection's reconnections (nil: not known);
+	// seen is its value at the last reconcile.
+	reconnects  func() uint64
+	seen        uint64
 	onPublished func([]Published)
 	published   []Published // acknowledged since onPublished was last called
 	onTruncated func(r Record, originalSize int)
@@ -96,7 +115,7 @@ func NewRelay(pub jetstream.Publisher, streams jetstream.StreamManager, outbox O
 	if cfg.Idle <= 0 {
 		cfg.Idle = 250 * time.Millisecond
 	}
-	r := &Relay{pub: pub, streams: streams, outbox: outbox, cfg: cfg, log: log, wake: make(chan struct{}, 1), withdrawn: map[string]struct{}{}, tracer: noop.NewTracerProvider().Tracer("")}
+	r := &Relay{pub: pub, streams: streams, outbox: outbox, cfg: cfg, log: log, wake: make(chan struct{}, 1), withdrawn: map[string]int{}, tracer: noop.NewTracerProvider().Tracer("")}
 	for _, o := range opts {
 		o(r)
 	}
@@ -126,7 +145,10 @@ func (r *Relay) Wake() {
 // vouch for what the stream holds (at start, and after any failure), it
 // reconciles with the stream before publishing again (see reconcile): entries
 // already stored are trimmed, entries stored ahead of a missing one are
-// withdrawn, and publishing resumes in order from the first missing entry.
+// withdrawn, and publishing resumes in order from the first missing entry,
+// acknowledged ones the stream lost included. It also reconciles whenever the
+// NATS connection came back (WithReconnects): the server may have restarted
+// without what it had acknowledged.
 func (r *Relay) Run(ctx context.Context) error {
 	bo := backoff.NewExponentialBackOff()
 	bo.InitialInterval = 100 * time.Millisecond
@@ -136,9 +158,15 @@ func (r *Relay) Run(ctx context.Context) error {
 	fl := &flight{}
 	for ctx.Err() == nil {
 		var err error
+		if reconciled && r.reconnected() {
+			r.log.Info().Msg("relay: NATS connection came back; checking the stream for acknowledged events it lost")
+			r.restart(ctx, fl)
+			reconciled = false
+		}
 		if !reconciled {
 			err = r.reconcile(ctx)
 			reconciled = err == nil
+			*fl = r.start
 		}
 		var n int
 		if err == nil {
@@ -148,9 +176,8 @@ func (r *Relay) Run(ctx context.Context) error {
 			if ctx.Err() != nil {
 				break
 			}
-			// The stream may hold what was not acknowledged; except after a
-			// withdrawn entry, which was sent alone and refused.
-			reconciled = errors.Is(err, errWithdrawn)
+			// The stream may hold what was not acknowledged.
+			reconciled = false
 			r.Stats.Errors.Add(1)
 			d := bo.NextBackOff()
 			r.log.Warn().Err(err).Dur("retry_in", d).Msg("relay: publish failed; events stay in the outbox")
@@ -173,6 +200,7 @@ func (r *Relay) Drain(ctx context.Context) error {
 		return err
 	}
 	fl := &flight{}
+	*fl = r.start
 	defer r.abandon(fl)
 	for {
 		n, err := r.step(ctx, fl)
@@ -183,6 +211,12 @@ func (r *Relay) Drain(ctx context.Context) error {
 			return nil
 		}
 	}
+}
+
+// reconnected reports whether the NATS connection reconnected since the last
+// reconcile.
+func (r *Relay) reconnected() bool {
+	return r.reconnects != nil && r.reconnects() != r.seen
 }
 
 // sleep waits for d, ctx's end, or a value on wake (nil: none).

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/callbus/callbus/internal/cursor"
 	"github.com/callbus/callbus/internal/event"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/redis/go-redis/v9"
@@ -34,7 +35,7 @@ func run(t *testing.T, r *Relay) {
 func (b *bed) publishDirect(t *testing.T, recs ...Record) {
 	t.Helper()
 	for _, rec := range recs {
-		msg, _ := message(rec, "CALLCENTER")
+		msg, _ := message(rec, "CALLCENTER", rec.ID)
 		if _, err := b.js.PublishMsg(t.Context(), msg); err != nil {
 			t.Fatal(err)
 		}
@@ -150,25 +151,33 @@ func TestRelayReconcileDoesNotTrimForeignIDs(t *testing.T) {
 }
 
 // An entry missing from the stream ends what reconcile may trim, and the entries
-// stored ahead of it are withdrawn and published again after it, once the
-// duplicate window lets the stream take their ids again: the stream ends up in
-// outbox order, each event once.
+// stored ahead of it are withdrawn and published again after it, at once, under
+// message ids of their own (the stream's duplicate window, 10 minutes here,
+// remembers the withdrawn copies): the stream ends up in outbox order, each
+// event once, long before the window has passed.
 func TestRelayReconcileWithdrawsEntriesAheadOfAGap(t *testing.T) {
 	b := newBed(t, false)
-	b.updateStream(t, func(c *jetstream.StreamConfig) { c.Duplicates = 300 * time.Millisecond })
+	b.updateStream(t, func(c *jetstream.StreamConfig) { c.Duplicates = 10 * time.Minute })
 	b.commit(t, 10)
 	recs := b.records(t)
 	b.publishDirect(t, recs[:5]...)
 	b.publishDirect(t, recs[6:8]...) // 5 failed while 6 and 7 were stored
 	r := b.relay()
 	run(t, r)
-	simtest.WaitFor(t, 20*time.Second, "outbox drained", func() bool { return b.outboxLen(t) == 0 })
-	checkInOrder(t, streamMsgs(t, b.stream), 10)
+	simtest.WaitFor(t, 20*time.Second, "outbox drained, the duplicate window not waited for", func() bool { return b.outboxLen(t) == 0 })
+	msgs := streamMsgs(t, b.stream)
+	checkInOrder(t, msgs, 10)
 	if got := r.Stats.Skipped.Load(); got != 5 {
 		t.Fatalf("skipped %d, want the 5 before the gap", got)
 	}
 	if got := r.Stats.Withdrawn.Load(); got != 2 {
 		t.Fatalf("withdrew %d, want the 2 stored ahead of the gap", got)
+	}
+	if got := msgs[6].Header.Get(jetstream.MsgIDHeader); got != "evt-6~r1" {
+		t.Errorf("entry 6 published again under Nats-Msg-Id %q, want evt-6~r1", got)
+	}
+	if got := msgs[8].Header.Get(jetstream.MsgIDHeader); got != "evt-8" {
+		t.Errorf("entry 8, never withdrawn, under Nats-Msg-Id %q, want its event id", got)
 	}
 }
 
@@ -209,31 +218,35 @@ func TestRelayPublishesEntriesOfEarlierReleases(t *testing.T) {
 	}
 }
 
-// A withdrawn entry is sent alone, nothing after it, until the stream takes its
-// id again: entries after it that the stream never held would otherwise be
-// stored while it is refused as a duplicate, ahead of it for good. Once published,
-// it is no longer treated as withdrawn.
-func TestRelaySendsAWithdrawnEntryAlone(t *testing.T) {
+// A relay killed after it withdrew entries and before it published them again
+// (a deploy, a hand-off, a failover) leaves their withdrawals in the store: the
+// next relay, a process of its own, publishes them in their place at once. It
+// never has anything stored ahead of an entry the stream lacks (it withdraws
+// nothing), and waits for no duplicate window (10 minutes here).
+func TestRelayKilledDuringAWithdrawalKeepsOrder(t *testing.T) {
 	b := newBed(t, false)
-	// Long enough for the relay to reach entry 6 while the stream still remembers it.
-	b.updateStream(t, func(c *jetstream.StreamConfig) { c.Duplicates = 5 * time.Second })
+	b.updateStream(t, func(c *jetstream.StreamConfig) { c.Duplicates = 10 * time.Minute })
 	b.commit(t, 10)
 	recs := b.records(t)
 	b.publishDirect(t, recs[:5]...)
-	b.publishDirect(t, recs[6]) // 5 failed while 6 was stored; 7, 8 and 9 never sent
-	r := b.relay()
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- r.Run(ctx) }()
-	simtest.WaitFor(t, 20*time.Second, "outbox drained", func() bool { return b.outboxLen(t) == 0 })
-	cancel()
-	<-done
-	checkInOrder(t, streamMsgs(t, b.stream), 10)
-	if r.Stats.Withdrawn.Load() != 1 || r.Stats.Errors.Load() == 0 {
-		t.Fatalf("withdrew %d after %d errors, want 1 withdrawn and refused at first", r.Stats.Withdrawn.Load(), r.Stats.Errors.Load())
+	b.publishDirect(t, recs[6:8]...) // 5 lost at a stream leader change; 6 and 7 stored
+	first := b.relay()
+	if err := first.reconcile(t.Context()); err != nil { // withdraws 6 and 7, then the process dies
+		t.Fatal(err)
 	}
-	if len(r.withdrawn) != 0 {
-		t.Errorf("still treated as withdrawn after publishing: %v", r.withdrawn)
+	if got := first.Stats.Withdrawn.Load(); got != 2 {
+		t.Fatalf("the first relay withdrew %d, want 2", got)
+	}
+	store, err := cursor.New(b.rdb, b.store.Account()) // the next process's
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := NewRelay(b.js, b.js, storeOutbox{store}, relayCfg(), zerolog.Nop())
+	run(t, next)
+	simtest.WaitFor(t, 20*time.Second, "outbox drained, the duplicate window not waited for", func() bool { return b.outboxLen(t) == 0 })
+	checkInOrder(t, streamMsgs(t, b.stream), 10)
+	if w, e := next.Stats.Withdrawn.Load(), next.Stats.Errors.Load(); w != 0 || e != 0 {
+		t.Fatalf("the next relay withdrew %d after %d failed publishes, want none: it stored entries ahead of a missing one", w, e)
 	}
 }
 

@@ -51,7 +51,7 @@ func (p *process) newAccount(ctx context.Context, s config.Settings, store *curs
 	if err != nil {
 		return nil, fmt.Errorf("jetstream: %w", err)
 	}
-	a.session, err = newLeaderSession(a.ctx(ctx), s, p.o, parts{js: a.js, maxPayload: p.nc.MaxPayload, store: store, metrics: m, board: board}, log)
+	a.session, err = newLeaderSession(a.ctx(ctx), s, p.o, parts{js: a.js, maxPayload: p.nc.MaxPayload, reconnects: func() uint64 { return p.nc.Stats().Reconnects }, store: store, metrics: m, board: board}, log)
 	if err != nil {
 		return nil, err
 	}

@@ -17,7 +17,15 @@ const outboxCache = 2 * cursor.RecommendedMaxEvents
 type outbox struct{ store *cursor.Store }
 
 func (o outbox) ReadOutbox(ctx context.Context, after string, count int) ([]publish.Record, error) {
-	recs, err := o.store.ReadOutbox(ctx, after, count)
+	return records(o.store.ReadOutbox(ctx, after, count))
+}
+
+func (o outbox) ReadAcked(ctx context.Context, after string, count int) ([]publish.Record, error) {
+	return records(o.store.ReadAcked(ctx, after, count))
+}
+
+// records converts what the store read for the relay.
+func records(recs []cursor.OutboxRecord, err error) ([]publish.Record, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -32,4 +40,12 @@ func (o outbox) ReadOutbox(ctx context.Context, after string, count int) ([]publ
 
 func (o outbox) TrimOutbox(ctx context.Context, upTo string) error {
 	return o.store.TrimOutbox(ctx, upTo)
+}
+
+func (o outbox) Withdraw(ctx context.Context, ids []string) (map[string]int, error) {
+	return o.store.WithdrawOutbox(ctx, ids)
+}
+
+func (o outbox) Withdrawals(ctx context.Context) (map[string]int, error) {
+	return o.store.OutboxWithdrawals(ctx)
 }

@@ -103,7 +103,8 @@ func (p *process) runSingle(ctx context.Context, s config.Settings) error {
 // sides it uses, the metrics and the status board.
 type parts struct {
 	js         jetstream.JetStream
-	maxPayload func() int64 // the NATS server's max_payload (nats.Conn.MaxPayload)
+	maxPayload func() int64  // the NATS server's max_payload (nats.Conn.MaxPayload)
+	reconnects func() uint64 // the NATS connection's reconnections (nats.Conn.Stats)
 	store      *cursor.Store
 	metrics    *telemetry.Metrics
 	board      *accountBoard
@@ -138,7 +139,7 @@ func newLeaderSession(ctx context.Context, s config.Settings, o options, p parts
 	}, log.With().Str("component", "relay").Logger(),
 		publish.WithPublishObserver(publishObserver(ctx, p.metrics, p.board.published(o.onPublished))),
 		publish.WithTruncationObserver(truncationObserver(ctx, p.metrics)),
-		publish.WithMaxPayload(p.maxPayload), publish.WithFence(fence.holds), publish.WithTracer(tracer))
+		publish.WithMaxPayload(p.maxPayload), publish.WithReconnects(p.reconnects), publish.WithFence(fence.holds), publish.WithTracer(tracer))
 	if err := p.metrics.ObserveState(stateOf(p.store, lim, relay, s.RateLimitShare)); err != nil {
 		return leaderSession{}, fmt.Errorf("metrics: %w", err)
 	}

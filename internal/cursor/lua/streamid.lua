@@ -27,3 +27,9 @@ local function stream_id_less(a, b)
   return as < bs
 end
 
+
+-- stream_id_next is the smallest stream id after a ("<ms>-<seq>").
+local function stream_id_next(a)
+  local am, as = string.match(a, '^(%d+)-(%d+)$')
+  return am .. '-' .. string.format('%d', tonumber(as) + 1)
+end
