@@ -20,7 +20,7 @@ type Meta struct {
 	Source  string    // "urn:callbus:account:<account>"
 	Type    Type      // may be outside the Catalog (see UnknownEvent)
 	Subject string    // the entity, e.g. "calls/812/participants/4431"
-	Time    time.Time // when the change was observed, UTC
+	Time    time.Time // when the record dates the change, UTC (see package doc): not an order
 	History bool      // derived from the account export by a backfill, not a live poll
 }
 

@@ -30,10 +30,14 @@ import (
 //	calls                       set of the ids of open calls
 //	applied                     stream of the events applied, in commit order
 //
-// Per-entity order. Each record stores the version (event time, then stream
-// sequence) of the last event applied to it. An event whose version is not newer
-// is not applied, only marked done: it is superseded, because every event carries
-// the entity's whole new state. Two replicas handling two events of one entity at
+// Per-entity order is the stream's: callbus publishes one entity's events in the
+// order it observed them, and that order is the contract. Each record stores the
+// version (stream sequence) of the last event applied to it. An event whose
+// sequence is not higher is not applied, only marked done: it is superseded,
+// because every event carries the entity's whole new state. The event's time is
+// not an order: it is the record's own date (call.ended is dated by the last
+// participant's end, often before the call.updated published just before it), so
+// ordering by it would drop a call's end. Two replicas handling two events of one entity at
 // once cannot interleave: the second EXEC fails on the WATCHed record, and is
 // retried against the first one's result.
 type store struct {
@@ -73,18 +77,16 @@ const (
 	ignored    outcome = "ignored"    // a type the view does not apply: nothing written
 )
 
-// version orders the events of one entity: event time, then stream sequence.
+// version places an event in its entity's order: its stream sequence (for a
+// replayed dead letter, the sequence it had first). Time is the event's time,
+// kept for display only.
 type version struct {
 	Time time.Time `json:"time"`
 	Seq  uint64    `json:"seq"`
 }
 
-func (v version) newerThan(o version) bool {
-	if !v.Time.Equal(o.Time) {
-		return v.Time.After(o.Time)
-	}
-	return v.Seq > o.Seq
-}
+// newerThan orders by stream sequence alone, never by time (see store).
+func (v version) newerThan(o version) bool { return v.Seq > o.Seq }
 
 // change is one event's effect, planned from the current records: the writes, a
 // summary line, or superseded when the records are newer than the event.
