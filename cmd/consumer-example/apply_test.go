@@ -110,3 +110,36 @@ func TestApplyUserDeleted(t *testing.T) {
 		t.Fatalf("agents after delete: %+v %v", snap.Agents, err)
 	}
 }
+
+// A relay withdrawal seen from the consumer: it applied the entity's second
+// event (seq 5) before the relay withdrew it to publish the lost first one (6)
+// and the second again (7). The first, later in the stream, is applied; the
+// second's copy is applied again in its new place, so the record ends as the
+// stream's last event says; a redelivery of that copy, a resend while the record
+// still holds it, or a copy earlier in the stream handled late, is a duplicate.
+func TestApplyResendAfterWithdrawal(t *testing.T) {
+	st := newStore(startRedis(t).Client(t), "withdrawal", time.Hour)
+	evs := userEvents(t, 8, 3) // created, status 1, status 2
+	for _, s := range []struct {
+		e    events.Envelope
+		seq  uint64
+		want outcome
+	}{
+		{evs[0], 4, applied},
+		{evs[2], 5, applied},   // read before the relay withdrew it
+		{evs[1], 6, applied},   // the lost one, published again: later in the stream
+		{evs[2], 7, applied},   // the withdrawn one again: its new place counts
+		{evs[2], 7, duplicate}, // redelivered
+		{evs[2], 9, duplicate}, // resent once more: the record holds it already
+		{evs[1], 3, duplicate}, // a copy earlier in the stream, handled late
+	} {
+		out, _, err := st.commit(t.Context(), decoded(t, s.e), s.seq)
+		if err != nil || out != s.want {
+			t.Fatalf("%s at %d: %s %v, want %s", s.e.Type, s.seq, out, err, s.want)
+		}
+	}
+	snap, err := st.snapshot(t.Context())
+	if err != nil || len(snap.Agents) != 1 || snap.Agents[0].Status != 2 {
+		t.Fatalf("agents %+v %v, want agent 8 at status 2", snap.Agents, err)
+	}
+}

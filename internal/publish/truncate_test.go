@@ -10,6 +10,7 @@ import (
 
 	"github.com/callbus/callbus/internal/event"
 	"github.com/callbus/callbus/schemas"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // bigCall is the call.created example of schemas/ with n participants (copies of
@@ -233,5 +234,34 @@ func TestFitLastResort(t *testing.T) {
 	}
 	if _, _, err := fit(body, 200); !errors.Is(err, errCannotFit) {
 		t.Fatalf("limit 200: %v, want errCannotFit", err)
+	}
+}
+
+// A stream whose max_msg_size is below even the skeleton of a call (one
+// participant, the strings emptied) gets the event in its last-resort form, valid
+// against the schemas, in its place: the relay is not blocked and the events
+// after it follow.
+func TestRelayPublishesTheLastResortForm(t *testing.T) {
+	v, err := schemas.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := newBed(t, false)
+	const limit = 900
+	b.updateStream(t, func(c *jetstream.StreamConfig) { c.MaxMsgSize = limit })
+	big := bigCall(t, 200)
+	b.commitBodies(t, []byte(`{"n":0}`), big, []byte(`{"n":2}`))
+	r := b.relay(WithMaxPayload(b.js.Conn().MaxPayload))
+	if err := r.Drain(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	msgs := streamMsgs(t, b.stream)
+	checkInOrder(t, msgs, 3)
+	if err := v.Validate(msgs[1].Data); err != nil {
+		t.Fatalf("last-resort form does not validate: %v\n%s", err, msgs[1].Data)
+	}
+	var mark event.Truncation
+	if err := json.Unmarshal(msgs[1].Data, &mark); err != nil || !strings.HasPrefix(mark.Truncated, "=") {
+		t.Fatalf("marker %+v (%v), want the last-resort form =<bytes>: %s", mark, err, msgs[1].Data)
 	}
 }
