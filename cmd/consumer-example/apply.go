@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -24,6 +25,9 @@ const endedMemory = 24 * time.Hour
 // plan returns the keys the event reads and its planner; a nil planner for an
 // event the view does not apply.
 func (s *store) plan(ev events.Event, v version) ([]string, planner, error) {
+	if md := ev.Metadata(); md.DataEmptied() {
+		return s.planEmptied(ev, md.Subject, v)
+	}
 	switch e := ev.(type) {
 	case *events.UserCreatedEvent:
 		return s.planUser(e.Data.User, e.Data.User.Deleted, v)
@@ -45,6 +49,17 @@ func (s *store) plan(ev events.Event, v version) ([]string, planner, error) {
 		return s.planParticipant(e.Data.CallID, e.Data.Participant, v)
 	}
 	return nil, nil, nil
+}
+
+// planEmptied plans an event the relay published without its data (too large
+// for NATS even cut: events.Meta.DataEmptied): a call.ended still ends the call
+// its subject names; any other is not applied (its new state is only in the API).
+func (s *store) planEmptied(ev events.Event, subject string, v version) ([]string, planner, error) {
+	id, err := strconv.ParseInt(strings.TrimPrefix(subject, "calls/"), 10, 64)
+	if _, ended := ev.(*events.CallEndedEvent); !ended || err != nil {
+		return nil, nil, nil
+	}
+	return s.planCallEnded(events.Call{ID: id}, v)
 }
 
 func (s *store) planUser(u events.User, deleted bool, v version) ([]string, planner, error) {

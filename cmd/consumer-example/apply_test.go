@@ -143,3 +143,41 @@ func TestApplyResendAfterWithdrawal(t *testing.T) {
 		t.Fatalf("agents %+v %v, want agent 8 at status 2", snap.Agents, err)
 	}
 }
+
+// An event the relay published without its data (events.Meta.DataEmptied): a
+// call.ended still ends the call its subject names; a user event is not applied.
+func TestApplyDataEmptied(t *testing.T) {
+	st := newStore(startRedis(t).Client(t), "emptied", time.Hour)
+	created := mustEvent(t, events.CallCreated, "calls/1000", "1", t0, events.CallData{Call: call1000(customer(13, t0))})
+	ended := mustEvent(t, events.CallEnded, "calls/1000", "2", t0.Add(time.Minute), events.CallData{})
+	user := mustEvent(t, events.UserUpdated, "users/8", "1", t0, events.UserData{})
+	for _, e := range []*events.Envelope{&ended, &user} {
+		e.Data = []byte("{}")
+	}
+	emptied := func(e events.Envelope) events.Event {
+		b, err := json.Marshal(map[string]any{"specversion": e.SpecVersion, "id": e.ID, "source": e.Source, "type": e.Type,
+			"subject": e.Subject, "time": e.Time, "datacontenttype": e.DataContentType, "data": e.Data,
+			"callbustruncated": "=1300000", "callbusoriginalsize": 1400000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev, err := events.Decode(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ev
+	}
+	for _, s := range []struct {
+		ev   events.Event
+		seq  uint64
+		want outcome
+	}{{decoded(t, created), 1, applied}, {emptied(ended), 2, applied}, {emptied(user), 3, ignored}} {
+		if out, _, err := st.commit(t.Context(), s.ev, s.seq); err != nil || out != s.want {
+			t.Fatalf("%s: %s %v, want %s", s.ev.Metadata().Type, out, err, s.want)
+		}
+	}
+	snap, err := st.snapshot(t.Context())
+	if err != nil || len(snap.Calls) != 0 || len(snap.Agents) != 0 {
+		t.Fatalf("calls %+v agents %+v (%v): want none", snap.Calls, snap.Agents, err)
+	}
+}

@@ -75,6 +75,9 @@ func (p *processor) process(ctx context.Context, msg jetstream.Msg) {
 		p.ack(ctx, msg, "unknown", log)
 		return
 	}
+	if md2.DataEmptied() {
+		log.Warn().Str("entity", md2.Subject).Msg("event published without its data (too large for NATS): read the entity from the API")
+	}
 	out, err := p.work(ctx, msg, md, ev, log)
 	if err != nil {
 		p.failed(ctx, msg, md, err, log)
