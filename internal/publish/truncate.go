@@ -101,6 +101,8 @@ func whole(c *cuttable) int   { return c.n }
 func oneElem(c *cuttable) int { return min(1, c.n) }
 func empty(*cuttable) int     { return 0 }
 
+// listsAlone is step 1 of fit: when one element of each list is enough, the
+// lists are cut (cutLists) with every string whole.
 func (r *reducer) listsAlone() ([]byte, bool, error) {
 	setAll(r.lists, oneElem)
 	if _, ok, err := r.fits(); !ok || err != nil {
@@ -111,10 +113,13 @@ func (r *reducer) listsAlone() ([]byte, bool, error) {
 	return r.cutLists()
 }
 
+// stringsAlone is step 2 of fit: the lists whole, the long strings capped.
 func (r *reducer) stringsAlone() ([]byte, bool, error) {
 	return r.capStrings(0)
 }
 
+// both is step 3 of fit: the lists cut with the long strings emptied, then the
+// strings capped at the length the room left allows.
 func (r *reducer) both() ([]byte, bool, error) {
 	setAll(r.strs, empty)
 	if _, ok, err := r.cutLists(); !ok || err != nil {
