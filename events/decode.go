@@ -20,9 +20,20 @@ type Meta struct {
 	Source  string    // "urn:callbus:account:<account>"
 	Type    Type      // may be outside the Catalog (see UnknownEvent)
 	Subject string    // the entity, e.g. "calls/812/participants/4431"
-	Time    time.Time // when the change was observed, UTC
+	Time    time.Time // when the record dates the change, UTC (see package doc): not an order
 	History bool      // derived from the account export by a backfill, not a live poll
+	// Truncated is set on an event the relay published reduced, because it was
+	// larger than NATS accepts (extension attribute callbustruncated): each value
+	// of data cut, as <JSON pointer into data>=<original length>, comma-separated.
+	// See DataEmptied for its last-resort form.
+	Truncated string
 }
+
+// DataEmptied tells whether the relay published the event in its last-resort
+// form (Truncated "=<bytes of data>"): its data did not fit even cut, and was
+// sent as {}. The typed Data is then zero: only Subject names the entity; read
+// the record from the API.
+func (m *Meta) DataEmptied() bool { return strings.HasPrefix(m.Truncated, "=") }
 
 // Metadata returns m; it makes every typed event an Event.
 func (m *Meta) Metadata() Meta { return *m }
@@ -46,7 +57,10 @@ type Event interface {
 // *UnknownEvent with its data raw, so that a consumer built before a type was added
 // can acknowledge it. Every error wraps ErrInvalid. It is safe for concurrent use.
 func Decode(body []byte) (Event, error) {
-	var e Envelope
+	var e struct {
+		Envelope
+		Truncated string `json:"callbustruncated"`
+	}
 	if err := json.Unmarshal(body, &e); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
@@ -57,7 +71,7 @@ func Decode(body []byte) (Event, error) {
 		return nil, fmt.Errorf("%w: event %q: source %q is not %s<account>", ErrInvalid, e.ID, e.Source, sourcePrefix)
 	}
 	ev := newEvent(e.Type)
-	*ev.meta() = Meta{ID: e.ID, Source: e.Source, Type: e.Type, Subject: e.Subject, Time: e.Time, History: e.History}
+	*ev.meta() = Meta{ID: e.ID, Source: e.Source, Type: e.Type, Subject: e.Subject, Time: e.Time, History: e.History, Truncated: e.Truncated}
 	if err := json.Unmarshal(e.Data, ev.data()); err != nil {
 		return nil, fmt.Errorf("%w: event %q: data of %s: %w", ErrInvalid, e.ID, e.Type, err)
 	}

@@ -163,3 +163,34 @@ func TestSubjects(t *testing.T) {
 		t.Errorf("Account: got %q %v", a, ok)
 	}
 }
+
+// TestDecodeReduced: the relay's marker of a reduced event reaches Meta, and its
+// last-resort form (data {}) decodes, DataEmptied, with the entity in Subject.
+func TestDecodeReduced(t *testing.T) {
+	body := schemas.Examples()["call.ended"]
+	var env map[string]any
+	if err := json.Unmarshal(body, &env); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		mark    string
+		emptied bool
+	}{{"/call/participants=2500", false}, {"=1300000", true}} {
+		env["callbustruncated"], env["callbusoriginalsize"] = tc.mark, 1400000
+		if tc.emptied {
+			env["data"] = map[string]any{}
+		}
+		b, err := json.Marshal(env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev, err := events.Decode(b)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.mark, err)
+		}
+		md := ev.Metadata()
+		if md.Truncated != tc.mark || md.DataEmptied() != tc.emptied || md.Subject != "calls/1000001" {
+			t.Fatalf("%s: meta %+v, DataEmptied %v", tc.mark, md, md.DataEmptied())
+		}
+	}
+}

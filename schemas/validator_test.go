@@ -263,3 +263,30 @@ func TestValidateConcurrently(t *testing.T) {
 		}
 	}
 }
+
+// TestLastResortForm: the relay's last-resort form of an oversized event (data
+// {}, callbustruncated "=<bytes>") validates, in Validate and event.json alike;
+// the same data without that marker, or under a marker of cut values, does not.
+func TestLastResortForm(t *testing.T) {
+	v := newValidator(t)
+	for typ, body := range Examples() {
+		t.Run(typ, func(t *testing.T) {
+			emptied := func(mark string) []byte {
+				return mutate(t, body, func(m map[string]any) {
+					m["data"] = map[string]any{}
+					if mark != "" {
+						m["callbustruncated"], m["callbusoriginalsize"] = mark, 2000000
+					}
+				})
+			}
+			if err := validate(t, v, emptied("=1999000")); err != nil {
+				t.Fatalf("last-resort form refused: %v", err)
+			}
+			for _, mark := range []string{"", "/call/participants=2500"} {
+				if err := validate(t, v, emptied(mark)); err == nil {
+					t.Fatalf("data {} with marker %q accepted", mark)
+				}
+			}
+		})
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -24,6 +25,9 @@ const endedMemory = 24 * time.Hour
 // plan returns the keys the event reads and its planner; a nil planner for an
 // event the view does not apply.
 func (s *store) plan(ev events.Event, v version) ([]string, planner, error) {
+	if md := ev.Metadata(); md.DataEmptied() {
+		return s.planEmptied(ev, md.Subject, v)
+	}
 	switch e := ev.(type) {
 	case *events.UserCreatedEvent:
 		return s.planUser(e.Data.User, e.Data.User.Deleted, v)
@@ -47,9 +51,21 @@ func (s *store) plan(ev events.Event, v version) ([]string, planner, error) {
 	return nil, nil, nil
 }
 
+// planEmptied plans an event the relay published without its data (too large
+// for NATS even cut: events.Meta.DataEmptied): a call.ended still ends the call
+// its subject names; any other is not applied (its new state is only in the API).
+func (s *store) planEmptied(ev events.Event, subject string, v version) ([]string, planner, error) {
+	id, err := strconv.ParseInt(strings.TrimPrefix(subject, "calls/"), 10, 64)
+	if _, ended := ev.(*events.CallEndedEvent); !ended || err != nil {
+		return nil, nil, nil
+	}
+	return s.planCallEnded(events.Call{ID: id}, v)
+}
+
 func (s *store) planUser(u events.User, deleted bool, v version) ([]string, planner, error) {
 	key := s.key("agent", u.ID)
-	return []string{key}, func(ctx context.Context, tx *redis.Tx) (change, error) {
+	return []string{key}, func(ctx context.Context, tx *redis.Tx, resendOf uint64) (change, error) {
+		v.ResendOf = resendOf
 		var a agent
 		found, err := getJSON(ctx, tx, key, &a)
 		if err != nil || (found && !v.newerThan(a.Version)) {
@@ -81,7 +97,8 @@ func (s *store) planUser(u events.User, deleted bool, v version) ([]string, plan
 func (s *store) planUserStatus(d events.UserStatusData, v version) ([]string, planner, error) {
 	u, cur := d.User, d.Current
 	key := s.key("agent", u.ID)
-	return []string{key}, func(ctx context.Context, tx *redis.Tx) (change, error) {
+	return []string{key}, func(ctx context.Context, tx *redis.Tx, resendOf uint64) (change, error) {
+		v.ResendOf = resendOf
 		var a agent
 		found, err := getJSON(ctx, tx, key, &a)
 		if err != nil || (found && !v.newerThan(a.Version)) {
@@ -103,7 +120,8 @@ func (s *store) putAgent(key string, a agent) func(context.Context, redis.Pipeli
 
 func (s *store) planCall(c events.Call, verb string, v version) ([]string, planner, error) {
 	key := s.key("call", c.ID)
-	return []string{key}, func(ctx context.Context, tx *redis.Tx) (change, error) {
+	return []string{key}, func(ctx context.Context, tx *redis.Tx, resendOf uint64) (change, error) {
+		v.ResendOf = resendOf
 		var cur call
 		found, err := getJSON(ctx, tx, key, &cur)
 		if err != nil || (found && (cur.Ended || !v.newerThan(cur.Version))) {
@@ -124,7 +142,8 @@ func (s *store) planCall(c events.Call, verb string, v version) ([]string, plann
 
 func (s *store) planCallEnded(c events.Call, v version) ([]string, planner, error) {
 	key, members := s.key("call", c.ID), s.key("call", c.ID, "participants")
-	return []string{key, members}, func(ctx context.Context, tx *redis.Tx) (change, error) {
+	return []string{key, members}, func(ctx context.Context, tx *redis.Tx, resendOf uint64) (change, error) {
+		v.ResendOf = resendOf
 		var cur call
 		found, err := getJSON(ctx, tx, key, &cur)
 		if err != nil || (found && (cur.Ended || !v.newerThan(cur.Version))) {
@@ -149,7 +168,8 @@ func (s *store) planCallEnded(c events.Call, v version) ([]string, planner, erro
 
 func (s *store) planParticipant(callID int64, ep events.Participant, v version) ([]string, planner, error) {
 	callKey, key := s.key("call", callID), s.key("participant", callID, ep.ID)
-	return []string{callKey, key}, func(ctx context.Context, tx *redis.Tx) (change, error) {
+	return []string{callKey, key}, func(ctx context.Context, tx *redis.Tx, resendOf uint64) (change, error) {
+		v.ResendOf = resendOf
 		var c call
 		if found, err := getJSON(ctx, tx, callKey, &c); err != nil || (found && c.Ended) {
 			return change{superseded: true}, err

@@ -2,14 +2,12 @@ package main
 
 import (
 	"fmt"
-	"github.com/callbus/callbus/internal/simtest"
 	"slices"
 	"strconv"
 	"testing"
 	"time"
 
 	"github.com/callbus/callbus/events"
-	"github.com/callbus/callbus/internal/event"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -17,7 +15,7 @@ import (
 // acknowledged (or terminated) up to stream sequence last.
 func (h *harness) settled(durable string, last uint64) {
 	h.t.Helper()
-	simtest.WaitFor(h.t, 30*time.Second, fmt.Sprintf("consumer %s settled at %d", durable, last), func() bool {
+	waitFor(h.t, 30*time.Second, fmt.Sprintf("consumer %s settled at %d", durable, last), func() bool {
 		i := h.consumerInfo(durable)
 		return i.NumPending == 0 && i.NumAckPending == 0 && i.AckFloor.Stream >= last
 	})
@@ -112,9 +110,9 @@ func (h *harness) audit(durable string) int {
 
 var t0 = time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 
-func mustEvent(t *testing.T, typ event.Type, entity, stateKey string, at time.Time, data any) event.Envelope {
+func mustEvent(t *testing.T, typ events.Type, entity, stateKey string, at time.Time, data any) events.Envelope {
 	t.Helper()
-	e, err := event.New("acme", typ, entity, stateKey, at, data)
+	e, err := newEvent(typ, entity, stateKey, at, data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,20 +126,20 @@ func user(id int64, status int) events.User {
 
 // userEvents are user id's created event then n-1 status changes, a second apart,
 // the last to status n-1.
-func userEvents(t *testing.T, id int64, n int) []event.Envelope {
+func userEvents(t *testing.T, id int64, n int) []events.Envelope {
 	entity := fmt.Sprintf("users/%d", id)
-	out := []event.Envelope{mustEvent(t, event.UserCreated, entity, "c", t0, event.UserData{User: user(id, 0)})}
+	out := []events.Envelope{mustEvent(t, events.UserCreated, entity, "c", t0, events.UserData{User: user(id, 0)})}
 	for i := 1; i < n; i++ {
-		d := event.UserStatusData{User: user(id, i), Previous: event.UserState{Status: i - 1}, Current: event.UserState{Status: i, StatusName: fmt.Sprintf("S%d", i)},
+		d := events.UserStatusData{User: user(id, i), Previous: events.UserState{Status: i - 1}, Current: events.UserState{Status: i, StatusName: fmt.Sprintf("S%d", i)},
 			Changed: []string{"status"}}
-		out = append(out, mustEvent(t, event.UserStatusChanged, entity, strconv.Itoa(i), t0.Add(time.Duration(i)*time.Second), d))
+		out = append(out, mustEvent(t, events.UserStatusChanged, entity, strconv.Itoa(i), t0.Add(time.Duration(i)*time.Second), d))
 	}
 	return out
 }
 
 // interleave publishes the users' event lists round-robin, so that one entity's
 // events are spread among the others'. It returns the last sequence.
-func (h *harness) interleave(lists [][]event.Envelope) uint64 {
+func (h *harness) interleave(lists [][]events.Envelope) uint64 {
 	var last uint64
 	for i := 0; ; i++ {
 		sent := false

@@ -11,14 +11,28 @@ import (
 // claims keep two replicas from handling one event at the same time: the same
 // event can be delivered twice at once when the poller resends it under a new
 // stream sequence. A claim is claim:<id> = the holder's token, set with SET NX PX
-// <ack wait>; the holder renews it with the message's InProgress, so it lasts as
-// long as the work and expires soon after a crash. The done mark, not the claim,
+// <ttl>; the holder renews it every ttl/3 while the work runs, so it lasts as long
+// as the work and ends within ttl (at most maxClaimTTL, far less than an ack wait)
+// after the holder dies: the redelivery of a dead replica's message finds it free.
+// A delivery that finds the claim held waits for it (process.waitClaim) rather
+// than giving its delivery back. The done mark, not the claim,
 // is what makes a commit happen once (see store); claims only avoid doing the work
 // twice. A claims is safe for concurrent use.
 type claims struct {
 	store *store
 	ttl   time.Duration
 }
+
+// maxClaimTTL bounds how long a claim outlives a replica that died holding it.
+const maxClaimTTL = 6 * time.Second
+
+// claimTTL is the claims' ttl for an ack wait: maxClaimTTL, or the ack wait when
+// shorter (a claim never outlives the message's own ack wait).
+func claimTTL(ackWait time.Duration) time.Duration { return min(ackWait, maxClaimTTL) }
+
+// beat is how often a holder renews its claim: three renewals per ttl, so one
+// late renewal does not lose it.
+func (c *claims) beat() time.Duration { return c.ttl / 3 }
 
 // Scripts that touch a claim only while the caller still holds it.
 var (

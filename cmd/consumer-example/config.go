@@ -58,7 +58,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.DurationVar(&c.DedupTTL, "dedup-ttl", 24*time.Hour, "how long a handled event id is remembered: longer than any redelivery or resend")
 	fs.IntVar(&c.MaxDeliver, "max-deliver", 5, "deliveries of a message before it is dead-lettered (enforced by the server too)")
 	fs.DurationVar(&c.AckWait, "ack-wait", 30*time.Second, "ack wait of the first delivery; work in progress renews it every half")
-	fs.Func("backoff", "ack waits of the redeliveries, and the delays of retries after a failure, comma-separated (default 1m,5m,10m,30m)", durationsFlag(&c.BackOff))
+	fs.Func("backoff", "ack waits of the redeliveries, comma-separated (default 1m,5m,10m,30m): a failed delivery is redelivered after the next one's ack wait, so a failing message is dead-lettered after their sum", durationsFlag(&c.BackOff))
 	fs.DurationVar(&c.HandleTimeout, "handle-timeout", 5*time.Minute, "longest time one message may be handled: a hung handler is given up")
 	fs.IntVar(&c.Workers, "workers", 4, "messages handled at once; no more are fetched")
 	fs.StringVar(&c.DeadLetter, "dead-letter", "callcenter-dlq", "subject prefix of dead-lettered copies: <prefix>.<original subject>")

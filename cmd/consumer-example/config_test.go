@@ -3,13 +3,13 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"github.com/callbus/callbus/events"
 	"io"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/callbus/callbus/internal/event"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -55,7 +55,7 @@ func TestContinuesTrace(t *testing.T) {
 		t.Fatal(err)
 	}
 	const traceID, parentID = "0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331"
-	m := &nats.Msg{Subject: event.Subject("callcenter", "acme", e.Type), Data: body, Header: nats.Header{}}
+	m := &nats.Msg{Subject: events.Subject("callcenter", "acme", e.Type), Data: body, Header: nats.Header{}}
 	m.Header.Set(jetstream.MsgIDHeader, e.ID)
 	m.Header["traceparent"] = []string{"00-" + traceID + "-" + parentID + "-01"}
 	ack, err := h.js.PublishMsg(t.Context(), m)

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"github.com/callbus/callbus/internal/simtest"
 	"io"
 	"strings"
 	"sync"
@@ -12,7 +11,6 @@ import (
 	"time"
 
 	"github.com/callbus/callbus/events"
-	"github.com/callbus/callbus/internal/event"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 )
@@ -61,13 +59,13 @@ func TestDeadLetterAfterMaxDeliverThenReplay(t *testing.T) {
 		}
 	})
 	h.settled(c.Durable, last)
-	simtest.WaitFor(t, 30*time.Second, "a dead letter", func() bool { return len(h.deadLetterMsgs()) == 1 })
+	waitFor(t, 30*time.Second, "a dead letter", func() bool { return len(h.deadLetterMsgs()) == 1 })
 	if n, _ := calls.Load(bad.ID); n.(*atomic.Int32).Load() != int32(c.MaxDeliver) {
 		t.Fatalf("failing event tried %d times, want %d (max deliver)", n.(*atomic.Int32).Load(), c.MaxDeliver)
 	}
 	m := h.deadLetterMsgs()[0]
 	want := map[string]string{HeaderDLQStream: "CALLCENTER", HeaderDLQSequence: "1", HeaderDLQSubject: "callcenter.acme.user.created",
-		HeaderDLQConsumer: "dlq", HeaderDLQDeliveries: "3", "Content-Type": event.ContentType}
+		HeaderDLQConsumer: "dlq", HeaderDLQDeliveries: "3", "Content-Type": events.ContentType}
 	for k, v := range want {
 		if got := m.Header.Get(k); got != v {
 			t.Errorf("header %s = %q, want %q", k, got, v)
@@ -81,12 +79,12 @@ func TestDeadLetterAfterMaxDeliverThenReplay(t *testing.T) {
 	}
 
 	broken.Store(false) // the cause is fixed
-	var out simtest.Buffer
-	simtest.WaitFor(t, 30*time.Second, "the replay (after the stream's duplicate window)", func() bool {
+	var out buffer
+	waitFor(t, 30*time.Second, "the replay (after the stream's duplicate window)", func() bool {
 		err := run(t.Context(), []string{"replay-dead-letters", "--nats-url", h.nats.URL(), "--durable", "dlq"}, func(string) string { return "" }, &out, io.Discard)
 		return err == nil && strings.Contains(out.String(), "1 replayed")
 	})
-	simtest.WaitFor(t, 30*time.Second, "the replayed event applied", func() bool { return len(h.applied(c.Durable)) == 2 })
+	waitFor(t, 30*time.Second, "the replayed event applied", func() bool { return len(h.applied(c.Durable)) == 2 })
 	l.stop(t)
 	if n := len(h.deadLetterMsgs()); n != 0 {
 		t.Errorf("%d dead letters left after the replay", n)
@@ -99,9 +97,9 @@ func TestDeadLetterAfterMaxDeliverThenReplay(t *testing.T) {
 func TestInvalidDeadLetteredUnknownAcked(t *testing.T) {
 	h := newHarness(t)
 	h.publishRaw("callcenter.acme.user.created", []byte(`{"specversion":"1.0",`), "p1")
-	badData := mustEvent(t, event.UserCreated, "users/8", "x", t0, []int{1, 2})
+	badData := mustEvent(t, events.UserCreated, "users/8", "x", t0, []int{1, 2})
 	h.publish(badData, "")
-	unknown := mustEvent(t, event.CallCreated, "calls/1", "x", t0, map[string]int{"n": 1})
+	unknown := mustEvent(t, events.CallCreated, "calls/1", "x", t0, map[string]int{"n": 1})
 	unknown.Type = "call.transcribed"
 	last := h.publish(unknown, "")
 
@@ -128,7 +126,7 @@ func TestInvalidDeadLetteredUnknownAcked(t *testing.T) {
 // delivered.
 func TestFilterAppliedTypesOnly(t *testing.T) {
 	h := newHarness(t)
-	h.publish(mustEvent(t, event.TeamCreated, "teams/1", "c", t0, event.TeamData{Team: events.Team{ID: 1, Users: []events.UserRef{}}}), "")
+	h.publish(mustEvent(t, events.TeamCreated, "teams/1", "c", t0, events.TeamData{Team: events.Team{ID: 1, Users: []events.UserRef{}}}), "")
 	last := h.publish(userEvents(t, 1, 1)[0], "")
 	c := h.config("filter")
 	l := h.start(c, nil)

@@ -4,7 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"github.com/callbus/callbus/internal/simtest"
+	"github.com/callbus/callbus/events"
 	"io"
 	"os"
 	"os/exec"
@@ -12,8 +12,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/callbus/callbus/internal/event"
 )
 
 // asMainEnv makes the test binary run main instead of the tests: the crash tests
@@ -33,7 +31,7 @@ type child struct {
 	cmd    *exec.Cmd
 	addr   chan string
 	exited chan error
-	stderr *simtest.Buffer
+	stderr *buffer
 }
 
 // spawn starts the service with c's flags and extra ones.
@@ -44,7 +42,7 @@ func (h *harness) spawn(c config, extra ...string) *child {
 	cmd.Stdout = io.Discard
 	pr, pw := io.Pipe()
 	cmd.Stderr = pw
-	ch := &child{cmd: cmd, addr: make(chan string, 1), exited: make(chan error, 1), stderr: &simtest.Buffer{}}
+	ch := &child{cmd: cmd, addr: make(chan string, 1), exited: make(chan error, 1), stderr: &buffer{}}
 	if err := cmd.Start(); err != nil {
 		h.t.Fatal(err)
 	}
@@ -103,7 +101,7 @@ func TestCrashAtEachStep(t *testing.T) {
 	for _, step := range crashSteps {
 		t.Run(step, func(t *testing.T) {
 			h := newHarness(t)
-			var lists [][]event.Envelope
+			var lists [][]events.Envelope
 			for id := range int64(3) {
 				lists = append(lists, userEvents(t, id+1, 4))
 			}
@@ -140,16 +138,16 @@ func TestCrashLoopReachesMaxDeliver(t *testing.T) {
 	c.AckWait, c.BackOff, c.Workers = 500*time.Millisecond, []time.Duration{500 * time.Millisecond, 500 * time.Millisecond}, 1
 	for i := range c.MaxDeliver {
 		h.spawn(c, "--crash-at", "received:1").killedBySIGKILL(t)
-		simtest.WaitFor(t, 30*time.Second, fmt.Sprintf("delivery %d", i+1), func() bool { return h.consumerInfo(c.Durable).Delivered.Consumer >= uint64(i+1) })
+		waitFor(t, 30*time.Second, fmt.Sprintf("delivery %d", i+1), func() bool { return h.consumerInfo(c.Durable).Delivered.Consumer >= uint64(i+1) })
 	}
 	healthy := h.spawn(c)
-	simtest.WaitFor(t, 30*time.Second, "the dead letter", func() bool { return len(h.deadLetterMsgs()) == 1 })
+	waitFor(t, 30*time.Second, "the dead letter", func() bool { return len(h.deadLetterMsgs()) == 1 })
 	dl := h.deadLetterMsgs()[0]
 	if r := dl.Header.Get(HeaderDLQReason); !strings.Contains(r, "max deliveries (3)") || dl.Header.Get(HeaderDLQSequence) != fmt.Sprint(seq) {
 		t.Errorf("dead letter: reason %q, seq %s", r, dl.Header.Get(HeaderDLQSequence))
 	}
 	r := &replica{addr: <-healthy.addr}
-	simtest.WaitFor(t, 30*time.Second, "the dead letter counted", func() bool {
+	waitFor(t, 30*time.Second, "the dead letter counted", func() bool {
 		return r.metric(t, `consumer_example_dead_letters_total{cause="max_deliveries"}`) == 1
 	})
 	healthy.terminate(t)

@@ -20,6 +20,9 @@ const (
 	HeaderDLQSubject    = "Callbus-Dlq-Subject"    // its subject there: where replay sends it back
 	HeaderDLQConsumer   = "Callbus-Dlq-Consumer"   // the consumer that gave up
 	HeaderDLQDeliveries = "Callbus-Dlq-Deliveries" // deliveries before giving up
+	// HeaderReplayedSequence is on a dead letter replay-dead-letters sent back:
+	// its first sequence in the stream, the place it keeps in its entity's order.
+	HeaderReplayedSequence = "Callbus-Replayed-Sequence"
 )
 
 // Causes of dead-lettering (the cause label of dead_letters_total).

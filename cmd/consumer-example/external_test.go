@@ -8,12 +8,13 @@ import (
 	"testing"
 )
 
-// The example builds as a module of its own, as a team copying it would have it:
-// its non-test files in a directory outside this module, with a go.mod that
-// requires github.com/callbus/callbus (replaced by this checkout). An import of an
-// internal package would fail the build. It needs no network: the dependencies
-// are this module's, already in the module cache.
-func TestBuildsAsExternalModule(t *testing.T) {
+// The example builds and vets as a module of its own, as a team copying it would
+// have it: the whole directory (tests and README included, as cp -r copies it)
+// outside this module, with a go.mod that requires github.com/callbus/callbus
+// (replaced by this checkout). An import of an internal package, in a test too,
+// would fail go vet. It needs no network: the dependencies are this module's,
+// already in the module cache.
+func TestCopyBuildsAndVetsAlone(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a module")
 	}
@@ -22,14 +23,15 @@ func TestBuildsAsExternalModule(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	files, err := filepath.Glob("*.go")
+	entries, err := os.ReadDir(".")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
+	for _, e := range entries {
+		if e.IsDir() {
+			t.Fatalf("%s: a directory the copy test does not copy", e.Name())
 		}
+		f := e.Name()
 		b, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
@@ -55,10 +57,12 @@ func TestBuildsAsExternalModule(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "agentboard"), ".")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build as an external module: %v\n%s", err, out)
+	for _, args := range [][]string{{"build", "-o", filepath.Join(dir, "agentboard"), "."}, {"vet", "./..."}} {
+		cmd := exec.Command("go", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go %s as an external module: %v\n%s", strings.Join(args, " "), err, out)
+		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/callbus/callbus/internal/simtest"
 	"io"
 	"net/http"
 	"strings"
@@ -13,10 +12,6 @@ import (
 	"time"
 
 	"github.com/callbus/callbus/events"
-	"github.com/callbus/callbus/internal/event"
-	"github.com/callbus/callbus/internal/natstest"
-	"github.com/callbus/callbus/internal/publish"
-	"github.com/callbus/callbus/internal/redistest"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
@@ -28,13 +23,13 @@ import (
 // harness is a real NATS server with the CALLCENTER stream, and a real Redis.
 type harness struct {
 	t     *testing.T
-	nats  *natstest.Server
+	nats  *natsServer
 	js    jetstream.JetStream
-	redis *redistest.Server
+	redis *redisServer
 	rdb   *redis.Client
 
 	mu        sync.Mutex
-	published map[uint64]event.Envelope // by stream sequence
+	published map[uint64]events.Envelope // by stream sequence
 }
 
 func newHarness(t *testing.T) *harness {
@@ -46,7 +41,7 @@ func newHarness(t *testing.T) *harness {
 // restart of the server).
 func newHarnessStore(t *testing.T, memory bool) *harness {
 	t.Helper()
-	h := &harness{t: t, nats: natstest.Start(t), redis: redistest.StartPrivate(t), published: map[uint64]event.Envelope{}}
+	h := &harness{t: t, nats: startNATS(t), redis: startRedis(t), published: map[uint64]events.Envelope{}}
 	h.rdb = h.redis.Client(t)
 	js, err := jetstream.New(h.nats.Conn(t))
 	if err != nil {
@@ -54,9 +49,7 @@ func newHarnessStore(t *testing.T, memory bool) *harness {
 	}
 	h.js = js
 	// A short duplicate window, so that the replay test need not wait long.
-	if _, _, err := publish.EnsureStream(t.Context(), js, publish.StreamConfig{
-		Name: "CALLCENTER", Prefix: "callcenter", MaxAge: time.Hour, Dupes: time.Second, Memory: memory,
-	}); err != nil {
+	if err := ensureStream(t.Context(), js, "CALLCENTER", "callcenter", time.Second, memory); err != nil {
 		t.Fatal(err)
 	}
 	return h
@@ -92,7 +85,7 @@ func (c config) args() []string {
 // publish sends e as the poller does: subject, Nats-Msg-Id, Content-Type. msgID
 // overrides the Nats-Msg-Id (a resend after the duplicate window gets a new
 // sequence; here a different id does the same).
-func (h *harness) publish(e event.Envelope, msgID string) uint64 {
+func (h *harness) publish(e events.Envelope, msgID string) uint64 {
 	h.t.Helper()
 	body, err := json.Marshal(e)
 	if err != nil {
@@ -101,7 +94,7 @@ func (h *harness) publish(e event.Envelope, msgID string) uint64 {
 	if msgID == "" {
 		msgID = e.ID
 	}
-	seq := h.publishRaw(event.Subject("callcenter", "acme", e.Type), body, msgID)
+	seq := h.publishRaw(events.Subject("callcenter", "acme", e.Type), body, msgID)
 	h.mu.Lock()
 	h.published[seq] = e
 	h.mu.Unlock()
@@ -112,7 +105,7 @@ func (h *harness) publishRaw(subject string, body []byte, msgID string) uint64 {
 	h.t.Helper()
 	m := &nats.Msg{Subject: subject, Data: body, Header: nats.Header{}}
 	m.Header.Set(jetstream.MsgIDHeader, msgID)
-	m.Header.Set("Content-Type", event.ContentType)
+	m.Header.Set("Content-Type", events.ContentType)
 	ack, err := h.js.PublishMsg(h.t.Context(), m)
 	if err != nil {
 		h.t.Fatalf("publish %s: %v", subject, err)
@@ -123,7 +116,7 @@ func (h *harness) publishRaw(subject string, body []byte, msgID string) uint64 {
 // replica is serve running in a goroutine: one replica of the service, with its
 // own connections, HTTP server and metrics.
 type replica struct {
-	out, log *simtest.Buffer
+	out, log *buffer
 	addr     string
 	cancel   context.CancelFunc
 	done     chan error
@@ -132,7 +125,7 @@ type replica struct {
 func (h *harness) serve(c config) *replica {
 	h.t.Helper()
 	ctx, cancel := context.WithCancel(h.t.Context())
-	r := &replica{out: &simtest.Buffer{}, log: &simtest.Buffer{}, cancel: cancel, done: make(chan error, 1)}
+	r := &replica{out: &buffer{}, log: &buffer{}, cancel: cancel, done: make(chan error, 1)}
 	addr := make(chan string, 1)
 	go func() {
 		r.done <- serve(ctx, c, noop.NewTracerProvider(), r.out, zerolog.New(r.log), func(a string) { addr <- a })
@@ -207,7 +200,7 @@ type loop struct {
 	cancel  context.CancelFunc
 	done    chan error
 	metrics *metrics
-	out     *simtest.Buffer
+	out     *buffer
 }
 
 // start runs consume with the real store, its commit wrapped by wrap (nil: as is).
@@ -231,7 +224,7 @@ func (h *harness) startWith(c config, adjust func(*processor)) *loop {
 	if _, _, err := ensureDeadLetterStream(ctx, h.js, c.Stream, c.DeadLetter); err != nil {
 		h.t.Fatal(err)
 	}
-	l := &loop{cancel: cancel, done: make(chan error, 1), metrics: newMetrics(prometheus.NewRegistry()), out: &simtest.Buffer{}}
+	l := &loop{cancel: cancel, done: make(chan error, 1), metrics: newMetrics(prometheus.NewRegistry()), out: &buffer{}}
 	p := newProcessor(c, newStore(h.rdb, c.Durable, c.DedupTTL), &deadLetters{js: h.js, prefix: c.DeadLetter},
 		l.metrics, l.out, zerolog.New(h.t.Output()), noop.NewTracerProvider())
 	adjust(p)

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"sync"
 	"time"
 
@@ -30,7 +32,7 @@ type processor struct {
 	metrics       *metrics
 	maxDeliver    int
 	ackWaits      []time.Duration // of each delivery: BackOff
-	heartbeat     time.Duration   // how often work in progress renews its ack wait and claim: AckWait/2
+	heartbeat     time.Duration   // how often work in progress renews its ack wait (InProgress): AckWait/2
 	handleTimeout time.Duration
 	replica       string // a unique name of this process, in claims
 	crash         *crashPoint
@@ -73,6 +75,9 @@ func (p *processor) process(ctx context.Context, msg jetstream.Msg) {
 		p.ack(ctx, msg, "unknown", log)
 		return
 	}
+	if md2.DataEmptied() {
+		log.Warn().Str("entity", md2.Subject).Msg("event published without its data (too large for NATS): read the entity from the API")
+	}
 	out, err := p.work(ctx, msg, md, ev, log)
 	if err != nil {
 		p.failed(ctx, msg, md, err, log)
@@ -93,13 +98,15 @@ func (p *processor) work(ctx context.Context, msg jetstream.Msg, md *jetstream.M
 	if err != nil {
 		return "", err
 	}
-	if !held {
-		return "", errBusy
-	}
 	wctx, cancel := context.WithTimeout(ctx, p.handleTimeout)
 	defer cancel()
+	if !held {
+		if held, err = p.waitClaim(wctx, msg, id, token); !held {
+			return "", cmp.Or(err, errBusy)
+		}
+	}
 	stop := p.keepAlive(wctx, cancel, msg, id, token, log)
-	out, line, err := p.safeCommit(wctx, ev, md.Sequence.Stream)
+	out, line, err := p.safeCommit(wctx, ev, place(msg, md))
 	stop()
 	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer rcancel()
@@ -112,18 +119,53 @@ func (p *processor) work(ctx context.Context, msg jetstream.Msg, md *jetstream.M
 	return out, err
 }
 
+// place is the message's place in its entity's order: its stream sequence, or
+// for a dead letter sent back by replay-dead-letters the sequence it had first,
+// so that a replayed old event does not undo the newer ones applied meanwhile.
+func place(msg jetstream.Msg, md *jetstream.MsgMetadata) uint64 {
+	if first, err := strconv.ParseUint(msg.Headers().Get(HeaderReplayedSequence), 10, 64); err == nil && first > 0 && first < md.Sequence.Stream {
+		return first
+	}
+	return md.Sequence.Stream
+}
+
 // errBusy: another delivery of the same event holds its claim right now.
 var errBusy = errors.New("event claimed by another delivery")
 
-// keepAlive renews the message's ack wait (InProgress) and the claim every
-// heartbeat until stop is called. When the claim is lost, the work is cancelled:
-// someone else may be doing it.
+// waitClaim waits for the claim of an event another delivery holds (the relay's
+// resend of it being handled now, or a dead replica's claim running out), keeping
+// this delivery's ack wait alive, so that the wait costs no delivery. false when
+// ctx ends first (the handle timeout, a shutdown).
+func (p *processor) waitClaim(ctx context.Context, msg jetstream.Msg, id, token string) (bool, error) {
+	t := time.NewTicker(p.claims.beat())
+	defer t.Stop()
+	lastProgress := time.Now()
+	for {
+		select {
+		case <-ctx.Done():
+			return false, nil
+		case <-t.C:
+		}
+		if time.Since(lastProgress) >= p.heartbeat {
+			_ = msg.InProgress() // a lost one costs a redelivery, which the claim and the done mark absorb
+			lastProgress = time.Now()
+		}
+		if held, err := p.claims.claim(ctx, id, token); held || err != nil {
+			return held, err
+		}
+	}
+}
+
+// keepAlive renews the claim every claim beat and the message's ack wait
+// (InProgress) every heartbeat until stop is called. When the claim is lost, the
+// work is cancelled: someone else may be doing it.
 func (p *processor) keepAlive(ctx context.Context, cancel context.CancelFunc, msg jetstream.Msg, id, token string, log zerolog.Logger) (stop func()) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		t := time.NewTicker(p.heartbeat)
+		t := time.NewTicker(p.claims.beat())
 		defer t.Stop()
+		lastProgress := time.Now()
 		for {
 			select {
 			case <-done:
@@ -132,8 +174,11 @@ func (p *processor) keepAlive(ctx context.Context, cancel context.CancelFunc, ms
 				return
 			case <-t.C:
 			}
-			if err := msg.InProgress(); err != nil {
-				log.Warn().Err(err).Msg("in progress not sent")
+			if time.Since(lastProgress) >= p.heartbeat {
+				if err := msg.InProgress(); err != nil {
+					log.Warn().Err(err).Msg("in progress not sent")
+				}
+				lastProgress = time.Now()
 			}
 			if held, err := p.claims.renew(ctx, id, token); err == nil && !held {
 				p.metrics.lostClaims.Inc()
@@ -178,12 +223,29 @@ func (p *processor) print(at time.Time, line string) {
 	_, _ = fmt.Fprintf(p.out, "%s  %s\n", at.Format(time.TimeOnly), line)
 }
 
-// delay is the redelivery delay after a failure of delivery n: the ack wait of the
-// next delivery, so that a failure and a crash are retried on the same schedule
-// (BackOff), and a Redis outage has that long before the message runs out of
-// deliveries.
+// delay is the nak delay after a failure of delivery n that has the message
+// redelivered after the ack wait of the next delivery (ackWaits[n]), so that a
+// failure and a crash are retried on the same schedule (BackOff) and a failing
+// message is dead-lettered after the sum of the redeliveries' ack waits
+// (deadLetteredAfter). The server counts a nak's delay from the end of the first
+// ack wait (ackWaits[0]) and then waits out the ack wait of the delivery that
+// failed (ackWaits[n-1]) too: that excess is taken off here.
 func (p *processor) delay(n uint64) time.Duration {
-	return p.ackWaits[min(int(n), len(p.ackWaits)-1)]
+	last := len(p.ackWaits) - 1
+	i := min(max(int(n), 1), last+1)
+	want := p.ackWaits[min(i, last)]
+	excess := p.ackWaits[min(i-1, last)] - p.ackWaits[0]
+	return max(want-excess, time.Millisecond) // a BackOff that shrinks cannot be kept: as soon as the server allows
+}
+
+// deadLetteredAfter is how long a message that fails at every delivery takes
+// from its first delivery to its dead letter: the ack waits of its redeliveries.
+func deadLetteredAfter(ackWaits []time.Duration, maxDeliver int) time.Duration {
+	var sum time.Duration
+	for n := 1; n < maxDeliver; n++ {
+		sum += ackWaits[min(n, len(ackWaits)-1)]
+	}
+	return sum
 }
 
 // ack acknowledges and waits for the server to confirm, so that a drained consumer

@@ -116,6 +116,7 @@ func (r replayer) replay(ctx context.Context, s jetstream.Stream, m *jetstream.R
 			h[k] = v
 		}
 	}
+	h.Set(HeaderReplayedSequence, m.Header.Get(HeaderDLQSequence))
 	var head struct {
 		ID string `json:"id"`
 	}

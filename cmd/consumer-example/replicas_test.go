@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"github.com/callbus/callbus/internal/simtest"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -10,7 +9,6 @@ import (
 	"time"
 
 	"github.com/callbus/callbus/events"
-	"github.com/callbus/callbus/internal/event"
 )
 
 // Three replicas share the durable while 40 users' events are published: each
@@ -21,7 +19,7 @@ func TestThreeReplicasKeepEntityOrder(t *testing.T) {
 	c := h.config("board")
 	replicas := []*replica{h.serve(c), h.serve(c), h.serve(c)}
 	const users, perUser = 40, 6
-	var lists [][]event.Envelope
+	var lists [][]events.Envelope
 	for id := range int64(users) {
 		lists = append(lists, userEvents(t, id+1, perUser))
 	}
@@ -32,7 +30,7 @@ func TestThreeReplicasKeepEntityOrder(t *testing.T) {
 	}
 	for _, r := range replicas {
 		wantAgents(t, r.state(t), users, perUser-1)
-		simtest.WaitFor(t, 30*time.Second, "the lag metric at 0", func() bool { return r.metric(t, "consumer_example_lag_messages") == 0 })
+		waitFor(t, 30*time.Second, "the lag metric at 0", func() bool { return r.metric(t, "consumer_example_lag_messages") == 0 })
 	}
 	var total float64
 	for _, r := range replicas {
@@ -54,7 +52,7 @@ func TestThreeReplicasOneBusyEntity(t *testing.T) {
 	h := newHarness(t)
 	c := h.config("busy")
 	replicas := []*replica{h.serve(c), h.serve(c), h.serve(c)}
-	last := h.interleave([][]event.Envelope{userEvents(t, 1, 30)})
+	last := h.interleave([][]events.Envelope{userEvents(t, 1, 30)})
 	h.settled(c.Durable, last)
 	h.audit(c.Durable)
 	for _, r := range replicas {
@@ -68,7 +66,7 @@ func TestThreeReplicasOneBusyEntity(t *testing.T) {
 // with nothing lost or applied twice.
 func TestDrainUnderLoad(t *testing.T) {
 	h := newHarness(t)
-	var lists [][]event.Envelope
+	var lists [][]events.Envelope
 	for id := range int64(20) {
 		lists = append(lists, userEvents(t, id+1, 10))
 	}
@@ -88,12 +86,12 @@ func TestDrainUnderLoad(t *testing.T) {
 		}
 	}
 	first := h.start(c, slow)
-	simtest.WaitFor(t, 30*time.Second, "some work done", func() bool { return commits.Load() >= 40 })
+	waitFor(t, 30*time.Second, "some work done", func() bool { return commits.Load() >= 40 })
 	first.stop(t)
 	// Naks travel on the stopped replica's connection and the info request on
 	// another: the server may answer the request first, so wait (bounded) for
 	// what the naks settle to rather than read it once.
-	simtest.WaitFor(t, 10*time.Second, "no message left unacknowledged after the drain (nak'ed)", func() bool {
+	waitFor(t, 10*time.Second, "no message left unacknowledged after the drain (nak'ed)", func() bool {
 		return h.consumerInfo(c.Durable).NumAckPending == 0
 	})
 	done := len(h.applied(c.Durable))
@@ -123,6 +121,6 @@ func TestHealthz(t *testing.T) {
 		t.Fatalf("healthz with Redis down: %d %s", code, body)
 	}
 	h.redis.Restart(t)
-	simtest.WaitFor(t, 30*time.Second, "healthy again", func() bool { code, _ := r.get(t, "/healthz"); return code == http.StatusOK })
+	waitFor(t, 30*time.Second, "healthy again", func() bool { code, _ := r.get(t, "/healthz"); return code == http.StatusOK })
 	r.stop(t)
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"github.com/callbus/callbus/internal/simtest"
 	"testing"
 	"time"
 )
@@ -36,7 +35,7 @@ func TestRedisOutageRetried(t *testing.T) {
 	h.redis.Stop()
 	seq := h.publish(userEvents(t, 1, 1)[0], "")
 	l := h.start(c, nil)
-	simtest.WaitFor(t, 30*time.Second, "two failed deliveries", func() bool { return h.consumerInfo(c.Durable).Delivered.Consumer >= 2 })
+	waitFor(t, 30*time.Second, "two failed deliveries", func() bool { return h.consumerInfo(c.Durable).Delivered.Consumer >= 2 })
 	h.redis.Restart(t)
 	h.settled(c.Durable, seq)
 	l.stop(t)

@@ -89,7 +89,7 @@ func serve(ctx context.Context, c config, tp trace.TracerProvider, stdout io.Wri
 func newProcessor(c config, st *store, dead *deadLetters, m *metrics, out io.Writer, log zerolog.Logger, tp trace.TracerProvider) *processor {
 	return &processor{
 		commit:        st.commit,
-		claims:        &claims{store: st, ttl: c.AckWait},
+		claims:        &claims{store: st, ttl: claimTTL(c.AckWait)},
 		dead:          dead,
 		metrics:       m,
 		maxDeliver:    c.MaxDeliver,

@@ -10,6 +10,7 @@ import (
 
 	"github.com/callbus/callbus/internal/event"
 	"github.com/callbus/callbus/schemas"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // bigCall is the call.created example of schemas/ with n participants (copies of
@@ -154,5 +155,113 @@ func TestFitCases(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestFitNotesInsideChanges is the incident's call.updated: 600 KB of notes
+// replaced by 600 KB of other notes, so the big strings are the call's notes
+// and the two values of its one change. Under a limit of 1 MiB it keeps its
+// change and cuts the three strings to one length that uses the room.
+func TestFitNotesInsideChanges(t *testing.T) {
+	v, err := schemas.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var env map[string]any
+	if err := json.Unmarshal(schemas.Examples()["call.updated"], &env); err != nil {
+		t.Fatal(err)
+	}
+	before, after := strings.Repeat("a", 600_000), strings.Repeat("b", 600_000)
+	data := env["data"].(map[string]any)
+	data["call"].(map[string]any)["call_notes"] = after
+	data["changes"] = []any{map[string]any{"field": "call_notes", "previous": before, "current": after}}
+	body, err := json.Marshal(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const limit = 1 << 20
+	got, mark, err := fit(body, limit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFit(t, v, body, got, mark, limit)
+	if want := "/call/call_notes=600000,/changes/0/current=600000,/changes/0/previous=600000"; mark.Truncated != want {
+		t.Fatalf("marker %q, want %q", mark.Truncated, want)
+	}
+	var out struct {
+		Data struct {
+			Call struct {
+				CallNotes string `json:"call_notes"`
+			} `json:"call"`
+			Changes []struct{ Previous, Current string } `json:"changes"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(got, &out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Data.Changes) != 1 {
+		t.Fatalf("%d changes, want the one change kept", len(out.Data.Changes))
+	}
+	c := out.Data.Changes[0]
+	if n := len(out.Data.Call.CallNotes); n < 300_000 || len(c.Previous) != n || len(c.Current) != n {
+		t.Fatalf("notes %d, previous %d, current %d bytes: want one length of about a third of 1 MiB", n, len(c.Previous), len(c.Current))
+	}
+	if len(got) < limit-64 {
+		t.Fatalf("%d bytes: %d of room left unused", len(got), limit-len(got))
+	}
+}
+
+// TestFitLastResort: a body that does not fit even with its one list at one
+// element gets its data emptied, the marker naming the data's size, valid
+// against the schemas' last-resort variant; under that form's size it fails.
+func TestFitLastResort(t *testing.T) {
+	v, err := schemas.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := bigCall(t, 50)
+	got, mark, err := fit(body, 600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFit(t, v, body, got, mark, 600)
+	var env map[string]json.RawMessage
+	if err := json.Unmarshal(body, &env); err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("=%d", len(env["data"])); mark.Truncated != want {
+		t.Fatalf("marker %q, want %q", mark.Truncated, want)
+	}
+	if _, _, err := fit(body, 200); !errors.Is(err, errCannotFit) {
+		t.Fatalf("limit 200: %v, want errCannotFit", err)
+	}
+}
+
+// A stream whose max_msg_size is below even the skeleton of a call (one
+// participant, the strings emptied) gets the event in its last-resort form, valid
+// against the schemas, in its place: the relay is not blocked and the events
+// after it follow.
+func TestRelayPublishesTheLastResortForm(t *testing.T) {
+	v, err := schemas.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := newBed(t, false)
+	const limit = 900
+	b.updateStream(t, func(c *jetstream.StreamConfig) { c.MaxMsgSize = limit })
+	big := bigCall(t, 200)
+	b.commitBodies(t, []byte(`{"n":0}`), big, []byte(`{"n":2}`))
+	r := b.relay(WithMaxPayload(b.js.Conn().MaxPayload))
+	if err := r.Drain(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	msgs := streamMsgs(t, b.stream)
+	checkInOrder(t, msgs, 3)
+	if err := v.Validate(msgs[1].Data); err != nil {
+		t.Fatalf("last-resort form does not validate: %v\n%s", err, msgs[1].Data)
+	}
+	var mark event.Truncation
+	if err := json.Unmarshal(msgs[1].Data, &mark); err != nil || !strings.HasPrefix(mark.Truncated, "=") {
+		t.Fatalf("marker %+v (%v), want the last-resort form =<bytes>: %s", mark, err, msgs[1].Data)
 	}
 }
