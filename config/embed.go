@@ -17,7 +17,7 @@
 // masked in errors and log fields. See README.md beside this file.
 package config
 
-// values.schema.json and the READMEs' parameter tables are rendered from iparams.json.
+// values.schema.json and the parameter tables (docs/configuration.md, config/README.md) are rendered from iparams.json.
 //go:generate go test -count=1 -run ^(TestReadmeDocsUpToDate|TestValuesSchemaUpToDate)$ -update .
 
 import (

@@ -11,19 +11,19 @@ import (
 )
 
 // update rewrites the generated files instead of comparing: go test ./config -update
-var update = flag.Bool("update", false, "rewrite values.schema.json and the READMEs' parameter tables")
+var update = flag.Bool("update", false, "rewrite values.schema.json and the parameter tables of docs/configuration.md and config/README.md")
 
 const (
-	readmePath  = "../README.md" // the project's
+	configPage  = "../docs/configuration.md" // the project's reference of settings
 	schemaPath  = "values.schema.json"
 	beginMarker = "<!-- iparams:begin -->"
 	endMarker   = "<!-- iparams:end -->"
 )
 
-// The parameter tables of both READMEs are the one Docs renders. Each must have
+// The parameter tables of the configuration page and config/README.md are the one Docs renders. Each must have
 // the block: a README without one fails rather than skipping the check.
 func TestReadmeDocsUpToDate(t *testing.T) {
-	for _, tt := range []struct{ name, path string }{{"project README", readmePath}, {"configuration page", "../docs/configuration.md"}, {"config README", "README.md"}} {
+	for _, tt := range []struct{ name, path string }{{"configuration page", configPage}, {"config README", "README.md"}} {
 		t.Run(tt.name, func(t *testing.T) { checkReadme(t, tt.path) })
 	}
 }
