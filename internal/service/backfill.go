@@ -27,6 +27,20 @@ type BackfillOptions struct {
 	Dir string
 }
 
+// ExportJobs tunes how a backfill follows its export jobs; zero fields take
+// the defaults of backfill.Backfill and callcenter.ExportWait (a job stalls
+// after 30 minutes without progress; 3 jobs per span, the second after 1
+// minute).
+type ExportJobs struct {
+	Wait      callcenter.ExportWait
+	MaxJobs   int
+	RetryWait time.Duration
+}
+
+// WithExportJobs tunes the backfill's export jobs (tests wait seconds, not
+// minutes).
+func WithExportJobs(j ExportJobs) Option { return func(o *options) { o.exportJobs = j } }
+
 // leaderWork is what the leader runs while it holds the lease: polling, after
 // the first backfill of a fresh state when the settings ask for one; or, for
 // poller backfill, the backfill alone.
@@ -53,7 +67,8 @@ func newLeaderWork(s config.Settings, o options, store *cursor.Store, api *callc
 	}
 	blog := log.With().Str("component", "backfill").Logger()
 	prog := backfill.NewProgress(nil, blog, 5*time.Second)
-	b := &backfill.Backfill{API: api, Store: store, Poller: hp, Account: s.Account, HTTP: &http.Client{}, Log: blog, Progress: prog}
+	b := &backfill.Backfill{API: api, Store: store, Poller: hp, Account: s.Account, HTTP: &http.Client{}, Log: blog, Progress: prog,
+		Wait: o.exportJobs.Wait, MaxJobs: o.exportJobs.MaxJobs, RetryWait: o.exportJobs.RetryWait}
 	if o.backfill != nil {
 		b.Dir = o.backfill.Dir
 		if o.backfill.Progress != nil {
