@@ -100,7 +100,7 @@ func (r *run) replace(ctx context.Context, je *jobError) error {
 // retryWait is the wait before the span's next job: RetryWait after the first
 // failure, doubling (with jitter) after each further one.
 func (r *run) retryWait() time.Duration {
-	bo := backoff.NewExponentialBackOff(backoff.WithInitialInterval(r.b.RetryWait),
+	bo := backoff.NewExponentialBackOff(backoff.WithInitialInterval(r.b.RetryWait), backoff.WithMultiplier(2),
 		backoff.WithMaxInterval(64*r.b.RetryWait), backoff.WithMaxElapsedTime(0))
 	wait := bo.NextBackOff()
 	for range r.cp.Failures - 1 {
