@@ -2,11 +2,15 @@ package backfill
 
 import (
 	"errors"
+	"io"
+	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/callbus/callbus/internal/cursor"
+	"github.com/callbus/callbus/internal/event"
 	"github.com/callbus/callbus/internal/poll"
 	"github.com/callbus/callbus/internal/sim"
 )
@@ -53,5 +57,39 @@ func TestBackfillGivesUp(t *testing.T) {
 	}
 	if c, _ := e.store.Cursors(t.Context()); c[poll.CursorBackfillIncomplete] != "" {
 		t.Error("the incomplete record outlived a completed backfill")
+	}
+}
+
+// wrongReport serves the first report download as a JSON object without the
+// requested resources (what a wrongly zipped or truncated export looks like).
+type wrongReport struct{ served atomic.Bool }
+
+func (w *wrongReport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if w.served.CompareAndSwap(false, true) {
+		body := `{"manifest":{"files":["calls.json"]},"calls_count":12}`
+		return &http.Response{StatusCode: http.StatusOK, Status: "200 OK", Body: io.NopCloser(strings.NewReader(body)),
+			ContentLength: int64(len(body)), Header: http.Header{}, Request: r}, nil
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestBackfillReplacesUnreadableReport: a report holding none of the requested
+// resources fails its job (counted unreadable) and a new job's report is read:
+// the history is announced whole, not taken for empty.
+func TestBackfillReplacesUnreadableReport(t *testing.T) {
+	e := newEnv(t, sim.Config{Seed: 8, History: 120, HistorySpan: 5 * 24 * time.Hour})
+	e.b.RetryWait, e.b.HTTP = 10*time.Millisecond, &http.Client{Transport: &wrongReport{}}
+	now := e.w.Sim.Start()
+	if err := e.run(t, Request{Since: now.AddDate(0, -1, 0), Until: now, Resources: []string{"calls"}}); err != nil {
+		t.Fatal(err)
+	}
+	created := 0
+	for _, ev := range e.outbox(t) {
+		if ev.Type == event.CallCreated {
+			created++
+		}
+	}
+	if st := e.b.Progress.State(); created != 120 || st.Jobs != [len(Outcomes)]int64{2, 0, 0, 1} {
+		t.Errorf("%d calls created, jobs by outcome %v; want 120 and one unreadable report", created, st.Jobs)
 	}
 }
