@@ -271,3 +271,63 @@ func metricIDs(ms []callcenter.CallMetric) []int64 {
 	}
 	return out
 }
+
+// aged is calls as they were d earlier.
+func aged(calls []callcenter.Call, d time.Duration) []callcenter.Call {
+	out := make([]callcenter.Call, len(calls))
+	for i, c := range calls {
+		c.CreatedTime, c.UpdatedTime = c.CreatedTime.Add(-d), c.UpdatedTime.Add(-d)
+		parts := make([]callcenter.Participant, len(c.Participants))
+		for j, p := range c.Participants {
+			p.CreatedTime, p.UpdatedTime = p.CreatedTime.Add(-d), p.UpdatedTime.Add(-d)
+			if p.EnqueuedTime != nil {
+				at := p.EnqueuedTime.Add(-d)
+				p.EnqueuedTime = &at
+			}
+			parts[j] = p
+		}
+		c.Participants = parts
+		out[i] = c
+	}
+	return out
+}
+
+// TestRebuildKeepsTheHistoryOfABackfill: Redis loses what a backfill under way
+// committed of calls 20 days old (older than anything the live reads return) and
+// is left with the backfill's earlier checkpoint. The rebuild keeps those calls'
+// snapshots, so the resumed backfill reading them again announces nothing twice.
+func TestRebuildKeepsTheHistoryOfABackfill(t *testing.T) {
+	st := &stream{}
+	rdb := redistest.Start(t).Client(t)
+	store, err := cursor.New(rdb, "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, s := newPollerOn(t, store, historyWorld, everything, nil, WithAnnounced(st))
+	s.Advance(20 * time.Minute)
+	old := exported{calls: aged(readExport(t, p).calls, 20*24*time.Hour)}
+	progress := map[string]string{CursorBackfill: `{"test":1}`}
+	feed(t, p, old, progress)
+	st.msgs = published(t, store)
+	if err := rdb.FlushAll(t.Context()).Err(); err != nil {
+		t.Fatal(err)
+	}
+	lease, err := store.Acquire(t.Context(), "test", time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.lease = func() cursor.Lease { return lease }
+	if _, err := store.Commit(t.Context(), lease, cursor.Batch{Cursors: progress}); err != nil {
+		t.Fatal(err)
+	}
+	h := feed(t, p, old, nil)
+	if p.Rollbacks() != 1 {
+		t.Fatalf("rollbacks %d: the loss went unnoticed", p.Rollbacks())
+	}
+	if n := h.Events(); n != 0 {
+		t.Errorf("the resumed backfill announced %d events again: %v", n, outboxTypes(t, store))
+	}
+	if open, err := store.OpenCalls(t.Context(), 0); err != nil || len(open) != 0 {
+		t.Errorf("history calls tracked as open for the live reads: %v (%v)", open, err)
+	}
+}
