@@ -11,6 +11,7 @@ import (
 	"github.com/callbus/callbus/internal/cursor"
 	"github.com/callbus/callbus/internal/redistest"
 	"github.com/callbus/callbus/internal/sim"
+	"github.com/redis/go-redis/v9"
 )
 
 // exported is what an export of the simulated world would hold: its calls,
@@ -185,6 +186,43 @@ func (s *stream) Read(_ context.Context, _ time.Time, fn func(string, []byte) er
 	return nil
 }
 
+// lossBed is a poller of the history world, 20 minutes in, checking a stream
+// the test fills, on a Redis that can lose every key.
+type lossBed struct {
+	p     *Poller
+	store *cursor.Store
+	s     *sim.Sim
+	st    *stream
+	rdb   *redis.Client
+}
+
+func newLossBed(t *testing.T) *lossBed {
+	t.Helper()
+	lb := &lossBed{st: &stream{}, rdb: redistest.Start(t).Client(t)}
+	store, err := cursor.New(lb.rdb, "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lb.store = store
+	lb.p, lb.s = newPollerOn(t, store, historyWorld, everything, nil, WithAnnounced(lb.st))
+	lb.s.Advance(20 * time.Minute)
+	return lb
+}
+
+// loseEverything deletes every key, then takes the lease again for the poller.
+func (lb *lossBed) loseEverything(t *testing.T) cursor.Lease {
+	t.Helper()
+	if err := lb.rdb.FlushAll(t.Context()).Err(); err != nil {
+		t.Fatal(err)
+	}
+	lease, err := lb.store.Acquire(t.Context(), "test", time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lb.p.lease = func() cursor.Lease { return lease }
+	return lease
+}
+
 // published is the whole outbox, as published to the stream.
 func published(t *testing.T, store *cursor.Store) []cursor.OutboxRecord {
 	t.Helper()
@@ -201,14 +239,8 @@ func published(t *testing.T, store *cursor.Store) []cursor.OutboxRecord {
 // metrics, users and teams from it in a new epoch, and announces nothing again
 // when the same records are fed; the live poller's check then finds nothing.
 func TestHistoryReconcilesFirst(t *testing.T) {
-	st := &stream{}
-	rdb := redistest.Start(t).Client(t)
-	store, err := cursor.New(rdb, "acme")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, s := newPollerOn(t, store, historyWorld, everything, nil, WithAnnounced(st))
-	s.Advance(20 * time.Minute)
+	lb := newLossBed(t)
+	p, store, s, st := lb.p, lb.store, lb.s, lb.st
 	for range 5 {
 		s.Advance(time.Minute)
 		pollAll(t, p)
@@ -216,14 +248,7 @@ func TestHistoryReconcilesFirst(t *testing.T) {
 	st.msgs = published(t, store)
 	before := outboxTypes(t, store)
 	epoch := p.scope.Epoch
-	if err := rdb.FlushAll(t.Context()).Err(); err != nil {
-		t.Fatal(err)
-	}
-	lease, err := store.Acquire(t.Context(), "test", time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.lease = func() cursor.Lease { return lease }
+	lb.loseEverything(t)
 	x := readExport(t, p)
 	h := feed(t, p, x, nil)
 	if p.Rollbacks() != 1 || p.scope.Epoch == epoch {
@@ -297,26 +322,13 @@ func aged(calls []callcenter.Call, d time.Duration) []callcenter.Call {
 // is left with the backfill's earlier checkpoint. The rebuild keeps those calls'
 // snapshots, so the resumed backfill reading them again announces nothing twice.
 func TestRebuildKeepsTheHistoryOfABackfill(t *testing.T) {
-	st := &stream{}
-	rdb := redistest.Start(t).Client(t)
-	store, err := cursor.New(rdb, "acme")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, s := newPollerOn(t, store, historyWorld, everything, nil, WithAnnounced(st))
-	s.Advance(20 * time.Minute)
+	lb := newLossBed(t)
+	p, store, st := lb.p, lb.store, lb.st
 	old := exported{calls: aged(readExport(t, p).calls, 20*24*time.Hour)}
 	progress := map[string]string{CursorBackfill: `{"test":1}`}
 	feed(t, p, old, progress)
 	st.msgs = published(t, store)
-	if err := rdb.FlushAll(t.Context()).Err(); err != nil {
-		t.Fatal(err)
-	}
-	lease, err := store.Acquire(t.Context(), "test", time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.lease = func() cursor.Lease { return lease }
+	lease := lb.loseEverything(t)
 	if _, err := store.Commit(t.Context(), lease, cursor.Batch{Cursors: progress}); err != nil {
 		t.Fatal(err)
 	}
