@@ -105,6 +105,10 @@ func faultFlags(fs *flag.FlagSet, c *sim.Config, r *rawFlags) {
 	fs.Float64Var(&c.Drift, "drift", 0, "probability of each field-note variant per record")
 	fs.Float64Var(&c.OffsetRate, "offset-rate", 0, "fraction of records with non-Z time offsets")
 	fs.Float64Var(&c.JobStallRate, "job-stall-rate", 0, "fraction of export jobs that never complete")
+	fs.Float64Var(&c.JobFailRate, "job-fail-rate", 0, "fraction of export jobs that end in status \"failed\"")
+	fs.Float64Var(&c.Reports.PoisonRate, "report-poison-rate", 0, "fraction of calls served in export reports with a participant enqueued_time 0000-00-00 00:00:00")
+	fs.Float64Var(&c.Reports.DuplicateRate, "report-duplicate-rate", 0, "fraction of calls listed twice in export reports (an older copy after the current one)")
+	fs.BoolVar(&c.Reports.OddZip, "report-odd-zip", false, "zipped reports hold a manifest and a __MACOSX resource fork before the report")
 	fs.StringVar(&r.faults, "faults", "none", "fault profile: none, or hostile (every hazard below); the flags below override it")
 }
 

@@ -44,6 +44,12 @@ type Backfill struct {
 	// MaxOutbox pauses publishing while the outbox holds more events than this,
 	// so Redis holds a bounded backlog while the relay catches up [100000].
 	MaxOutbox int64
+	// MaxJobs is how many export jobs a span may use up (failed, stalled, or
+	// their report unreadable) before the backfill gives up on it [3].
+	MaxJobs int
+	// RetryWait is the wait before the second job of a span; it doubles, with
+	// jitter, for each job after [1m].
+	RetryWait time.Duration
 	Progress  *Progress
 	Log       zerolog.Logger
 }
@@ -61,17 +67,27 @@ func (b *Backfill) defaults() {
 	if b.MaxOutbox <= 0 {
 		b.MaxOutbox = 100_000
 	}
+	if b.MaxJobs <= 0 {
+		b.MaxJobs = 3
+	}
+	if b.RetryWait <= 0 {
+		b.RetryWait = time.Minute
+	}
 	if b.Progress == nil {
 		b.Progress = NewProgress(nil, b.Log, 5*time.Second)
 	}
 }
 
 // Run backfills req while lease is held, resuming the stored progress of the
-// same request, and returns when every span is committed. It fails with
-// ErrOtherBackfill when a different request is under way, poll.ErrLostLease when
-// the lease passed to another process, and with the error of a step that could
-// not be completed (an export refused, a job that stalled); progress committed
-// so far stays, and running the same request again resumes it.
+// same request, and returns when every span is committed. An export job that
+// fails, stalls, or whose report cannot be downloaded or read is replaced by a
+// new one, up to MaxJobs per span with a growing wait between them; then Run
+// gives up (giveUp) and fails with an error matching ErrIncomplete, having put
+// the state back to where paged reads take over. It fails with ErrOtherBackfill
+// when a different request is under way, poll.ErrLostLease when the lease passed
+// to another process, and with the error of a step that could not be completed
+// (an export refused, the API or Redis unreachable); progress committed so far
+// stays, and running the same request again resumes it.
 func (b *Backfill) Run(ctx context.Context, req Request, lease func() cursor.Lease) error {
 	b.defaults()
 	if err := req.Check(); err != nil {
@@ -87,7 +103,7 @@ func (b *Backfill) Run(ctx context.Context, req Request, lease func() cursor.Lea
 	}
 	switch {
 	case !ok:
-		cp = newCheckpoint(req, time.Now().UTC())
+		cp = newCheckpoint(req, time.Now().UTC(), cur[poll.CursorHighWater])
 	case !cp.same(req):
 		return fmt.Errorf("%w: %s to %s (%v); run it again to finish it first", ErrOtherBackfill,
 			cp.Since.Format(time.RFC3339), cp.Until.Format(time.RFC3339), cp.Resources)
@@ -128,13 +144,15 @@ func (r *run) all(ctx context.Context) error {
 		_ = os.Remove(reportFile(r.b.Dir, r.b.Account, r.cp.JobID))
 		r.cp.Span++
 		r.cp.newJob()
+		r.cp.Failures, r.cp.LastFailure = 0, ""
 		if err := r.commit(); err != nil {
 			return err
 		}
 	}
 	r.cp.Requests = r.requests()
 	done, _ := json.Marshal(r.cp)
-	if err := r.h.Done(r.req.Since, map[string]string{poll.CursorBackfill: "", poll.CursorBackfillDone: string(done)}); err != nil {
+	if err := r.h.Done(r.req.Since, map[string]string{poll.CursorBackfill: "", poll.CursorBackfillDone: string(done),
+		poll.CursorBackfillIncomplete: ""}); err != nil {
 		return err
 	}
 	r.update(func(s *State) { s.Phase = PhaseDone })
@@ -144,8 +162,24 @@ func (r *run) all(ctx context.Context) error {
 }
 
 // span backfills the current span: its job, its report, its records. A report
-// URL that expired starts a new job.
+// URL that expired starts a new job; a job that failed (jobError) is replaced
+// while the span has jobs left (replace).
 func (r *run) span(ctx context.Context) error {
+	for {
+		err := r.attempt(ctx)
+		var je *jobError
+		if !errors.As(err, &je) {
+			return err
+		}
+		if err := r.replace(ctx, je); err != nil {
+			return err
+		}
+	}
+}
+
+// attempt reads the span through its current job (a new one when none is
+// under way).
+func (r *run) attempt(ctx context.Context) error {
 	for {
 		if err := r.job(ctx); err != nil {
 			return err
@@ -165,7 +199,11 @@ func (r *run) span(ctx context.Context) error {
 				return err
 			}
 		}
-		return r.publish(ctx, path)
+		err := r.publish(ctx, path)
+		if re := (*reportError)(nil); errors.As(err, &re) {
+			return &jobError{outcome: OutcomeUnreadable, err: err}
+		}
+		return err
 	}
 }
 
@@ -199,13 +237,15 @@ func (r *run) job(ctx context.Context) error {
 		}
 	}
 	path, err := r.b.API.WaitJob(ctx, r.cp.JobID, status, w)
-	if err != nil {
-		if errors.Is(err, callcenter.ErrJobStalled) {
-			r.cp.newJob() // the next run starts a new job
-			_ = r.commit()
-		}
+	switch {
+	case errors.Is(err, callcenter.ErrJobStalled):
+		return &jobError{outcome: OutcomeStalled, err: err}
+	case errors.Is(err, callcenter.ErrJobFailed), callcenter.IsNotFound(err):
+		return &jobError{outcome: OutcomeFailed, err: err}
+	case err != nil:
 		return fmt.Errorf("backfill: %w", err)
 	}
+	r.outcome(OutcomeCompleted)
 	r.cp.Path, r.cp.Completed = path, time.Now().UTC()
 	return r.commit()
 }
@@ -220,8 +260,11 @@ func (r *run) download(ctx context.Context, path string) error {
 	size, err := download(ctx, r.b.HTTP, r.cp.Path, path, r.b.DownloadRetry, func(done, total int64) {
 		r.update(func(s *State) { s.Bytes, s.Total = done, total })
 	})
-	if err != nil {
-		return fmt.Errorf("backfill: job %d: %w", r.cp.JobID, err)
+	switch {
+	case errors.Is(err, errExpired) || ctx.Err() != nil:
+		return err
+	case err != nil: // retried for DownloadRetry already
+		return &jobError{outcome: OutcomeUnreadable, err: fmt.Errorf("job %d: %w", r.cp.JobID, err)}
 	}
 	r.cp.Size, r.cp.Pass, r.cp.Record = size, 0, 0
 	return r.commit()

@@ -113,7 +113,7 @@ func TestBackfillHistory(t *testing.T) {
 func TestBackfillRefusesAnother(t *testing.T) {
 	e := newEnv(t, sim.Config{Seed: 5, History: 10})
 	now := e.w.Sim.Start()
-	cp := newCheckpoint(Request{Since: now.AddDate(0, -1, 0), Until: now, Resources: []string{"calls"}}, now)
+	cp := newCheckpoint(Request{Since: now.AddDate(0, -1, 0), Until: now, Resources: []string{"calls"}}, now, "")
 	h, err := e.b.Poller.History(t.Context(), func() cursor.Lease { return e.lease })
 	if err != nil {
 		t.Fatal(err)

@@ -34,11 +34,18 @@ type Checkpoint struct {
 	Downloads int       `json:"downloads"`
 	Requests  int64     `json:"requests"` // API requests used
 	Started   time.Time `json:"started"`
+	// Failures counts the export jobs of the current span that failed, stalled
+	// or served an unreadable report; LastFailure says how the last did.
+	Failures    int    `json:"failures,omitempty"`
+	LastFailure string `json:"last_failure,omitempty"`
+	// HighWater is the state's high water before the backfill ("" for a fresh
+	// state): where a backfill that gives up puts it back.
+	HighWater string `json:"high_water,omitempty"`
 }
 
-// newCheckpoint starts req.
-func newCheckpoint(req Request, now time.Time) Checkpoint {
-	return Checkpoint{Since: req.Since.UTC(), Until: req.Until.UTC(), Resources: req.Resources, Started: now}
+// newCheckpoint starts req on a state whose high water is highWater.
+func newCheckpoint(req Request, now time.Time, highWater string) Checkpoint {
+	return Checkpoint{Since: req.Since.UTC(), Until: req.Until.UTC(), Resources: req.Resources, Started: now, HighWater: highWater}
 }
 
 // same reports whether cp is the progress of req.
@@ -80,7 +87,7 @@ func Pending(cur map[string]string) (Request, bool, error) {
 }
 
 // Fresh reports whether the cursors are those of a state nothing was read into
-// yet: no epoch (or only one), no backfill done.
+// yet: no epoch (or only one), no backfill done or given up.
 func Fresh(cur map[string]string) bool {
-	return cur[poll.CursorBackfillDone] == "" && cur[poll.CursorHighWater] == ""
+	return cur[poll.CursorBackfillDone] == "" && cur[poll.CursorHighWater] == "" && cur[poll.CursorBackfillIncomplete] == ""
 }

@@ -10,4 +10,11 @@
 // belongs to, fenced by the lease; a process killed at any point and started
 // again with the same request continues where the last commit left it, and
 // records read twice diff to nothing against the snapshots they produced.
+//
+// History never blocks the live path: an export job that fails, stalls or
+// serves a report that cannot be read is replaced, up to Backfill.MaxJobs per
+// span; then the backfill gives up (ErrIncomplete), records why
+// (poll.CursorBackfillIncomplete) and puts the state back where paged reads
+// take over. Report records are read like list items (callcenter.DecodeRecord):
+// a bad one is rejected alone; one listed twice is read from its newest copy.
 package backfill

@@ -1,12 +1,9 @@
 package backfill
 
 import (
-	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/callbus/callbus/internal/callcenter"
 )
 
 func TestSpans(t *testing.T) {
@@ -56,45 +53,5 @@ func TestRequestCheck(t *testing.T) {
 		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
 			t.Errorf("%+v: got %v, want %q", tc.req, err, tc.want)
 		}
-	}
-}
-
-// recorder is a sink that keeps the ids it is handed, per pass.
-type recorder struct{ got []string }
-
-func (r *recorder) call(pos int64, c callcenter.Call) error {
-	r.got = append(r.got, "c"+itoa(c.ID))
-	return nil
-}
-func (r *recorder) metric(pos int64, m callcenter.CallMetric) error {
-	r.got = append(r.got, "m"+itoa(m.CallID))
-	return nil
-}
-func (r *recorder) user(pos int64, u callcenter.User) error {
-	r.got = append(r.got, "u"+itoa(u.ID))
-	return nil
-}
-func (r *recorder) team(pos int64, t callcenter.Team) error {
-	r.got = append(r.got, "t"+itoa(t.ID))
-	return nil
-}
-
-func itoa(v int64) string { return strconv.FormatInt(v, 10) }
-
-// TestReadPass: metrics come in the second pass whatever their place in the
-// report; unknown keys and null arrays are skipped.
-func TestReadPass(t *testing.T) {
-	const doc = `{"call_metrics":[{"id":9,"call_id":1}],"extra":{"a":[1,2]},"calls":[{"id":1},{"id":2}],"users":null,"teams":[{"id":3}]}`
-	for pass, want := range []string{"c1 c2 t3", "m1"} {
-		r := &recorder{}
-		if err := readPass(strings.NewReader(doc), pass, r); err != nil {
-			t.Fatal(err)
-		}
-		if got := strings.Join(r.got, " "); got != want {
-			t.Errorf("pass %d: got %q, want %q", pass, got, want)
-		}
-	}
-	if err := readPass(strings.NewReader(`{"calls":[{"id":1},`), 0, &recorder{}); err == nil {
-		t.Error("a truncated report read without error")
 	}
 }

@@ -17,6 +17,7 @@ const (
 	PhaseDownloading = "downloading"
 	PhasePublishing  = "publishing"
 	PhaseDone        = "done"
+	PhaseIncomplete  = "incomplete" // gave up: paged reads take over
 )
 
 // State is a backfill's progress as a person follows it.
@@ -30,6 +31,10 @@ type State struct {
 	Requests     int64     // API requests used (export, job polls, status names)
 	Started      time.Time // the backfill
 	PhaseStarted time.Time // the current phase
+	// Jobs counts export jobs by outcome, in the order of Outcomes.
+	Jobs [len(Outcomes)]int64
+	// Incomplete says why the backfill gave up ("" unless it did).
+	Incomplete string
 }
 
 // Fraction is how far the current phase is, within [0, 1], or -1 when unknown.

@@ -14,23 +14,52 @@ const chunk = 1000
 
 // publish reads the downloaded report in two passes (calls, users, teams; then
 // metrics) from the checkpoint's position, committing each chunk of records with
-// the position after it.
+// the position after it. A record the report lists more than once is read from
+// its newest copy only (findDupes).
 func (r *run) publish(ctx context.Context, path string) error {
+	rep, err := openReport(path, r.exported())
+	if err != nil {
+		return fmt.Errorf("backfill: job %d: %w", r.cp.JobID, err)
+	}
+	pr := &passReader{api: r.b.API, op: fmt.Sprintf("export job %d report", r.cp.JobID), want: rep.want}
+	if err := r.findDupes(rep, pr); err != nil {
+		return fmt.Errorf("backfill: job %d: %w", r.cp.JobID, err)
+	}
 	for ; r.cp.Pass < 2; r.cp.Pass, r.cp.Record = r.cp.Pass+1, 0 {
-		if err := r.pass(ctx, path); err != nil {
+		if err := r.pass(ctx, rep, pr); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// pass reads one pass of the report.
-func (r *run) pass(ctx context.Context, path string) error {
-	rc, size, err := openReport(path)
+// findDupes sets the copies pr passes over.
+func (r *run) findDupes(rep *report, pr *passReader) error {
+	rc, err := rep.open()
 	if err != nil {
-		return fmt.Errorf("backfill: %w", err)
+		return err
 	}
 	defer rc.Close()
+	older, n, err := findDupes(rc, rep.want)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		r.b.Log.Warn().Int64("job_id", r.cp.JobID).Int("copies", n).
+			Msg("backfill: the report lists records more than once; each is announced once, from its newest copy (latest updated_time, then the last listed)")
+	}
+	pr.older = older
+	return nil
+}
+
+// pass reads one pass of the report.
+func (r *run) pass(ctx context.Context, rep *report, pr *passReader) error {
+	rc, err := rep.open()
+	if err != nil {
+		return fmt.Errorf("backfill: job %d: %w", r.cp.JobID, err)
+	}
+	defer rc.Close()
+	size := rep.size
 	r.update(func(s *State) { s.Phase, s.Bytes, s.Total = PhasePublishing, 0, 2*size })
 	done := int64(r.cp.Pass) * size
 	in := &counting{r: rc, progress: func(n, _ int64) {
@@ -39,7 +68,8 @@ func (r *run) pass(ctx context.Context, path string) error {
 		}
 	}}
 	ps := &passSink{r: r, ctx: ctx}
-	if err := readPass(in, r.cp.Pass, ps); err != nil {
+	pr.from = r.cp.Record
+	if err := pr.read(in, r.cp.Pass, ps); err != nil {
 		return fmt.Errorf("backfill: job %d: %w", r.cp.JobID, err)
 	}
 	return ps.flush()
@@ -73,10 +103,11 @@ func (s *passSink) team(pos int64, t callcenter.Team) error {
 	return s.hold(pos, func() { s.teams = append(s.teams, t) })
 }
 
+// skip moves the position past a record passed over (rejected, or an older
+// copy): a run resumed after the chunk does not read it again.
+func (s *passSink) skip(pos int64) { s.next = pos + 1 }
+
 func (s *passSink) hold(pos int64, add func()) error {
-	if pos < s.r.cp.Record {
-		return nil
-	}
 	add()
 	s.next = pos + 1
 	if len(s.calls)+len(s.metrics) >= chunk {

@@ -8,19 +8,47 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
+	"slices"
 	"strings"
 
 	"github.com/callbus/callbus/internal/callcenter"
 )
 
-// openReport opens a downloaded report for reading: the JSON itself, or the
-// first .json file of a zip (the API zips reports of jobs that went through
-// zip_in_progress). size is the JSON's length, for progress.
-func openReport(path string) (r io.ReadCloser, size int64, err error) {
-	f, err := os.Open(path)
+// reportError is a report that cannot be read as one: not a zip or JSON object,
+// a zip without the report, none of the requested resources, or JSON that ends
+// or breaks midway. A new export job may serve a good one (see jobError).
+type reportError struct{ err error }
+
+func (e *reportError) Error() string { return "report: " + e.err.Error() }
+func (e *reportError) Unwrap() error { return e.err }
+
+func badReport(format string, args ...any) error {
+	return &reportError{fmt.Errorf(format, args...)}
+}
+
+// report is a downloaded report: the JSON itself (entry "") or the entry of a zip
+// that holds it, chosen by content. want are the resources the job exported.
+type report struct {
+	path  string
+	entry string
+	size  int64 // of the JSON, for progress
+	want  []string
+}
+
+// openReport finds the report in the file at path: the file itself when it is
+// JSON, or the zip entry holding it (the API zips reports of jobs that went
+// through zip_in_progress). A zip entry is the report when it is a JSON object
+// holding one of the requested resources as an array; entries under __MACOSX/,
+// dot-files (._report.json) and anything else (a manifest) are passed over,
+// whatever their names. A report holding none of the requested resources is an
+// error (*reportError): taking it for an empty one would lose the history.
+func openReport(p string, want []string) (*report, error) {
+	f, err := os.Open(p)
 	if err != nil {
-		return nil, 0, fmt.Errorf("open report: %w", err)
+		return nil, fmt.Errorf("open report: %w", err)
 	}
+	defer f.Close()
 	var magic [4]byte
 	n, _ := io.ReadFull(f, magic[:])
 	if !bytes.Equal(magic[:n], []byte("PK\x03\x04")) {
@@ -29,28 +57,69 @@ func openReport(path string) (r io.ReadCloser, size int64, err error) {
 			_, err = f.Seek(0, io.SeekStart)
 		}
 		if err != nil {
-			f.Close()
-			return nil, 0, fmt.Errorf("open report: %w", err)
+			return nil, fmt.Errorf("open report: %w", err)
 		}
-		return f, st.Size(), nil
+		if !holds(f, want) {
+			return nil, badReport("the JSON holds none of the requested resources (%s)", strings.Join(want, ", "))
+		}
+		return &report{path: p, size: st.Size(), want: want}, nil
 	}
-	f.Close()
-	z, err := zip.OpenReader(path)
+	z, err := zip.OpenReader(p)
 	if err != nil {
-		return nil, 0, fmt.Errorf("open zipped report: %w", err)
+		return nil, badReport("open zip: %w", err)
 	}
+	defer z.Close()
+	var seen []string
 	for _, zf := range z.File {
-		if strings.HasSuffix(zf.Name, ".json") {
-			rc, err := zf.Open()
-			if err != nil {
-				z.Close()
-				return nil, 0, fmt.Errorf("open zipped report %s: %w", zf.Name, err)
-			}
-			return zipEntry{rc, z}, int64(zf.UncompressedSize64), nil
+		if skippedEntry(zf) {
+			continue
+		}
+		seen = append(seen, zf.Name)
+		rc, err := zf.Open()
+		if err != nil {
+			continue // a broken entry is not the report; another may be
+		}
+		ok := holds(rc, want)
+		rc.Close()
+		if ok {
+			return &report{path: p, entry: zf.Name, size: int64(zf.UncompressedSize64), want: want}, nil
 		}
 	}
-	z.Close()
-	return nil, 0, errors.New("open zipped report: no .json file in it")
+	return nil, badReport("no entry of the zip holds the requested resources (%s); entries read: %s",
+		strings.Join(want, ", "), strings.Join(seen, ", "))
+}
+
+// skippedEntry: directories, macOS resource forks and dot-files are never the
+// report.
+func skippedEntry(zf *zip.File) bool {
+	base := path.Base(zf.Name)
+	return zf.FileInfo().IsDir() || strings.HasPrefix(zf.Name, "__MACOSX/") || strings.HasPrefix(base, ".")
+}
+
+// open opens the report's JSON for a read from its start.
+func (r *report) open() (io.ReadCloser, error) {
+	if r.entry == "" {
+		f, err := os.Open(r.path)
+		if err != nil {
+			return nil, fmt.Errorf("open report: %w", err)
+		}
+		return f, nil
+	}
+	z, err := zip.OpenReader(r.path)
+	if err != nil {
+		return nil, badReport("open zip: %w", err)
+	}
+	i := slices.IndexFunc(z.File, func(f *zip.File) bool { return f.Name == r.entry })
+	if i < 0 {
+		z.Close()
+		return nil, badReport("zip entry %s: gone", r.entry)
+	}
+	rc, err := z.File[i].Open()
+	if err != nil {
+		z.Close()
+		return nil, badReport("zip entry %s: %w", r.entry, err)
+	}
+	return zipEntry{rc, z}, nil
 }
 
 type zipEntry struct {
@@ -59,6 +128,30 @@ type zipEntry struct {
 }
 
 func (e zipEntry) Close() error { return errors.Join(e.ReadCloser.Close(), e.z.Close()) }
+
+// holds reports whether r is a JSON object with one of the resources of want as
+// an array (or null: none of them in the range). It reads member names and skips
+// other values token by token, so a large value costs no memory.
+func holds(r io.Reader, want []string) bool {
+	dec := json.NewDecoder(r)
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return false
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		if key, _ := tok.(string); slices.Contains(want, key) {
+			tok, err := dec.Token()
+			return err == nil && (tok == nil || tok == json.Delim('['))
+		}
+		if skipValue(dec) != nil {
+			return false
+		}
+	}
+	return false
+}
 
 // passOf is the pass in which a resource of the report is read: calls, users and
 // teams first, metrics second (a metric is announced for a known call only,
@@ -70,107 +163,11 @@ func passOf(resource string) int {
 	return 0
 }
 
-// sink receives the records of one pass, one at a time, with their position in
-// the pass (counted over the pass's resources, in report order).
-type sink interface {
-	call(pos int64, c callcenter.Call) error
-	metric(pos int64, m callcenter.CallMetric) error
-	user(pos int64, u callcenter.User) error
-	team(pos int64, t callcenter.Team) error
-}
-
-// readPass streams the report's records of pass to s: one record in memory at a
-// time, whatever the report's size. Resources of the other pass are skipped
-// element by element; unknown keys are skipped whole.
-func readPass(r io.Reader, pass int, s sink) error {
-	dec := json.NewDecoder(r)
-	if err := expectDelim(dec, '{'); err != nil {
-		return err
+// idKey is the member naming a record of resource: one call metric per call, so
+// a metric is the call's.
+func idKey(resource string) string {
+	if resource == callcenter.ExportCallMetrics {
+		return "call_id"
 	}
-	var pos int64
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return fmt.Errorf("report: %w", err)
-		}
-		key, _ := tok.(string)
-		if !isResource(key) {
-			var raw json.RawMessage
-			if err := dec.Decode(&raw); err != nil {
-				return fmt.Errorf("report %s: %w", key, err)
-			}
-			continue
-		}
-		var each func() error
-		switch {
-		case passOf(key) != pass:
-			each = func() error { var raw json.RawMessage; return dec.Decode(&raw) }
-		case key == callcenter.ExportCalls:
-			each = record(dec, &pos, s.call)
-		case key == callcenter.ExportCallMetrics:
-			each = record(dec, &pos, s.metric)
-		case key == callcenter.ExportUsers:
-			each = record(dec, &pos, s.user)
-		default:
-			each = record(dec, &pos, s.team)
-		}
-		if err := eachElement(dec, each); err != nil {
-			return fmt.Errorf("report %s: %w", key, err)
-		}
-	}
-	return nil
-}
-
-func isResource(key string) bool {
-	for _, r := range Resources {
-		if r == key {
-			return true
-		}
-	}
-	return false
-}
-
-// record decodes the next element as a T and hands it on with its position.
-func record[T any](dec *json.Decoder, pos *int64, fn func(int64, T) error) func() error {
-	return func() error {
-		var v T
-		if err := dec.Decode(&v); err != nil {
-			return err
-		}
-		*pos++
-		return fn(*pos-1, v)
-	}
-}
-
-// eachElement calls each for every element of the array that comes next (null
-// counts as empty).
-func eachElement(dec *json.Decoder, each func() error) error {
-	tok, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	if tok == nil {
-		return nil
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '[' {
-		return fmt.Errorf("want an array, got %v", tok)
-	}
-	for dec.More() {
-		if err := each(); err != nil {
-			return err
-		}
-	}
-	_, err = dec.Token()
-	return err
-}
-
-func expectDelim(dec *json.Decoder, d json.Delim) error {
-	tok, err := dec.Token()
-	if err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	if got, ok := tok.(json.Delim); !ok || got != d {
-		return fmt.Errorf("report: want %q, got %v", d, tok)
-	}
-	return nil
+	return "id"
 }

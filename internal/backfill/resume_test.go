@@ -55,7 +55,7 @@ func TestBackfillRetriesAndRenews(t *testing.T) {
 	now := e.w.Sim.Start()
 	req := Request{Since: now.AddDate(0, -1, 0), Until: now, Resources: []string{"calls", "call_metrics"}}
 	// As if a run had been killed after its job completed, long ago: its URL 404s.
-	cp := newCheckpoint(req, now)
+	cp := newCheckpoint(req, now, "")
 	cp.JobID, cp.Jobs, cp.Path, cp.Completed = 99, 1, e.w.URL+"/reports/99-gone.json", time.Now()
 	h, err := e.b.Poller.History(t.Context(), func() cursor.Lease { return e.lease })
 	if err != nil {

@@ -14,8 +14,9 @@ type ExportWait struct {
 	// PollInterval is the first wait between job reads (default 2s); it grows
 	// exponentially with jitter up to MaxPollInterval (default 30s).
 	PollInterval, MaxPollInterval time.Duration
-	// MaxWait bounds the whole wait from the export request (default 30m): jobs
-	// can stall (field note 9).
+	// MaxWait bounds the wait without progress (default 30m): a job whose
+	// status and updated_time stay the same that long has stalled (field note 9).
+	// Each change of either starts the bound again.
 	MaxWait time.Duration
 	// OnPoll, when set, sees every job read (for progress logs).
 	OnPoll func(Job)
@@ -34,16 +35,22 @@ func (w ExportWait) withDefaults() ExportWait {
 	return w
 }
 
-// ErrJobStalled is wrapped by the error of ExportAndWait when the job does not
-// complete within ExportWait.MaxWait.
-var ErrJobStalled = errors.New("export job did not complete in time")
+// ErrJobStalled is wrapped by the error of ExportAndWait when the job made no
+// progress (status, updated_time) for ExportWait.MaxWait.
+var ErrJobStalled = errors.New("export job stalled")
+
+// ErrJobFailed is wrapped by the error of ExportAndWait when the job ended
+// without a report: a status other than started, zip_in_progress or completed
+// (the spec knows no other, so the job will not complete), or completed without
+// a report path. A new export job may succeed where this one failed.
+var ErrJobFailed = errors.New("export job failed")
 
 // ExportAndWait starts an export (see Export) and polls its job until it is
 // completed, returning the report URL (job_data.path, valid for 7 days). It fails
 // when the export or a job read fails (GetJob retries transient errors itself),
-// when the job reports a status other than started, zip_in_progress or completed,
-// when a completed job has no path, when MaxWait passes (ErrJobStalled) or when
-// ctx is done. Paged reads remain the fallback for a failed export.
+// when the job reports a status other than started, zip_in_progress or completed
+// or a completed job has no path (ErrJobFailed), when the job makes no progress
+// for MaxWait (ErrJobStalled) or when ctx is done. Paged reads remain the fallback for a failed export.
 func (c *Client) ExportAndWait(ctx context.Context, req ExportRequest, w ExportWait) (string, error) {
 	started, err := c.Export(ctx, req)
 	if err != nil {
@@ -57,7 +64,8 @@ func (c *Client) ExportAndWait(ctx context.Context, req ExportRequest, w ExportW
 
 // WaitJob polls export job id (last seen in status) until it is completed and
 // returns its report URL, with the errors of ExportAndWait; MaxWait counts from
-// the call. A process that restarts resumes waiting for the job it started.
+// the call and again from each change of the job's status or updated_time. A
+// process that restarts resumes waiting for the job it started.
 func (c *Client) WaitJob(ctx context.Context, id int64, status string, w ExportWait) (string, error) {
 	w = w.withDefaults()
 	op := fmt.Sprintf("export job %d", id)
@@ -68,10 +76,11 @@ func (c *Client) WaitJob(ctx context.Context, id int64, status string, w ExportW
 		backoff.WithMaxElapsedTime(0),
 		backoff.WithClockProvider(c.clock),
 	)
+	var updated time.Time
 	for {
 		left := deadline.Sub(c.clock.Now())
 		if left <= 0 {
-			return "", fmt.Errorf("%s: %w: still %q after %v", op, ErrJobStalled, status, w.MaxWait)
+			return "", fmt.Errorf("%s: %w: still %q after %v without progress", op, ErrJobStalled, status, w.MaxWait)
 		}
 		// The last read happens at the deadline.
 		if err := sleep(ctx, c.clock, min(bo.NextBackOff(), left)); err != nil {
@@ -84,17 +93,20 @@ func (c *Client) WaitJob(ctx context.Context, id int64, status string, w ExportW
 		if w.OnPoll != nil {
 			w.OnPoll(job)
 		}
-		status = job.Status
+		if job.Status != status || !job.UpdatedTime.Equal(updated) {
+			deadline = c.clock.Now().Add(w.MaxWait) // progress: the bound starts again
+		}
+		status, updated = job.Status, job.UpdatedTime
 		switch status {
 		case JobStarted, JobZipInProgress:
 			continue
 		case JobCompleted:
 			if job.JobData == nil || job.JobData.Path == "" {
-				return "", fmt.Errorf("%s: completed without a report path", op)
+				return "", fmt.Errorf("%s: %w: completed without a report path", op, ErrJobFailed)
 			}
 			return job.JobData.Path, nil
 		default:
-			return "", fmt.Errorf("%s: unexpected job status %q", op, status)
+			return "", fmt.Errorf("%s: %w: status %q", op, ErrJobFailed, status)
 		}
 	}
 }

@@ -26,9 +26,14 @@ func TestExportAndWait(t *testing.T) {
 		maxWait  time.Duration
 	}{
 		{name: "completes", statuses: []string{JobStarted, JobZipInProgress, JobCompleted}, wantPath: "https://files.example/17.zip"},
-		{name: "unknown status", statuses: []string{JobStarted, "failed"}, wantErr: `export job 17: unexpected job status "failed"`},
-		{name: "completed without path", statuses: []string{"completed-nopath"}, wantErr: "completed without a report path"},
-		{name: "stalls", statuses: []string{JobZipInProgress}, maxWait: 2 * time.Minute, wantErr: `still "zip_in_progress" after 2m0s`},
+		{name: "unknown status", statuses: []string{JobStarted, "failed"}, wantErr: `export job 17: export job failed: status "failed"`},
+		{name: "completed without path", statuses: []string{"completed-nopath"}, wantErr: "export job failed: completed without a report path"},
+		// The first poll sees zip_in_progress (progress): the bound counts from it.
+		{name: "stalls", statuses: []string{JobZipInProgress}, maxWait: 2 * time.Minute, wantErr: `still "zip_in_progress" after 2m0s without progress`},
+		// Three polls in started, then zip_in_progress for good: the bound counts
+		// from the fourth poll, not from the export.
+		{name: "stalls after progress", statuses: []string{JobStarted, JobStarted, JobStarted, JobZipInProgress},
+			maxWait: 2 * time.Minute, wantErr: `still "zip_in_progress" after 2m0s without progress`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -56,8 +61,12 @@ func TestExportAndWait(t *testing.T) {
 			if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
 				t.Errorf("error %v, want %q", err, tt.wantErr)
 			}
-			if tt.name == "stalls" && !errors.Is(err, ErrJobStalled) {
+			stalls := strings.HasPrefix(tt.name, "stalls")
+			if stalls && !errors.Is(err, ErrJobStalled) {
 				t.Errorf("stall error %v is not ErrJobStalled", err)
+			}
+			if strings.Contains(tt.wantErr, "failed") && !errors.Is(err, ErrJobFailed) {
+				t.Errorf("failure %v is not ErrJobFailed", err)
 			}
 			reqs := s.requests()
 			if reqs[0].method != http.MethodPost || reqs[0].path != "/api/v1/account/export" {
@@ -71,9 +80,10 @@ func TestExportAndWait(t *testing.T) {
 			if polls != len(reqs)-1 {
 				t.Errorf("%d polls seen, %d made", polls, len(reqs)-1)
 			}
-			if tt.name == "stalls" {
-				if last := reqs[len(reqs)-1].at.Sub(reqs[0].at); last > 2*time.Minute || last < 2*time.Minute-time.Second {
-					t.Errorf("last poll %v after the export, want at the deadline", last)
+			if stalls {
+				progress := reqs[len(tt.statuses)].at // the poll that saw the last change of status
+				if last := reqs[len(reqs)-1].at.Sub(progress); last > 2*time.Minute || last < 2*time.Minute-time.Second {
+					t.Errorf("last poll %v after the last progress, want at the deadline", last)
 				}
 			}
 		})

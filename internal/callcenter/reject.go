@@ -38,6 +38,9 @@ type Rejection struct {
 	// Detail says what was wrong, without the value itself (values may be
 	// personal data).
 	Detail string
+	// Source names where the record was read when not from a list page (an
+	// export report: see DecodeRecord); empty for list reads.
+	Source string
 }
 
 // WithRejectionHook sets a function called once for every record a list read
@@ -144,4 +147,32 @@ func insaneCall(c *Call) (string, string) {
 		}
 	}
 	return "", ""
+}
+
+// DecodeRecord reads one record of resource ("calls", "call_metrics", "users",
+// "teams") that was not read from a list page (a record of an export report)
+// exactly as a list item is read: the same decoding and sanity rules. A record
+// that fails them is rejected alone, as list reads reject theirs: it is logged
+// at debug level under op and reported to the rejection hook
+// (WithRejectionHook), and DecodeRecord returns false; the caller goes on with
+// the next record. raw must be one JSON value (a report reader hands each
+// element of an array). Safe for concurrent use.
+func DecodeRecord[T any](c *Client, op, resource string, raw []byte, v *T) bool {
+	var rej *Rejection
+	read := func(d *apijson.Decoder) error { rej = decodeItem(d, resource, v); return nil }
+	var err error
+	if c.noRaw {
+		err = apijson.DecodeWithoutRaw(raw, read)
+	} else {
+		err = apijson.Decode(raw, read)
+	}
+	if err != nil && rej == nil { // not one JSON value: nothing was read of it
+		rej = &Rejection{Resource: resource, Reason: RejectMalformed, Detail: err.Error()}
+	}
+	if rej == nil {
+		return true
+	}
+	rej.Source = op
+	c.reject(op, *rej)
+	return false
 }

@@ -19,6 +19,9 @@ const (
 	CursorBackfill = "backfill.progress"
 	// CursorBackfillDone holds a summary of the last completed backfill.
 	CursorBackfillDone = "backfill.done"
+	// CursorBackfillIncomplete holds why the last backfill gave up (JSON), ""
+	// when none did or a backfill completed since.
+	CursorBackfillIncomplete = "backfill.incomplete"
 	// CursorHighWater is the newest created_time seen: set once calls were read.
 	CursorHighWater = cursorHighWater
 	// cursorAnnounced: calls created at or after it were announced (by the live
@@ -45,12 +48,24 @@ type History struct {
 }
 
 // History starts feeding history while lease is held. The poller must not Run at
-// the same time. It reads the epoch (starting one on a fresh state), the prune
-// horizon and the high water.
+// the same time. It reads the epoch (starting one on a fresh state), checks that
+// Redis has not gone back in time behind the stream (reconcileState, with
+// WithAnnounced) before anything of the term is committed, whatever commits
+// first in the term (a backfill resumed before the live poller runs, or poller
+// backfill alone), then reads the prune horizon and the high water. It returns
+// ErrLostLease when the lease passed to another process.
 func (p *Poller) History(ctx context.Context, lease func() cursor.Lease) (*History, error) {
 	p.lease, p.history = lease, true
-	if err := p.loadEpoch(ctx); err != nil {
-		return nil, err
+	p.guard.lastOutboxID, p.guard.rolledBack = "", false // a new term
+	err := p.loadEpoch(ctx)
+	if err == nil {
+		err = p.reconcileState(ctx)
+	}
+	if errors.Is(err, cursor.ErrStaleLeader) {
+		return nil, ErrLostLease
+	}
+	if err != nil {
+		return nil, fmt.Errorf("history: %w", err)
 	}
 	cur, err := p.store.Cursors(ctx)
 	if err != nil {
@@ -160,6 +175,22 @@ func (h *History) Done(since time.Time, cursors map[string]string) error {
 		h.announced = since
 	}
 	return h.Commit(cursors)
+}
+
+// Abandon commits what is queued with the given cursors and puts the high water
+// back to highWater (RFC 3339, "" for none: the state's before the history was
+// fed), whatever calls the history saw: the live poller's first read then covers
+// its Backfill span, or what it would have read after highWater, through paged
+// reads, as if the history had not been fed; the calls it announced diff to
+// nothing there. Nothing marks history as announced (see Done).
+func (h *History) Abandon(highWater string, cursors map[string]string) error {
+	h.newest = time.Time{}
+	for k, v := range cursors {
+		h.bt.cursor(k, v)
+	}
+	h.bt.cursor(cursorHighWater, highWater)
+	h.highWater = parseTime(highWater)
+	return h.Commit(nil)
 }
 
 // Events is how many events the history committed so far.

@@ -23,6 +23,10 @@ type rebuilder struct {
 	dirty   map[cursor.Ref]bool  // changed by the replay: to commit
 	open    map[string]time.Time // calls Redis did not know: tracked as open from their creation
 	horizon time.Time            // calls created before it are left alone (pruned, or past the backfill)
+	// history: with a backfill under way, calls created before it (and after
+	// horizon) are rebuilt without being tracked as open: the backfill reads
+	// them again, the live lists do not.
+	history time.Time
 }
 
 // rebuild replays the account's messages with outbox ids after `after` (Redis's
@@ -50,6 +54,12 @@ func (p *Poller) rebuild(ctx context.Context, after, newest string) (int, error)
 		horizon: parseTime(cur[cursorPruned])}
 	if rb.horizon.IsZero() { // no state: what the first read will cover
 		rb.horizon = p.now().Add(-p.cfg.Backfill)
+	}
+	if cur[CursorBackfill] != "" {
+		// A backfill under way resumes from its checkpoint and reads again the
+		// history the stream has after it, however old: the calls it announced
+		// need their snapshots, or it would announce them again.
+		rb.history, rb.horizon = rb.horizon, time.Time{}
 	}
 	n := 0
 	err = p.guard.announced.Read(ctx, since, func(oid string, body []byte) error {

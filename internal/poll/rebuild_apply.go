@@ -21,7 +21,9 @@ func (rb *rebuilder) call(c callcenter.Call) error {
 		if created.Before(rb.horizon) {
 			return nil // a read will not return it: no state to keep for it
 		}
-		rb.open[fmt.Sprint(c.ID)] = created
+		if !created.Before(rb.history) {
+			rb.open[fmt.Sprint(c.ID)] = created
+		}
 	}
 	r, err := diff.Call(rb.p.scope, prev, c, now)
 	if err != nil {

@@ -27,6 +27,20 @@ type BackfillOptions struct {
 	Dir string
 }
 
+// ExportJobs tunes how a backfill follows its export jobs; zero fields take
+// the defaults of backfill.Backfill and callcenter.ExportWait (a job stalls
+// after 30 minutes without progress; 3 jobs per span, the second after 1
+// minute).
+type ExportJobs struct {
+	Wait      callcenter.ExportWait
+	MaxJobs   int
+	RetryWait time.Duration
+}
+
+// WithExportJobs tunes the backfill's export jobs (tests wait seconds, not
+// minutes).
+func WithExportJobs(j ExportJobs) Option { return func(o *options) { o.exportJobs = j } }
+
 // leaderWork is what the leader runs while it holds the lease: polling, after
 // the first backfill of a fresh state when the settings ask for one; or, for
 // poller backfill, the backfill alone.
@@ -42,25 +56,40 @@ type leaderWork struct {
 }
 
 // newLeaderWork builds the leader's work; the backfill gets a poller of its own
-// (its events carry the history attribute).
+// (its events carry the history attribute) that checks the stream for a Redis
+// rollback too (announced), since a backfill may commit first in a term.
 func newLeaderWork(s config.Settings, o options, store *cursor.Store, api *callcenter.Client, poller *poll.Poller,
-	wake func(), log zerolog.Logger, m *telemetry.Metrics) (*leaderWork, error) {
-	hp, err := poll.New(pollConfig(s), api, store, log.With().Str("component", "backfill").Logger(), poll.WithWake(wake))
+	wake func(), announced poll.Announced, log zerolog.Logger, m *telemetry.Metrics) (*leaderWork, error) {
+	hp, err := poll.New(pollConfig(s), api, store, log.With().Str("component", "backfill").Logger(), poll.WithWake(wake),
+		poll.WithAnnounced(announced))
 	if err != nil {
 		return nil, err
 	}
 	blog := log.With().Str("component", "backfill").Logger()
 	prog := backfill.NewProgress(nil, blog, 5*time.Second)
-	b := &backfill.Backfill{API: api, Store: store, Poller: hp, Account: s.Account, HTTP: &http.Client{}, Log: blog, Progress: prog}
+	b := &backfill.Backfill{API: api, Store: store, Poller: hp, Account: s.Account, HTTP: &http.Client{}, Log: blog, Progress: prog,
+		Wait: o.exportJobs.Wait, MaxJobs: o.exportJobs.MaxJobs, RetryWait: o.exportJobs.RetryWait}
 	if o.backfill != nil {
 		b.Dir = o.backfill.Dir
 		if o.backfill.Progress != nil {
 			b.Progress = o.backfill.Progress
 		}
 	}
-	if err := m.ObserveBackfill(func() telemetry.BackfillState {
+	if err := m.ObserveBackfill(func(ctx context.Context) telemetry.BackfillState {
 		st := b.Progress.State()
-		return telemetry.BackfillState{Records: st.Records, Events: st.Events, Requests: st.Requests, Fraction: st.Fraction()}
+		bs := telemetry.BackfillState{Records: st.Records, Events: st.Events, Requests: st.Requests, Fraction: st.Fraction(),
+			Jobs: map[string]int64{}, Incomplete: -1}
+		for i, o := range backfill.Outcomes {
+			bs.Jobs[o] = st.Jobs[i]
+		}
+		// Read from Redis, so every replica shows it, after restarts too.
+		ctx, cancel := context.WithTimeout(ctx, time.Second)
+		defer cancel()
+		if cur, err := store.Cursors(ctx); err == nil {
+			_, inc := backfill.ReadIncomplete(cur)
+			bs.Incomplete = map[bool]int64{false: 0, true: 1}[inc]
+		}
+		return bs
 	}); err != nil {
 		return nil, err
 	}
@@ -81,24 +110,34 @@ func (w *leaderWork) claim(ctx context.Context, holder string) error {
 // run is the leader's work.
 func (w *leaderWork) run(ctx context.Context, lease func() cursor.Lease) error {
 	if w.o.backfill != nil {
+		// What an incomplete backfill announced is published before it fails.
 		err := w.hist.Run(ctx, w.o.backfill.Request, lease)
-		if err == nil {
-			err = w.drained(ctx)
+		if err == nil || errors.Is(err, backfill.ErrIncomplete) {
+			if derr := w.drained(ctx); err == nil {
+				err = derr
+			}
 		}
 		w.result = err
 		w.finish()
 		return err
 	}
-	if err := w.first(ctx, lease); err != nil {
+	err := w.first(ctx, lease)
+	switch {
+	case err == nil:
+	case errors.Is(err, backfill.ErrIncomplete):
+		// The backfill gave up (export jobs failed) and put the high water
+		// back: history never blocks the live path.
+		w.log.Error().Err(err).Msg("backfill through the export incomplete; the paged reads of calls_backfill_hours follow")
+	case callcenter.IsForbidden(err) || callcenter.IsValidation(err):
 		// An export this key may not make (or the API refuses) will not work
-		// later either: the paged reads do the job. Anything else (a stalled
-		// job, an unreachable API) is retried by leadership after a pause, from
-		// the committed progress: the history read so far would otherwise stop
-		// the paged reads short of it (the high water moved).
-		if !callcenter.IsForbidden(err) && !callcenter.IsValidation(err) {
-			return err
-		}
+		// later either: the paged reads do the job.
 		w.log.Warn().Err(err).Msg("backfill through the export refused; the paged reads of calls_backfill_hours follow")
+	default:
+		// Anything else (Redis, an unreachable API, a lost lease) is retried by
+		// leadership after a pause, from the committed progress: the history
+		// read so far would otherwise stop the paged reads short of it (the high
+		// water moved).
+		return err
 	}
 	return w.poller.Run(ctx, lease)
 }

@@ -17,6 +17,7 @@ type options struct {
 	poll        []poll.Option
 	tp          trace.TracerProvider
 	backfill    *BackfillOptions
+	exportJobs  ExportJobs
 	accounts    AccountSource
 }
 

@@ -48,7 +48,12 @@ func rejectObserver(ctx context.Context, m *telemetry.Metrics, log zerolog.Logge
 		}
 		m.RecordsRejected.Add(ctx, 1, metric.WithAttributes(
 			attribute.String("resource", r.Resource), attribute.String("reason", r.Reason)))
-		log.Warn().Str("resource", r.Resource).Int64("id", r.ID).Str("field", r.Field).Str("reason", r.Reason).
-			Str("detail", r.Detail).Msg("API record rejected and skipped; read again on later cycles")
+		e := log.Warn().Str("resource", r.Resource).Int64("id", r.ID).Str("field", r.Field).Str("reason", r.Reason).
+			Str("detail", r.Detail)
+		if r.Source != "" { // a report's record: not read again unless a live read lists it
+			e.Str("source", r.Source).Msg("API record rejected and skipped; the rest of the report is read")
+			return
+		}
+		e.Msg("API record rejected and skipped; read again on later cycles")
 	}
 }

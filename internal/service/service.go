@@ -144,19 +144,20 @@ func newLeaderSession(ctx context.Context, s config.Settings, o options, p parts
 		return leaderSession{}, fmt.Errorf("metrics: %w", err)
 	}
 	recordTargets(ctx, p.metrics, pollConfig(s).Intervals)
-	pollOpts := append([]poll.Option{poll.WithWake(relay.Wake), poll.WithTracer(tracer),
-		poll.WithAnnounced(publish.NewHistory(p.js, s.StreamName, event.AccountFilter(s.SubjectPrefix, s.Account))),
+	announced := publish.NewHistory(p.js, s.StreamName, event.AccountFilter(s.SubjectPrefix, s.Account))
+	pollOpts := append([]poll.Option{poll.WithWake(relay.Wake), poll.WithTracer(tracer), poll.WithAnnounced(announced),
 		poll.WithCycleObserver(cycleObserver(p.metrics)), poll.WithIntervalObserver(intervalObserver(p.metrics))}, p.board.pollOptions()...)
 	poller, err := poll.New(pollConfig(s), api, p.store, log.With().Str("component", "poll").Logger(), append(pollOpts, o.poll...)...)
 	if err != nil {
 		return leaderSession{}, err
 	}
-	if err := p.metrics.ObservePoller(poller.Paused, poller.Rollbacks); err != nil {
-		return leaderSession{}, fmt.Errorf("metrics: %w", err)
-	}
-	work, err := newLeaderWork(s, o, p.store, api, poller, relay.Wake, log, p.metrics)
+	work, err := newLeaderWork(s, o, p.store, api, poller, relay.Wake, announced, log, p.metrics)
 	if err != nil {
 		return leaderSession{}, err
+	}
+	rollbacks := func() int64 { return poller.Rollbacks() + work.hist.Poller.Rollbacks() } // found by either
+	if err := p.metrics.ObservePoller(poller.Paused, rollbacks); err != nil {
+		return leaderSession{}, fmt.Errorf("metrics: %w", err)
 	}
 	return leaderSession{
 		service: ctx, work: work, transport: transport, relay: relay, fence: fence, lim: lim, js: p.js, drainTimeout: s.ShutdownTimeout, log: log,

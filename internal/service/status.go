@@ -51,6 +51,9 @@ type AccountStatus struct {
 	Budget          BudgetStatus     `json:"budget"`
 	Outbox          OutboxStatus     `json:"outbox"`
 	Events          []StatusLine     `json:"events"` // newest first
+	// History says why the account's last backfill gave up (its history is
+	// incomplete: paged reads took over); empty otherwise.
+	History string `json:"history,omitempty"`
 }
 
 // ResourceStatus is one polled resource: its target (configured) and effective

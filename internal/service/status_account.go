@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/callbus/callbus/config"
+	"github.com/callbus/callbus/internal/backfill"
 	"github.com/callbus/callbus/internal/callcenter"
 	"github.com/callbus/callbus/internal/cursor"
 	"github.com/callbus/callbus/internal/poll"
@@ -149,5 +150,10 @@ func (a *accountBoard) readStore(ctx context.Context, store *cursor.Store, acct 
 	acct.Outbox.Depth = n
 	if err != nil {
 		acct.Outbox.Error = a.mask(err.Error())
+	}
+	if cur, err := store.Cursors(ctx); err == nil {
+		if inc, ok := backfill.ReadIncomplete(cur); ok {
+			acct.History = a.mask(inc.String())
+		}
 	}
 }

@@ -166,6 +166,14 @@ type Config struct {
 	// JobStallRate is the fraction of export jobs that stall in zip_in_progress
 	// forever (field note 9).
 	JobStallRate float64
+	// JobFailRate is the fraction of export jobs that end in status "failed",
+	// one the spec does not list (field note 9).
+	JobFailRate float64
+	// Jobs scripts how the first export jobs end, in order; later jobs follow
+	// JobStallRate and JobFailRate.
+	Jobs []JobOutcome
+	// Reports serves hazards in JSON export reports; the zero value none.
+	Reports ReportFaults
 
 	// Hostile serves the upstream hazards of issue 12 (poison records, future
 	// times, 404s on open calls, missing meta, a call over 1 MB); the zero value
@@ -261,11 +269,11 @@ func limitDefaults(c *Config) []error {
 		v    float64
 	}{
 		{"error rate", c.ErrorRate}, {"malformed rate", c.MalformedRate}, {"drift", c.Drift},
-		{"offset rate", c.OffsetRate}, {"job stall rate", c.JobStallRate},
+		{"offset rate", c.OffsetRate},
 	} {
 		if r.v < 0 || r.v > 1 {
 			errs = append(errs, fmt.Errorf("%s %v: must be within [0, 1]", r.name, r.v))
 		}
 	}
-	return errs
+	return append(errs, checkJobs(c)...)
 }

@@ -142,7 +142,10 @@
 //     participants (over 1 MB).
 //   - Export jobs: started, then zip_in_progress after 2 to 10 simulated seconds,
 //     then completed 5 to 30 seconds later with job_data.path (null before); a
-//     Config.JobStallRate fraction stalls in zip_in_progress. Reports are built when
-//     downloaded, from the world at that time, and expire seven simulated days after
-//     completion.
+//     Config.JobStallRate fraction stalls in zip_in_progress, a Config.JobFailRate
+//     fraction ends "failed" instead of completed, and Config.Jobs scripts the
+//     first jobs' outcomes. Reports are built when downloaded, from the world at
+//     that time, and expire seven simulated days after completion;
+//     Config.Reports poisons or lists twice some of their calls and zips them
+//     oddly (ReportFaults).
 package sim

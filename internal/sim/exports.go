@@ -76,8 +76,7 @@ func (s *Sim) export(rc *reqCtx) {
 	// Job timings come from the shapes source so exports leave the world's own
 	// random sequence alone.
 	sh := rc.s.shapes
-	stall := sh.Float64() < s.cfg.JobStallRate
-	w.runJob(j, stall, 2+sh.Int64N(9), 5+sh.Int64N(26))
+	w.runJob(j, s.cfg.jobOutcome(j.id, sh.Float64()), 2+sh.Int64N(9), 5+sh.Int64N(26))
 	var e enc
 	e.obj()
 	e.key("id")
@@ -205,14 +204,18 @@ func deref(s *string) string {
 }
 
 // runJob schedules the job's progress: zip_in_progress zip seconds after creation,
-// completed done seconds later, unless the job stalls.
-func (w *world) runJob(j *job, stall bool, zip, done int64) {
+// completed (or failed) done seconds later, unless the job stalls.
+func (w *world) runJob(j *job, outcome JobOutcome, zip, done int64) {
 	w.after(zip, func() {
 		w.setJobStatus(j, jobZipping)
-		if stall {
+		if outcome == JobStalls {
 			return
 		}
 		w.after(done, func() {
+			if outcome == JobFails {
+				w.setJobStatus(j, jobFailed)
+				return
+			}
 			j.completedAt = w.now
 			w.setJobStatus(j, jobCompleted)
 		})

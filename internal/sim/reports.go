@@ -5,6 +5,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/csv"
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
@@ -59,13 +60,39 @@ func (s *Sim) serveReport(rw http.ResponseWriter, r *http.Request) {
 	}
 	rw.Header().Set("Content-Type", "application/zip")
 	z := zip.NewWriter(rw)
-	f, err := z.Create("report.json")
+	name := "report.json"
+	if s.cfg.Reports.OddZip {
+		name = "export/calls.json"
+		err := oddEntries(z, j)
+		if err != nil {
+			return
+		}
+	}
+	f, err := z.Create(name)
 	if err == nil {
 		err = s.streamReport(f, j)
 	}
 	if err == nil {
 		_ = z.Close()
 	}
+}
+
+// oddEntries writes what an archiver adds before the report
+// (ReportFaults.OddZip): a manifest (JSON, with a count where a report holds
+// an array) and a macOS resource fork named like the report.
+func oddEntries(z *zip.Writer, j *job) error {
+	f, err := z.Create("manifest.json")
+	if err != nil {
+		return err
+	}
+	if _, err := fmt.Fprintf(f, `{"job_id":%d,"files":["export/calls.json"],"calls":1}`, j.id); err != nil {
+		return err
+	}
+	if f, err = z.Create("__MACOSX/export/._calls.json"); err != nil {
+		return err
+	}
+	_, err = f.Write([]byte("\x00\x05\x16\x07\x00\x02\x00\x00Mac OS X        "))
+	return err
 }
 
 // jobCalls returns the calls within the job's date range.
@@ -107,7 +134,7 @@ func (s *Sim) streamResource(out *bufio.Writer, j *job, res exportResource) erro
 		life: res.includes("life_cycle")}
 	s.mu.Lock()
 	w := s.syncLocked()
-	v := &view{w: w, base: j.base}
+	v := &view{w: w, base: j.base, reportPoison: s.PoisonedInReports}
 	var render func(e *enc, c *call)
 	switch res.name {
 	case "users", "teams":
@@ -126,7 +153,12 @@ func (s *Sim) streamResource(out *bufio.Writer, j *job, res exportResource) erro
 		_, err := out.Write(e.b)
 		return err
 	case "calls":
-		render = func(e *enc, c *call) { v.call(e, c, parts) }
+		render = func(e *enc, c *call) {
+			v.call(e, c, parts)
+			if s.DuplicatedInReports(c.id) {
+				v.call(e, olderCopy(c), parts)
+			}
+		}
 	default:
 		render = func(e *enc, c *call) { v.metric(e, c, res.includes("life_cycle")) }
 	}

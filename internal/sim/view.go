@@ -17,6 +17,9 @@ type view struct {
 	rng    *rand.Rand // nil: canonical output (reports)
 	// hostile serves Config.Hostile's hazards; nil: none (reports, or not set).
 	hostile *hostile
+	// reportPoison tells the calls a report serves poisoned (ReportFaults); nil:
+	// none (list reads).
+	reportPoison func(id int64) bool
 }
 
 // shape is how one record is drawn. Each drift variant is chosen independently with

@@ -19,6 +19,9 @@ func (v *view) call(e *enc, c *call, parts callParts) {
 	sh := v.shape()
 	full := !sh.early
 	hz := v.hostile.read(c)
+	if v.reportPoison != nil && v.reportPoison(c.id) {
+		hz.poison = poisonBadDate
+	}
 	e.obj()
 	v.callHead(e, c, sh, hz.poison)
 	callAssignments(e, c, sh)

@@ -94,7 +94,7 @@ func NewMetrics() (*Metrics, error) {
 	add(e)
 	m.RedisErrors, e = m.meter.Int64Counter("callbus.redis.errors", metric.WithDescription("Failed Redis commands."), metric.WithUnit("{error}"))
 	add(e)
-	m.RecordsRejected, e = m.meter.Int64Counter("callbus.records.rejected", metric.WithDescription("API records left out of a list page (undecodable or failing a sanity rule), per resource and reason; each record once."), metric.WithUnit("{record}"))
+	m.RecordsRejected, e = m.meter.Int64Counter("callbus.records.rejected", metric.WithDescription("API records left out of a list page or an export report (undecodable or failing a sanity rule), per resource and reason; each record once."), metric.WithUnit("{record}"))
 	add(e)
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("metrics: %v", errs)
