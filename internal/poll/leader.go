@@ -123,7 +123,11 @@ func (l *Leadership) lead(ctx context.Context, lease cursor.Lease, work Work) (l
 	every := l.ttl / 3
 	tick := time.NewTicker(every)
 	defer tick.Stop()
+	// confirmed is when the last successful renewal (or the acquire) was sent:
+	// the lease lasts at least a TTL from then. Past 2/3 of it the leader steps
+	// down, a third of a TTL before the lease can expire.
 	confirmed := time.Now()
+	vouched := func() time.Time { return confirmed.Add(2 * l.ttl / 3) }
 	stepDown := func(msg string, err error) {
 		l.log.Warn().Err(err).Msg(msg)
 		l.set(ctx, false) // standby from now: work may take a while to return
@@ -144,17 +148,25 @@ func (l *Leadership) lead(ctx context.Context, lease cursor.Lease, work Work) (l
 			return false
 		case <-tick.C:
 			// Renew even while ctx ends: work may still be draining the outbox on
-			// shutdown, and the lease must hold until it is released.
-			rctx, stopRenew := context.WithTimeout(context.WithoutCancel(ctx), every)
+			// shutdown, and the lease must hold until it is released. A renewal
+			// that hangs (Redis stopped answering) ends when the lease can no
+			// longer be vouched for, so the leader steps down then, not after the
+			// client's own timeouts and retries.
+			sent := time.Now()
+			deadline := sent.Add(every)
+			if vouched().Before(deadline) {
+				deadline = vouched()
+			}
+			rctx, stopRenew := context.WithDeadline(context.WithoutCancel(ctx), deadline)
 			err := l.leaser.Renew(rctx, lease)
 			stopRenew()
 			switch {
 			case err == nil:
-				confirmed = time.Now()
+				confirmed = sent
 			case errors.Is(err, cursor.ErrNotLeader):
 				stepDown("lease: lost to another replica; standing by", nil)
 				return true
-			case time.Since(confirmed) > 2*l.ttl/3:
+			case !time.Now().Before(vouched()):
 				stepDown("lease: cannot renew; stepping down", err)
 				return true
 			default:
