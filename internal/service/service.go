@@ -159,11 +159,16 @@ func newLeaderSession(ctx context.Context, s config.Settings, o options, p parts
 	}
 	return leaderSession{
 		service: ctx, work: work, transport: transport, relay: relay, fence: fence, lim: lim, js: p.js, drainTimeout: s.ShutdownTimeout, log: log,
-		stream: publish.StreamConfig{
-			Name: s.StreamName, Prefix: s.SubjectPrefix, MaxAge: s.StreamMaxAge,
-			Dupes: s.StreamDuplicates, Replicas: s.StreamReplicas,
-		},
+		stream: streamConfig(s),
 	}, nil
+}
+
+// streamConfig is the stream the settings ask for.
+func streamConfig(s config.Settings) publish.StreamConfig {
+	return publish.StreamConfig{
+		Name: s.StreamName, Prefix: s.SubjectPrefix, MaxAge: s.StreamMaxAge,
+		Dupes: s.StreamDuplicates, Replicas: s.StreamReplicas,
+	}
 }
 
 // apiHTTPClient traces each request (a child of the poll cycle's span; otelhttp

@@ -31,6 +31,9 @@ func (st Status) WriteText(out io.Writer) error {
 			leader += " error: " + a.LeaderError
 		}
 		fmt.Fprintf(w, "\naccount %s\trole %s\tleader %s\n", a.Account, a.Role, leader)
+		if a.Draining {
+			fmt.Fprintf(w, "  draining	no longer configured: publishing its outbox, %d events left\n", a.Outbox.Depth)
+		}
 		b := a.Budget
 		remaining := "–"
 		if b.ServerRemaining >= 0 {
