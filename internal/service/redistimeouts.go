@@ -1,6 +1,7 @@
 package service
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 	"time"
@@ -18,19 +19,21 @@ const redisTimeoutShare = 4
 // redisTimeouts sets the dial, read and write timeouts of opt to a quarter of
 // the lease TTL, each unless rawURL (the redis_url opt was parsed from) sets it
 // (dial_timeout, read_timeout, write_timeout: an operator's choice is kept), and
-// makes the client honour its callers' deadlines (ContextTimeoutEnabled): a
-// lease renewal, bound to the time the lease can still be vouched for, then
-// fails by that deadline whatever the socket timeouts.
-func redisTimeouts(opt *redis.Options, rawURL string, leaseTTL time.Duration) error {
+// makes the client honour its callers' deadlines (ContextTimeoutEnabled). It
+// returns the budget of one call, retries included (see callBudget): a third of
+// the lease TTL, or the longest of the three timeouts when the URL set one
+// longer.
+func redisTimeouts(opt *redis.Options, rawURL string, leaseTTL time.Duration) (time.Duration, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
-		return fmt.Errorf("redis url: %w", err)
+		return 0, fmt.Errorf("redis url: %w", err)
 	}
 	q := u.Query()
 	d := leaseTTL / redisTimeoutShare
 	if d <= 0 {
-		return fmt.Errorf("redis timeouts: lease TTL %s: want > 0", leaseTTL)
+		return 0, fmt.Errorf("redis timeouts: lease TTL %s: want > 0", leaseTTL)
 	}
+	budget := leaseTTL / 3
 	for _, t := range []struct {
 		param string
 		v     *time.Duration
@@ -38,7 +41,42 @@ func redisTimeouts(opt *redis.Options, rawURL string, leaseTTL time.Duration) er
 		if !q.Has(t.param) {
 			*t.v = d
 		}
+		budget = max(budget, *t.v)
 	}
 	opt.ContextTimeoutEnabled = true
-	return nil
+	return budget, nil
+}
+
+// callBudget bounds every command and pipeline of a client to its duration,
+// retries and waits for a pooled connection included, unless the caller's
+// context ends sooner: go-redis retries a command that timed out (3 times by
+// default), which would let one call outlive the lease several times over. It
+// needs ContextTimeoutEnabled, which redisTimeouts sets. A blocking read (XREAD
+// BLOCK) must block for less.
+type callBudget time.Duration
+
+func (b callBudget) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (b callBudget) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		ctx, cancel := b.bound(ctx)
+		defer cancel()
+		return next(ctx, cmd)
+	}
+}
+
+func (b callBudget) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		ctx, cancel := b.bound(ctx)
+		defer cancel()
+		return next(ctx, cmds)
+	}
+}
+
+// bound is ctx with the budget's deadline, or ctx itself when it ends sooner.
+func (b callBudget) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) <= time.Duration(b) {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, time.Duration(b))
 }
