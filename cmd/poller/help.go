@@ -98,6 +98,8 @@ commands:
   backfill             announce history through the account export (--since, --until,
                        --resources, --progress)
   status               print a running poller's status page (--addr, default CALLBUS_HTTP_ADDR)
+  account forget       remove every Redis key of an account no longer served (--account,
+                       --force): refused while configured, led or with events unpublished
   version              print the version
   help                 print this text
 `

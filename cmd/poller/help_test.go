@@ -11,7 +11,7 @@ import (
 
 // Every command answers -h and --help with exit status 0 and its usage on stdout.
 func TestHelp(t *testing.T) {
-	commands := []string{"run", "demo", "config validate", "config docs", "config schema", "setup", "replay", "tail", "backfill", "status", "version", "help"}
+	commands := []string{"run", "demo", "config validate", "config docs", "config schema", "setup", "replay", "tail", "backfill", "status", "account forget", "version", "help"}
 	tests := []struct {
 		args []string
 		want []string // in stdout
@@ -32,6 +32,8 @@ func TestHelp(t *testing.T) {
 		{[]string{"replay", "--help"}, []string{"usage: poller replay", "-entity ENTITY", "-since", "-pretty"}},
 		{[]string{"replay", "--since", "1h", "-h"}, []string{"usage: poller replay"}},
 		{[]string{"tail", "-h"}, []string{"usage: poller tail", "-entity ENTITY", "-type"}},
+		{[]string{"account", "--help"}, []string{"usage: poller account forget"}},
+		{[]string{"account", "forget", "-h"}, []string{"usage: poller account forget", "-account", "-force", "-config FILE"}},
 	}
 	for _, tt := range tests {
 		var out, errOut bytes.Buffer
@@ -69,7 +71,7 @@ func TestHelp(t *testing.T) {
 
 // A bad flag or a missing subcommand is exit status 2, with the usage on stderr.
 func TestUsageErrors(t *testing.T) {
-	for _, args := range [][]string{{"demo", "--nope"}, {"config"}, {"config", "frob"}, {"config", "docs", "extra"}, {"run", "--nope"}, {"version2"}} {
+	for _, args := range [][]string{{"demo", "--nope"}, {"config"}, {"config", "frob"}, {"config", "docs", "extra"}, {"run", "--nope"}, {"version2"}, {"account"}, {"account", "forget"}, {"account", "drop", "--account", "x"}} {
 		var out, errOut bytes.Buffer
 		err := run(t.Context(), args, env(nil), &out, &errOut)
 		var ec exitCode

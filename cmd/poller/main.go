@@ -11,6 +11,7 @@
 //	poller help, poller COMMAND --help
 //	poller status [--addr HOST:PORT]
 //	poller backfill --since D|T [--until D|T] [--resources calls,call_metrics,users,teams]
+//	poller account forget --account NAME [--force]
 package main
 
 import (
@@ -80,6 +81,8 @@ func dispatch(ctx context.Context, cmd string, args []string, getenv func(string
 		return runStatus(ctx, args, getenv, stdout, stderr)
 	case "backfill":
 		return runBackfill(ctx, args, getenv, stdout, stderr)
+	case "account":
+		return runAccount(ctx, args, getenv, stdout, stderr)
 	case "version":
 		_, err := fmt.Fprintln(stdout, "callbus poller", version)
 		return err

@@ -62,6 +62,11 @@
 // trimming are not fenced: the relay may run anywhere, and trimming up to an
 // acknowledged id is idempotent.
 //
+// An account no longer served keeps its keys until an operator removes them:
+// [OutboxAccounts] lists the accounts with an outbox (a fleet drains those it no
+// longer configures), and [Store.Forget], under the account's lease, deletes
+// every key under the account's prefix and no other.
+//
 // # Limits
 //
 // Tokens strictly increase for as long as Redis keeps lease:seq. A Redis that

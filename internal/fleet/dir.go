@@ -26,8 +26,8 @@ const DefaultRescan = 2 * time.Second
 // file that appears, changes, disappears or turns bad is picked up without a
 // restart, and so are Kubernetes ConfigMap and Secret mounts (which swap a
 // "..data" symlink: files are read through symlinks, dot-files ignored). A file
-// that is refused is not an account (an account whose file turns bad stops) and
-// is listed by Problems; it never affects the other files. Dir's methods are safe
+// that is refused is not an account (an account whose file turns bad stops
+// polling; the service drains its outbox) and is listed by Problems; it never affects the other files. Dir's methods are safe
 // for concurrent use.
 type Dir struct {
 	dir    string

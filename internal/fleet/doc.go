@@ -23,7 +23,10 @@
 // work stops polling, drains its outbox and releases its lease, then returns. A
 // replica that stops (Run's ctx ends) cancels all its works, waits for them, and
 // only then removes its membership, so the new owners start when the leases are
-// free.
+// free. An account that leaves the source may still hold events in its outbox
+// (NATS away during its hand-off): the service lists such accounts to Run too,
+// under a Digest of their own, and their work drains the outbox instead of
+// polling (internal/service, retired.go).
 //
 // While Redis is unreachable a replica keeps the accounts it runs (their leases
 // fence their writes) and logs; nothing here crashes or stops for it.

@@ -123,7 +123,13 @@ func (l *Leadership) lead(ctx context.Context, lease cursor.Lease, work Work) (l
 	every := l.ttl / 3
 	tick := time.NewTicker(every)
 	defer tick.Stop()
+	// confirmed is when the last successful renewal (or the acquire) was sent:
+	// the lease lasts at least a TTL from then. A renewal that failed past 2/3 of
+	// it makes the leader step down; no renewal may end later than 5/6 of it, so
+	// the step-down comes before the lease can expire even when Redis hangs.
 	confirmed := time.Now()
+	vouched := func() time.Time { return confirmed.Add(2 * l.ttl / 3) }
+	lastTry := func() time.Time { return confirmed.Add(5 * l.ttl / 6) }
 	stepDown := func(msg string, err error) {
 		l.log.Warn().Err(err).Msg(msg)
 		l.set(ctx, false) // standby from now: work may take a while to return
@@ -144,17 +150,24 @@ func (l *Leadership) lead(ctx context.Context, lease cursor.Lease, work Work) (l
 			return false
 		case <-tick.C:
 			// Renew even while ctx ends: work may still be draining the outbox on
-			// shutdown, and the lease must hold until it is released.
-			rctx, stopRenew := context.WithTimeout(context.WithoutCancel(ctx), every)
+			// shutdown, and the lease must hold until it is released. A renewal
+			// that hangs (Redis stopped answering) ends by lastTry whatever the
+			// client's own timeouts and retries, so the leader steps down then.
+			sent := time.Now()
+			deadline := sent.Add(every)
+			if lastTry().Before(deadline) {
+				deadline = lastTry()
+			}
+			rctx, stopRenew := context.WithDeadline(context.WithoutCancel(ctx), deadline)
 			err := l.leaser.Renew(rctx, lease)
 			stopRenew()
 			switch {
 			case err == nil:
-				confirmed = time.Now()
+				confirmed = sent
 			case errors.Is(err, cursor.ErrNotLeader):
 				stepDown("lease: lost to another replica; standing by", nil)
 				return true
-			case time.Since(confirmed) > 2*l.ttl/3:
+			case !time.Now().Before(vouched()):
 				stepDown("lease: cannot renew; stepping down", err)
 				return true
 			default:

@@ -19,6 +19,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
@@ -174,6 +175,35 @@ func (s *Server) Stop() {
 	if s.admin != nil {
 		_ = s.admin.Close()
 		s.admin = nil
+	}
+}
+
+// Pause stops the server's process (SIGSTOP): connections stay open and nothing
+// answers, as a Redis hung on a slow disk or a frozen VM; Resume (SIGCONT)
+// lets it go on. The test's cleanup resumes a server left paused.
+func (s *Server) Pause(t testing.TB) {
+	t.Helper()
+	s.signal(t, syscall.SIGSTOP)
+	t.Cleanup(func() {
+		if s.cmd.Process != nil {
+			_ = s.cmd.Process.Signal(syscall.SIGCONT)
+		}
+	})
+}
+
+// Resume undoes Pause.
+func (s *Server) Resume(t testing.TB) {
+	t.Helper()
+	s.signal(t, syscall.SIGCONT)
+}
+
+func (s *Server) signal(t testing.TB, sig syscall.Signal) {
+	t.Helper()
+	if s.cmd == nil || s.cmd.Process == nil {
+		t.Fatalf("redistest: cannot signal a server this test does not run")
+	}
+	if err := s.cmd.Process.Signal(sig); err != nil {
+		t.Fatalf("redistest: %v: %v", sig, err)
 	}
 }
 

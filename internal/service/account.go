@@ -43,21 +43,29 @@ func (p *process) newAccount(ctx context.Context, s config.Settings, store *curs
 			a.close()
 		}
 	}()
-	// A window of async publishes of its own: an account whose acks are slow or
-	// that publishes a backlog fills only its own. Acks that never come must not
-	// pile up: after AckWait the relay gives up on a future and publishes again;
-	// the library then forgets it too.
-	a.js, err = jetstream.New(p.nc, jetstream.WithPublishAsyncMaxPending(publish.DefaultInFlight), jetstream.WithPublishAsyncTimeout(10*time.Second))
-	if err != nil {
-		return nil, fmt.Errorf("jetstream: %w", err)
+	if a.js, err = p.jetStream(); err != nil {
+		return nil, err
 	}
-	a.session, err = newLeaderSession(a.ctx(ctx), s, p.o, parts{js: a.js, maxPayload: p.nc.MaxPayload, reconnects: func() uint64 { return p.nc.Stats().Reconnects }, store: store, metrics: m, board: board}, log)
+	a.session, err = newLeaderSession(a.ctx(ctx), s, p.o, parts{js: a.js, maxPayload: p.nc.MaxPayload, reconnects: p.reconnects, store: store, metrics: m, board: board}, log)
 	if err != nil {
 		return nil, err
 	}
 	a.lead = poll.NewLeadership(store, p.holder, s.LeaseTTL, log, append(lopts, poll.WithRoleObserver(m.SetLeader))...)
 	board.attach(a.lead, store, a.session.lim)
 	return a, nil
+}
+
+// jetStream is a JetStream context for one account: a window of async
+// publishes of its own, so an account whose acks are slow or that publishes a
+// backlog fills only its own. Acks that never come must not pile up: after
+// AckWait the relay gives up on a future and publishes again; the library then
+// forgets it too.
+func (p *process) jetStream() (jetstream.JetStream, error) {
+	js, err := jetstream.New(p.nc, jetstream.WithPublishAsyncMaxPending(publish.DefaultInFlight), jetstream.WithPublishAsyncTimeout(10*time.Second))
+	if err != nil {
+		return nil, fmt.Errorf("jetstream: %w", err)
+	}
+	return js, nil
 }
 
 // ctx is ctx naming the account, for the shared clients' hooks.

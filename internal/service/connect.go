@@ -17,11 +17,16 @@ import (
 // (redis_sentinel_addrs, redis_sentinel_master). The URL's scheme (TLS), user,
 // password, database and options apply to all three; the password from the
 // configuration, when set, replaces the URL's. It does not wait for the server:
-// the store's calls fail and are retried while Redis is away.
+// the store's calls fail and are retried while Redis is away. The timeouts are
+// those of redisTimeouts, and no call outlasts callBudget.
 func connectRedis(s config.Settings) (redis.UniversalClient, error) {
 	opt, err := redis.ParseURL(s.RedisURL)
 	if err != nil {
 		return nil, fmt.Errorf("redis url: %w", err)
+	}
+	budget, err := redisTimeouts(opt, s.RedisURL, s.LeaseTTL)
+	if err != nil {
+		return nil, err
 	}
 	if !s.RedisPassword.IsZero() {
 		opt.Password = s.RedisPassword.Reveal()
@@ -32,13 +37,17 @@ func connectRedis(s config.Settings) (redis.UniversalClient, error) {
 		opt.TLSConfig = opt.TLSConfig.Clone()
 		opt.TLSConfig.ServerName = ""
 	}
+	var rdb redis.UniversalClient
 	switch {
 	case len(s.RedisClusterAddrs) > 0:
-		return redis.NewClusterClient(clusterOptions(opt, s.RedisClusterAddrs)), nil
+		rdb = redis.NewClusterClient(clusterOptions(opt, s.RedisClusterAddrs))
 	case len(s.RedisSentinelAddrs) > 0:
-		return redis.NewFailoverClient(failoverOptions(opt, s)), nil
+		rdb = redis.NewFailoverClient(failoverOptions(opt, s))
+	default:
+		rdb = redis.NewClient(opt)
 	}
-	return redis.NewClient(opt), nil
+	rdb.AddHook(callBudget(budget))
+	return rdb, nil
 }
 
 // clusterOptions are the Cluster client's options: the seed nodes, with the
@@ -48,7 +57,8 @@ func clusterOptions(o *redis.Options, addrs []string) *redis.ClusterOptions {
 		Addrs: addrs, Username: o.Username, Password: o.Password, TLSConfig: o.TLSConfig,
 		ClientName: o.ClientName, Protocol: o.Protocol,
 		DialTimeout: o.DialTimeout, ReadTimeout: o.ReadTimeout, WriteTimeout: o.WriteTimeout,
-		PoolSize: o.PoolSize, MinIdleConns: o.MinIdleConns, MaxRetries: o.MaxRetries,
+		ContextTimeoutEnabled: o.ContextTimeoutEnabled,
+		PoolSize:              o.PoolSize, MinIdleConns: o.MinIdleConns, MaxRetries: o.MaxRetries,
 	}
 }
 
@@ -61,7 +71,8 @@ func failoverOptions(o *redis.Options, s config.Settings) *redis.FailoverOptions
 		Username:         o.Username, Password: o.Password, DB: o.DB, TLSConfig: o.TLSConfig,
 		ClientName: o.ClientName, Protocol: o.Protocol,
 		DialTimeout: o.DialTimeout, ReadTimeout: o.ReadTimeout, WriteTimeout: o.WriteTimeout,
-		PoolSize: o.PoolSize, MinIdleConns: o.MinIdleConns, MaxRetries: o.MaxRetries,
+		ContextTimeoutEnabled: o.ContextTimeoutEnabled,
+		PoolSize:              o.PoolSize, MinIdleConns: o.MinIdleConns, MaxRetries: o.MaxRetries,
 	}
 }
 

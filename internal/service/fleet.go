@@ -55,7 +55,9 @@ func (p *process) runFleet(ctx context.Context, src AccountSource) error {
 		return err
 	}
 	p.board.setFleet(func() FleetStatus { return fleetStatus(f, src) })
-	if err := p.metrics.ObserveFleet(fleetState(f, src)); err != nil {
+	st := fleetState(f, src)
+	st.Draining = p.draining.Load
+	if err := p.metrics.ObserveFleet(st); err != nil {
 		return err
 	}
 	stopHTTP, err := p.serve(fleetReady(p.holder, f))
@@ -63,11 +65,18 @@ func (p *process) runFleet(ctx context.Context, src AccountSource) error {
 		return err
 	}
 	defer stopHTTP()
+	// Accounts no longer configured are served too, by their drain, until
+	// their outbox is published (retired.go).
+	retired := newRetirees(p.rdb, src, p.log.With().Str("component", "fleet").Logger())
+	rctx, stopRetired := context.WithCancel(ctx)
+	retiredDone := make(chan struct{})
+	go func() { defer close(retiredDone); retired.run(rctx) }()
+	defer func() { stopRetired(); <-retiredDone }()
 	p.log.Info().Str("member", p.holder).Msg("fleet: joining")
-	err = f.Run(ctx, src.Accounts, func(ctx context.Context, name string) error {
+	err = f.Run(ctx, retired.accounts, func(ctx context.Context, name string) error {
 		s, ok := src.Settings(name)
-		if !ok {
-			return nil // removed meanwhile: the fleet stops the work
+		if !ok { // removed or refused (meanwhile, or before this process started)
+			return p.drainAccount(ctx, name)
 		}
 		if s.Account == "" {
 			s.Account = name

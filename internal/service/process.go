@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"net/http"
+	"sync/atomic"
 
 	"github.com/callbus/callbus/config"
 	"github.com/callbus/callbus/internal/telemetry"
@@ -24,6 +25,9 @@ type process struct {
 	rdb     redis.UniversalClient
 	nc      *nats.Conn
 	board   *statusBoard
+	// draining counts the retired accounts whose outbox this replica publishes
+	// now (drainAccount): callbus_fleet_accounts_draining.
+	draining atomic.Int64
 }
 
 // openProcess opens the shared parts; close tears them down in reverse order
@@ -71,3 +75,7 @@ func (p *process) serve(ready readiness) (stop func(), err error) {
 	var h http.Handler = healthHandler(p.rdb, ready, p.metrics.Handler())
 	return serveHTTP(p.s.HTTPAddr, withPprof(p.s.DebugPprof, p.board.routes(h)), p.log)
 }
+
+// reconnects counts the NATS connection's reconnections: a relay checks the
+// stream for lost acknowledged writes after each (publish.WithReconnects).
+func (p *process) reconnects() uint64 { return p.nc.Stats().Reconnects }

@@ -133,13 +133,8 @@ func newLeaderSession(ctx context.Context, s config.Settings, o options, p parts
 		return leaderSession{}, err
 	}
 	fence := &leaseFence{store: p.store}
-	relay := publish.NewRelay(p.js, p.js, outbox{p.store}, publish.RelayConfig{
-		Stream: s.StreamName,
-		Filter: event.AccountFilter(s.SubjectPrefix, s.Account),
-	}, log.With().Str("component", "relay").Logger(),
-		publish.WithPublishObserver(publishObserver(ctx, p.metrics, p.board.published(o.onPublished))),
-		publish.WithTruncationObserver(truncationObserver(ctx, p.metrics)),
-		publish.WithMaxPayload(p.maxPayload), publish.WithReconnects(p.reconnects), publish.WithFence(fence.holds), publish.WithTracer(tracer))
+	relay := newRelay(ctx, s, p, fence, p.board.published(o.onPublished), log.With().Str("component", "relay").Logger(),
+		publish.WithTracer(tracer))
 	if err := p.metrics.ObserveState(stateOf(p.store, lim, relay, s.RateLimitShare)); err != nil {
 		return leaderSession{}, fmt.Errorf("metrics: %w", err)
 	}
@@ -161,11 +156,16 @@ func newLeaderSession(ctx context.Context, s config.Settings, o options, p parts
 	}
 	return leaderSession{
 		service: ctx, work: work, transport: transport, relay: relay, fence: fence, lim: lim, js: p.js, drainTimeout: s.ShutdownTimeout, log: log,
-		stream: publish.StreamConfig{
-			Name: s.StreamName, Prefix: s.SubjectPrefix, MaxAge: s.StreamMaxAge,
-			Dupes: s.StreamDuplicates, Replicas: s.StreamReplicas,
-		},
+		stream: streamConfig(s),
 	}, nil
+}
+
+// streamConfig is the stream the settings ask for.
+func streamConfig(s config.Settings) publish.StreamConfig {
+	return publish.StreamConfig{
+		Name: s.StreamName, Prefix: s.SubjectPrefix, MaxAge: s.StreamMaxAge,
+		Dupes: s.StreamDuplicates, Replicas: s.StreamReplicas,
+	}
 }
 
 // apiHTTPClient traces each request (a child of the poll cycle's span; otelhttp
@@ -217,4 +217,18 @@ func randomSuffix() string {
 	var b [4]byte
 	_, _ = rand.Read(b[:]) // crypto/rand does not fail on supported platforms
 	return hex.EncodeToString(b[:])
+}
+
+// newRelay is an account's relay, the same for its leader's session and for the
+// drain of a retired account: one place for its options, so the two never differ.
+func newRelay(ctx context.Context, s config.Settings, p parts, fence *leaseFence, published func([]publish.Published),
+	log zerolog.Logger, opts ...publish.RelayOption) *publish.Relay {
+	return publish.NewRelay(p.js, p.js, outbox{p.store}, publish.RelayConfig{
+		Stream: s.StreamName,
+		Filter: event.AccountFilter(s.SubjectPrefix, s.Account),
+	}, log, append([]publish.RelayOption{
+		publish.WithPublishObserver(publishObserver(ctx, p.metrics, published)),
+		publish.WithTruncationObserver(truncationObserver(ctx, p.metrics)),
+		publish.WithMaxPayload(p.maxPayload), publish.WithReconnects(p.reconnects), publish.WithFence(fence.holds),
+	}, opts...)...)
 }

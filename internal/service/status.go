@@ -42,8 +42,12 @@ type FleetStatus struct {
 
 // AccountStatus is one account as this replica sees it.
 type AccountStatus struct {
-	Account         string           `json:"account"`
-	Role            string           `json:"role"`   // of this replica: "leader" or "standby"
+	Account string `json:"account"`
+	Role    string `json:"role"` // of this replica: "leader" or "standby"
+	// Draining: the account is no longer configured (its file removed or
+	// refused) and this replica publishes what its outbox still holds
+	// (Outbox.Depth events left); it leaves the page once the outbox is empty.
+	Draining        bool             `json:"draining,omitempty"`
 	Leader          string           `json:"leader"` // holder named by Redis; "" when nobody leads
 	LeaseTTLSeconds float64          `json:"lease_ttl_seconds"`
 	LeaderError     string           `json:"leader_error,omitempty"` // Redis could not tell
@@ -133,9 +137,19 @@ func (b *statusBoard) setFleet(f func() FleetStatus) {
 
 // add shows the account of s (replacing one of the same name) and masks its
 // secrets out of every message from now on; remove takes it off.
-func (b *statusBoard) add(s config.Settings) *accountBoard {
+func (b *statusBoard) add(s config.Settings) *accountBoard { return b.show(s, false) }
+
+// addDraining shows a retired account whose outbox this replica drains: no
+// resources, no budget, its outbox and last events.
+func (b *statusBoard) addDraining(s config.Settings) *accountBoard {
+	s.Resources = nil
+	return b.show(s, true)
+}
+
+func (b *statusBoard) show(s config.Settings, draining bool) *accountBoard {
 	b.secrets.add(s.APIKey, s.NATSPassword, s.RedisPassword)
 	a := newAccountBoard(s, b.secrets.mask)
+	a.draining = draining
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.accounts[s.Account] = a

@@ -20,10 +20,11 @@ import (
 // relay report through their hooks, and the parts it reads at request time. It
 // is safe for concurrent use.
 type accountBoard struct {
-	account string
-	share   float64
-	targets map[string]time.Duration
-	mask    func(string) string
+	account  string
+	draining bool // set before the board is shown (addDraining)
+	share    float64
+	targets  map[string]time.Duration
+	mask     func(string) string
 
 	mu sync.Mutex
 	// Set by attach once the service has built them.
@@ -106,7 +107,7 @@ func (a *accountBoard) published(also func(publish.Record)) func([]publish.Publi
 func (a *accountBoard) snapshot(ctx context.Context) AccountStatus {
 	a.mu.Lock()
 	lead, store, lim := a.lead, a.store, a.lim
-	acct := AccountStatus{Account: a.account, Role: "standby", Budget: BudgetStatus{Share: a.share, ServerRemaining: -1}}
+	acct := AccountStatus{Account: a.account, Role: "standby", Draining: a.draining, Budget: BudgetStatus{Share: a.share, ServerRemaining: -1}}
 	for _, res := range slices.Sorted(maps.Keys(a.targets)) {
 		rs := a.cycles[res]
 		rs.Name, rs.TargetSeconds, rs.EffectiveSeconds = res, a.targets[res].Seconds(), a.effective[res].Seconds()

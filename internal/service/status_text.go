@@ -34,6 +34,9 @@ func (st Status) WriteText(out io.Writer) error {
 		if a.History != "" {
 			fmt.Fprintf(w, "  history\tINCOMPLETE: %s\n", a.History)
 		}
+		if a.Draining {
+			fmt.Fprintf(w, "  draining\tno longer configured: publishing its outbox, %d events left\n", a.Outbox.Depth)
+		}
 		b := a.Budget
 		remaining := "–"
 		if b.ServerRemaining >= 0 {

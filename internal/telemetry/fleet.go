@@ -14,6 +14,9 @@ type FleetState struct {
 	Owned   func() int64 // callbus_fleet_accounts_owned: accounts this replica serves
 	Listed  func() int64 // callbus_fleet_accounts: accounts the source lists
 	Refused func() int64 // callbus_fleet_accounts_refused: account files refused
+	// Draining: callbus_fleet_accounts_draining, the accounts no longer
+	// configured whose outbox this replica publishes now.
+	Draining func() int64
 }
 
 // ObserveFleet registers the fleet's gauges (process-wide, no account label),
@@ -23,7 +26,8 @@ func (m *Metrics) ObserveFleet(s FleetState) error {
 	owned, e2 := m.meter.Int64ObservableGauge("callbus.fleet.accounts.owned", metric.WithDescription("Accounts this replica serves (leads or waits to lead)."), metric.WithUnit("{account}"))
 	listed, e3 := m.meter.Int64ObservableGauge("callbus.fleet.accounts", metric.WithDescription("Accounts the accounts source lists (good files)."), metric.WithUnit("{account}"))
 	refused, e4 := m.meter.Int64ObservableGauge("callbus.fleet.accounts.refused", metric.WithDescription("Account files refused (see /status and the log for the file and key)."), metric.WithUnit("{file}"))
-	if err := errors.Join(e1, e2, e3, e4); err != nil {
+	draining, e5 := m.meter.Int64ObservableGauge("callbus.fleet.accounts.draining", metric.WithDescription("Accounts no longer configured whose outbox this replica publishes now (see /status)."), metric.WithUnit("{account}"))
+	if err := errors.Join(e1, e2, e3, e4, e5); err != nil {
 		return err
 	}
 	observe := func(o metric.Observer, g metric.Int64Observable, f func() int64) {
@@ -36,6 +40,7 @@ func (m *Metrics) ObserveFleet(s FleetState) error {
 		observe(o, owned, s.Owned)
 		observe(o, listed, s.Listed)
 		observe(o, refused, s.Refused)
+		observe(o, draining, s.Draining)
 		return nil
-	}, members, owned, listed, refused)
+	}, members, owned, listed, refused, draining)
 }
