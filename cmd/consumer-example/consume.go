@@ -95,7 +95,7 @@ func consume(ctx context.Context, cons jetstream.Consumer, p *processor, workers
 		}
 		if err != nil && !errors.Is(err, jetstream.ErrNoMessages) && ctx.Err() == nil {
 			p.metrics.fetchErrors.Inc()
-			log.Warn().Err(err).Dur("retry_in", pause).Msg("fetch failed; retrying")
+			log.Warn().Err(err).Dur("retry_in_ms", pause).Msg("fetch failed; retrying")
 			sleep(ctx, pause)
 			pause = min(2*pause, 5*time.Second)
 			continue

@@ -82,7 +82,7 @@ func (r *run) replace(ctx context.Context, je *jobError) error {
 	}
 	wait := r.retryWait()
 	r.b.Log.Warn().Err(je).Int64("job_id", r.cp.JobID).Str("outcome", je.outcome).Int("jobs_failed", r.cp.Failures).
-		Int("max_jobs", r.b.MaxJobs).Dur("next_job_in", wait).Msg("backfill: export job failed; a new job replaces it")
+		Int("max_jobs", r.b.MaxJobs).Dur("next_job_in_ms", wait).Msg("backfill: export job failed; a new job replaces it")
 	r.cp.newJob()
 	if err := r.commit(); err != nil {
 		return err

@@ -121,7 +121,7 @@ func (p *Progress) show() {
 			e = e.Float64("phase_done", f)
 		}
 		if eta > 0 {
-			e = e.Dur("eta", eta)
+			e = e.Dur("eta_ms", eta)
 		}
 		e.Msg("backfill progress")
 		return

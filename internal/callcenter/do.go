@@ -215,7 +215,7 @@ func (c *Client) observe(r request, attempt, status int, start time.Time, rate R
 	}
 	if e.Enabled() {
 		e.Str("op", r.op).Str("method", r.method).Str("path", path).
-			Int("status", status).Dur("duration", d).Int("rate_remaining", rate.Remaining).
+			Int("status", status).Dur("duration_ms", d).Int("rate_remaining", rate.Remaining).
 			Int("attempt", attempt).Err(err).Msg("callcenter request")
 	}
 	if c.onResp != nil {

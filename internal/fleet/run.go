@@ -177,7 +177,7 @@ func (l *loop) reap(wanted func(account string) bool) {
 		delay := min(restartDelay<<r.failures, maxRestartDelay)
 		r.failures = min(r.failures+1, 8)
 		r.notBefore = time.Now().Add(delay)
-		l.f.log.Error().Err(w.err).Str("account", name).Dur("restart_in", delay).
+		l.f.log.Error().Err(w.err).Str("account", name).Dur("restart_in_ms", delay).
 			Msg("fleet: the account's work returned on its own; it runs again after a delay")
 	}
 }
@@ -202,7 +202,7 @@ func (l *loop) shutdown(ctx context.Context) {
 	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), leaveTimeout)
 	defer cancel()
 	if err := l.f.leave(lctx); err != nil {
-		l.f.log.Warn().Err(err).Dur("expires_in", l.f.ttl).Msg("fleet: could not remove this replica's membership; it expires by itself")
+		l.f.log.Warn().Err(err).Dur("expires_in_ms", l.f.ttl).Msg("fleet: could not remove this replica's membership; it expires by itself")
 		return
 	}
 	l.f.log.Info().Str("replica", l.f.replica).Msg("fleet: left")

@@ -71,8 +71,8 @@ func (p *Poller) Run(ctx context.Context, lease func() cursor.Lease) error {
 			p.log.Warn().Err(err).Str("resource", res).Msg("poll cycle failed; retrying")
 			sch.failed(res, time.Now())
 		}
-		p.log.Debug().Str("resource", res).Dur("took", time.Since(start)).Int("requests", used).
-			Int("others", usage.Others).Dur("next_in", time.Until(sch.next(res))).Msg("poll cycle")
+		p.log.Debug().Str("resource", res).Dur("took_ms", time.Since(start)).Int("requests", used).
+			Int("others", usage.Others).Dur("next_in_ms", time.Until(sch.next(res))).Msg("poll cycle")
 	}
 }
 

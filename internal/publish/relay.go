@@ -180,7 +180,7 @@ func (r *Relay) Run(ctx context.Context) error {
 			reconciled = false
 			r.Stats.Errors.Add(1)
 			d := bo.NextBackOff()
-			r.log.Warn().Err(err).Dur("retry_in", d).Msg("relay: publish failed; events stay in the outbox")
+			r.log.Warn().Err(err).Dur("retry_in_ms", d).Msg("relay: publish failed; events stay in the outbox")
 			sleep(ctx, d, nil)
 			continue
 		}

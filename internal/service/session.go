@@ -92,6 +92,6 @@ func ensureStream(ctx context.Context, js jetstream.JetStream, cfg publish.Strea
 		}
 		return err
 	}, backoff.WithContext(bo, ctx), func(err error, d time.Duration) {
-		log.Error().Err(err).Dur("retry_in", d).Msg("stream not ready")
+		log.Error().Err(err).Dur("retry_in_ms", d).Msg("stream not ready")
 	})
 }
