@@ -92,9 +92,17 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
 	}
 	log.Info().Str("api", apiURL).Str("nats", natsURL).Float64("speed", *speed).
 		Msg("demo: simulator and NATS running in-process; events follow (Ctrl-C to stop)")
+	// The service logs warnings and errors only (all with -v): its start-up lines
+	// would come between the table's header and the first events. The demo's Redis
+	// keeps nothing worth persisting, so the advice to persist it stays quiet.
+	svcLog := log.Level(zerolog.WarnLevel)
+	if *verbose {
+		svcLog = log
+	}
 	f := &feed{w: stdout, clock: simulator.Now}
 	f.header(*speed)
-	return service.Run(ctx, s, log, service.WithVersion(version), service.WithPublishObserver(func(r publish.Record) { f.print(r.Data) }))
+	return service.Run(ctx, s, svcLog, service.WithVersion(version), service.WithRedisAdvice(zerolog.InfoLevel),
+		service.WithPublishObserver(func(r publish.Record) { f.print(r.Data) }))
 }
 
 // demoEnv is the demo's configuration: short poll intervals, the in-process

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // ErrEvictingRedis: Redis is configured to evict keys under memory pressure.
@@ -22,6 +24,9 @@ type RedisConfig struct {
 	// Unreadable is why the settings could not be read (CONFIG is often disabled
 	// on managed Redis); empty when they were.
 	Unreadable string
+	// Unreachable is why no Redis answered at all (refused, timed out): then
+	// nothing is known of its settings, and Unreadable is empty.
+	Unreachable string
 }
 
 // Persistent reports whether the server writes its data to disk at all (AOF or
@@ -36,6 +41,9 @@ func (c RedisConfig) Persistent() bool {
 // from the stream, but only within the stream's retention), or settings it could
 // not read.
 func (c RedisConfig) Warnings() []string {
+	if c.Unreachable != "" {
+		return []string{"no Redis answers (" + c.Unreachable + "): check that redis-server runs at the configured address and accepts this client; callbus keeps trying"}
+	}
 	if c.Unreadable != "" {
 		return []string{"cannot read the Redis settings (" + c.Unreadable + "): make sure maxmemory-policy is noeviction and persistence (AOF) is on"}
 	}
@@ -53,12 +61,18 @@ func (c RedisConfig) Warnings() []string {
 // CheckConfig reads the server's eviction and persistence settings. It returns
 // ErrEvictingRedis (wrapped, naming the policy) for an evicting policy. When the
 // settings cannot be read (CONFIG refused, Redis away) it returns no error and
-// says why in Unreadable: the caller warns and goes on.
+// says why in Unreadable, or in Unreachable when no server answered: the caller
+// warns and goes on.
 func (s *Store) CheckConfig(ctx context.Context) (RedisConfig, error) {
 	var c RedisConfig
 	vals := map[string]string{}
 	for _, name := range []string{"maxmemory-policy", "appendonly", "appendfsync", "save"} {
 		m, err := s.rdb.ConfigGet(ctx, name).Result()
+		var refused redis.Error // the server's own error reply: it answered
+		if err != nil && !errors.As(err, &refused) {
+			c.Unreachable = err.Error()
+			return c, nil
+		}
 		if err != nil {
 			c.Unreadable = fmt.Sprintf("CONFIG GET %s: %v", name, err)
 			return c, nil

@@ -44,3 +44,23 @@ func TestCheckConfig(t *testing.T) {
 		})
 	}
 }
+
+// No Redis answering is not advice about its settings: it says so, and names
+// nothing it could not know (eviction, persistence).
+func TestCheckConfigUnreachable(t *testing.T) {
+	srv := redistest.Start(t)
+	rdb := srv.Client(t)
+	st, err := cursor.New(rdb, "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Stop()
+	c, err := st.CheckConfig(t.Context())
+	if err != nil {
+		t.Fatalf("CheckConfig: %v, want warnings only (the service must start while Redis is away)", err)
+	}
+	w := strings.Join(c.Warnings(), "; ")
+	if c.Unreachable == "" || !strings.Contains(w, "no Redis answers") || strings.Contains(w, "maxmemory") || strings.Contains(w, "AOF") {
+		t.Fatalf("Unreachable %q, warnings %q: want no Redis answers, without advice about its settings", c.Unreachable, w)
+	}
+}

@@ -2,12 +2,15 @@ package service
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"sync/atomic"
 
 	"github.com/callbus/callbus/config"
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/redis/go-redis/v9"
 	"github.com/rs/zerolog"
 )
@@ -158,4 +161,31 @@ func drainNATS(nc *nats.Conn, log zerolog.Logger) {
 	if err := nc.Drain(); err != nil {
 		log.Warn().Err(err).Msg("nats drain")
 	}
+}
+
+// natsAdvice names the NATS servers of nc (without credentials) and what to check
+// when a JetStream call failed with err: the servers unreachable, JetStream off,
+// or the stream itself (settings or permissions).
+func natsAdvice(nc *nats.Conn, err error) (servers, advice string) {
+	var urls []string
+	for _, u := range nc.Servers() {
+		urls = append(urls, redactURL(u))
+	}
+	servers = strings.Join(urls, ",")
+	switch {
+	case !nc.IsConnected():
+		return servers, "no NATS server answers at " + servers + ": check that nats-server runs there and CALLBUS_NATS_URL (and its credentials)"
+	case errors.Is(err, jetstream.ErrJetStreamNotEnabled), errors.Is(err, jetstream.ErrJetStreamNotEnabledForAccount):
+		return servers, "the NATS server at " + servers + " runs without JetStream: start nats-server with -js (or jetstream {} in its configuration)"
+	}
+	return servers, "NATS answers at " + servers + " but the stream cannot be used: check the stream's settings and the user's permissions"
+}
+
+// redactURL leaves a URL's password out; a value that is not a URL is kept as it is.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	return u.Redacted()
 }

@@ -45,7 +45,7 @@ func (p *process) runFleet(ctx context.Context, src AccountSource) error {
 	if err != nil {
 		return err
 	}
-	if err := checkRedis(ctx, check, p.log); err != nil {
+	if err := checkRedis(ctx, check, redisTarget(p.s), p.log, p.o.redisAdvice); err != nil {
 		return err
 	}
 	// The membership lives 2/3 of a lease: a dead replica's accounts have their

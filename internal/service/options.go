@@ -3,6 +3,7 @@ package service
 import (
 	"github.com/callbus/callbus/internal/poll"
 	"github.com/callbus/callbus/internal/publish"
+	"github.com/rs/zerolog"
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 )
@@ -19,10 +20,11 @@ type options struct {
 	backfill    *BackfillOptions
 	exportJobs  ExportJobs
 	accounts    AccountSource
+	redisAdvice zerolog.Level // the level of the Redis persistence advice
 }
 
 func newOptions(opts []Option) options {
-	o := options{tp: noop.NewTracerProvider()}
+	o := options{tp: noop.NewTracerProvider(), redisAdvice: zerolog.ErrorLevel}
 	for _, f := range opts {
 		f(&o)
 	}
@@ -31,6 +33,13 @@ func newOptions(opts []Option) options {
 
 // WithVersion names the build in the log and the API client's User-Agent.
 func WithVersion(v string) Option { return func(o *options) { o.version = v } }
+
+// WithRedisAdvice sets the level of the start-up advice about a Redis that keeps
+// nothing on disk or whose settings cannot be read (error by default): the demo,
+// whose Redis holds nothing worth keeping, gives it at info.
+func WithRedisAdvice(level zerolog.Level) Option {
+	return func(o *options) { o.redisAdvice = level }
+}
 
 // WithPublishObserver sees every event the relay got acknowledged (the demo's
 // feed). f must not block.

@@ -67,7 +67,7 @@ func (p *process) runSingle(ctx context.Context, s config.Settings) error {
 	if err != nil {
 		return err
 	}
-	if err := checkRedis(ctx, store, p.log); err != nil {
+	if err := checkRedis(ctx, store, redisTarget(s), p.log, p.o.redisAdvice); err != nil {
 		return err
 	}
 	a, err := p.newAccount(ctx, s, store, p.log)

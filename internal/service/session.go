@@ -92,6 +92,8 @@ func ensureStream(ctx context.Context, js jetstream.JetStream, cfg publish.Strea
 		}
 		return err
 	}, backoff.WithContext(bo, ctx), func(err error, d time.Duration) {
-		log.Error().Err(err).Dur("retry_in_ms", d).Msg("stream not ready")
+		servers, advice := natsAdvice(js.Conn(), err)
+		log.Error().Err(err).Str("nats", servers).Str("stream", cfg.Name).Dur("retry_in_ms", d).
+			Msg("nats: stream not ready, events wait in the outbox: " + advice)
 	})
 }
