@@ -123,7 +123,7 @@ func (s *Store) encode(l Lease, b Batch) ([]string, []any, error) {
 	}
 	ks := newKeySet(s.k.lease, s.k.fence, s.k.open, s.k.terminal, s.k.cursor, s.k.outbox, s.k.kinds, s.k.tb)
 	var kinds []string
-	items := make([]any, 0, 4*len(b.Deletes)+7*len(b.Snapshots)+5*(len(b.Open)+len(b.Terminal))+2*len(b.Cursors)+outboxEntryArgs*len(b.Events))
+	items := make([]any, 0, 6*len(b.Deletes)+7*len(b.Snapshots)+5*(len(b.Open)+len(b.Terminal))+2*len(b.Cursors)+outboxEntryArgs*len(b.Events))
 	for _, r := range append(refsOf(b.Snapshots), b.Deletes...) {
 		if err := checkKind(r.Kind); err != nil {
 			return nil, nil, err
@@ -182,7 +182,7 @@ func (ks *keySet) index(key string) int {
 
 // snapPlace names where a snapshot of kind id may live, as KEYS indexes: the
 // kind's single hash and, for a bucketed kind and id, its bucket (else 0), the
-// id's field there and the bucket set to register the bucket in.
+// id's field there, the bucket set and the bucket's number in it.
 func (s *Store) snapPlace(ks *keySet, kind, id string) (single, bucketKey int, field string, set int, bucket string) {
 	single = ks.index(s.k.snap(kind))
 	if s.bucketed(kind) {
@@ -193,31 +193,23 @@ func (s *Store) snapPlace(ks *keySet, kind, id string) (single, bucketKey int, f
 	return single, 0, "", 0, ""
 }
 
-// appendSnapItems appends the batch's deletes then snapshots to items. A
-// snapshot goes to its bucket, in chunks, when it has one and fits maxChunks
-// chunks; else to the single hash. It leaves the other place.
+// appendSnapItems appends the batch's deletes then snapshots to items, each
+// with every place it may live: the script puts a snapshot in its bucket, in
+// chunks, when it has one and fits maxChunks chunks, else in the single hash,
+// and leaves the other place.
 func (s *Store) appendSnapItems(items []any, ks *keySet, b Batch) ([]any, error) {
 	for _, d := range b.Deletes {
 		if d.ID == "" {
 			return nil, fmt.Errorf("%w: delete of %s with empty id", ErrInvalid, d.Kind)
 		}
-		single, bucketKey, field, _, _ := s.snapPlace(ks, d.Kind, d.ID)
-		items = append(items, single, d.ID, bucketKey, field)
+		single, bucketKey, field, set, bucket := s.snapPlace(ks, d.Kind, d.ID)
+		items = append(items, single, d.ID, bucketKey, field, set, bucket)
 	}
-	registered := map[int]bool{} // buckets whose number this batch adds to their set
 	for _, sn := range b.Snapshots {
 		if sn.ID == "" {
 			return nil, fmt.Errorf("%w: snapshot of %s with empty id", ErrInvalid, sn.Kind)
 		}
 		single, bucketKey, field, set, bucket := s.snapPlace(ks, sn.Kind, sn.ID)
-		if bucketKey > 0 && len(sn.Data) <= maxChunks*chunkSize {
-			if registered[bucketKey] {
-				bucket = "" // already added by this batch
-			}
-			registered[bucketKey] = true
-		} else {
-			set = 0 // to the single hash
-		}
 		items = append(items, single, sn.ID, bucketKey, field, set, bucket, sn.Data)
 	}
 	return items, nil

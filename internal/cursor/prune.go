@@ -17,7 +17,8 @@ import (
 // (DefaultPruneKinds unless WithPruneKinds) are deleted. Open calls are never
 // pruned. It reads the candidates first, then removes them in one fenced script
 // that checks each is still terminal with the same end: a stale lease gets
-// ErrStaleLeader and nothing is removed. It returns how many calls it pruned;
+// ErrStaleLeader and nothing is removed. A snapshot bucket it empties leaves its
+// bucket set in the same script, so the index follows the live state. It returns how many calls it pruned;
 // call it again while that equals limit to catch up.
 func (s *Store) Prune(ctx context.Context, l Lease, horizon time.Time, limit int) (int, error) {
 	if limit <= 0 {
@@ -109,8 +110,8 @@ func (s *Store) pruneArgs(l Lease, cands []terminalEntry, buckets []string) ([]s
 		}
 		args = append(args, c.id, c.ended, tk, c.field, bucket)
 		for _, kind := range s.pruneKinds {
-			single, bucketKey, field, _, _ := s.snapPlace(ks, kind, c.id)
-			args = append(args, single, bucketKey, field)
+			single, bucketKey, field, set, bucket := s.snapPlace(ks, kind, c.id)
+			args = append(args, single, bucketKey, field, set, bucket)
 		}
 	}
 	for _, b := range buckets {

@@ -1,5 +1,5 @@
--- Remove terminal calls that ended before a horizon, fenced (see fence.lua, which
--- precedes this body). The caller read the candidates; each is removed only if it
+-- Remove terminal calls that ended before a horizon, fenced (see fence.lua and
+-- buckets.lua, which precede this body). The caller read the candidates; each is removed only if it
 -- is still terminal with the same end and not open.
 -- KEYS[1] lease, KEYS[2] fence, KEYS[3] open, KEYS[4] terminal (sorted set),
 -- KEYS[5] tb (terminal buckets by earliest end), KEYS[6..] the hashes the
@@ -8,7 +8,8 @@
 -- ARGV[5] buckets to score again; then
 --   per candidate  id, ended ms, terminal bucket index (0: in KEYS[4]), field,
 --                  bucket, then per prune kind: single hash index, snapshot
---                  bucket index (0: none), field in it
+--                  bucket index (0: none), field in it, bucket set index,
+--                  bucket (an emptied bucket leaves its set)
 --   per bucket     terminal bucket index, bucket
 -- Reply: {1, pruned} applied; {0, reason, holder, token} refused.
 local refused = fence_check()
@@ -37,16 +38,17 @@ for _ = 1, nc do
       redis.call('ZREM', KEYS[4], id)
     end
     for k = 0, nk - 1 do
-      local j = i + 3 * k
+      local j = i + 5 * k
       redis.call('HDEL', KEYS[tonumber(ARGV[j])], id)
       local bk, f = tonumber(ARGV[j + 1]), ARGV[j + 2]
       if bk > 0 then
         redis.call('HDEL', KEYS[bk], f, f .. '.1', f .. '.2', f .. '.3') -- keys.go's maxChunks
+        bucket_emptied(bk, tonumber(ARGV[j + 3]), ARGV[j + 4])
       end
     end
     n = n + 1
   end
-  i = i + 3 * nk
+  i = i + 5 * nk
 end
 -- Score each bucket read again by its earliest end, or drop it once empty.
 for _ = 1, nb do
