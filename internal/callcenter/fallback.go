@@ -80,7 +80,7 @@ func (r *unfiltered) page(ctx context.Context, n int) (Page[Call], error) {
 	}
 	r.prevN, r.prev = n, pg.fingerprint
 	if !r.rereading {
-		r.rejected += pg.Rejected
+		r.rejected += len(pg.Rejections)
 	}
 	r.all = append(r.all, pg.Items...)
 	return pg, err

@@ -59,11 +59,42 @@ func (b Batch) Items() int {
 	return len(b.Snapshots) + len(b.Deletes) + len(b.Open) + len(b.Terminal) + len(b.Cursors) + len(b.Events)
 }
 
+// Bytes is the size of b's values (snapshot data, events with their ids,
+// subjects and headers, ids and cursors), as checked against the store's byte
+// limit (WithMaxBatchBytes): about
+// what the commit sends to Redis, less a few bytes of framing per value.
+func (b Batch) Bytes() int {
+	n := 0
+	for _, s := range b.Snapshots {
+		n += len(s.Kind) + len(s.ID) + len(s.Data)
+	}
+	for _, r := range b.Deletes {
+		n += len(r.Kind) + len(r.ID)
+	}
+	for _, t := range b.Open {
+		n += len(t.ID) + 13
+	}
+	for _, t := range b.Terminal {
+		n += len(t.ID) + 13
+	}
+	for k, v := range b.Cursors {
+		n += len(k) + len(v)
+	}
+	for _, e := range b.Events {
+		n += len(e.ID) + len(e.Subject) + len(e.Type) + len(e.Data) + 25 // the time in RFC 3339
+		for k, v := range e.Headers {
+			n += len(k) + len(v) + 6 // the headers as JSON
+		}
+	}
+	return n + len(b.OutboxSeen)
+}
+
 // Commit applies b atomically if l is still the account's lease: one Lua script
 // checks the lease (holder and token) and the fence (no newer token has written)
 // and then writes everything. A refused commit returns ErrStaleLeader (or
-// ErrRolledBack, see Batch.OutboxSeen) and writes nothing. A batch over the store's limit returns ErrBatchTooLarge (see
-// RecommendedMaxEvents); a malformed one ErrInvalid; neither reaches Redis. An
+// ErrRolledBack, see Batch.OutboxSeen) and writes nothing. A batch over the
+// store's limits (WithMaxBatchItems, WithMaxBatchBytes) returns ErrBatchTooLarge
+// (see RecommendedMaxEvents); a malformed one ErrInvalid; neither reaches Redis. An
 // empty batch returns at once without checking the lease: it writes nothing.
 //
 // Any other error is a Redis failure (unreachable, timeout): the commit may or may
@@ -77,6 +108,9 @@ func (s *Store) Commit(ctx context.Context, l Lease, b Batch) (res CommitResult,
 	}
 	if n > s.maxItems {
 		return CommitResult{}, fmt.Errorf("cursor commit: %w: %d items, limit %d", ErrBatchTooLarge, n, s.maxItems)
+	}
+	if size := b.Bytes(); size > s.maxBytes {
+		return CommitResult{}, fmt.Errorf("cursor commit: %w: %d bytes, limit %d", ErrBatchTooLarge, size, s.maxBytes)
 	}
 	keys, args, err := s.encode(l, b)
 	if err != nil {

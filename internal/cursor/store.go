@@ -19,6 +19,17 @@ const (
 	// says otherwise. Larger batches get ErrBatchTooLarge, never a silent split:
 	// splitting would break the atomicity the outbox exists for.
 	DefaultMaxBatchItems = 5000
+
+	// DefaultMaxBatchBytes is the hard limit on the bytes of one Batch
+	// (Batch.Bytes) unless WithMaxBatchBytes says otherwise.
+	// Redis refuses a command argument over proto-max-bulk-len (512 MB) and a
+	// command over client-query-buffer-limit (1 GB) by closing the connection,
+	// which a caller could not tell from a network failure and would retry for
+	// ever; a larger batch gets ErrBatchTooLarge instead, before anything is sent.
+	// The script itself has no other limit: its Lua unpacks at most a snapshot's
+	// chunks at a time, and a batch's items stay far below the arguments a
+	// command may have.
+	DefaultMaxBatchBytes = 256 << 20
 )
 
 // DefaultPruneKinds are the snapshot kinds keyed by call id that Prune deletes
@@ -33,6 +44,7 @@ type Store struct {
 	account    string
 	k          keys
 	maxItems   int
+	maxBytes   int
 	pruneKinds []string
 	// readHint is the size of the last raw outbox reads, in bytes: the next
 	// read's buffer starts that large (see readXRange).
@@ -50,6 +62,17 @@ func WithMaxBatchItems(n int) Option {
 			return fmt.Errorf("%w: max batch items %d", ErrInvalid, n)
 		}
 		s.maxItems = n
+		return nil
+	}
+}
+
+// WithMaxBatchBytes sets the hard limit on the bytes of one Batch (n > 0).
+func WithMaxBatchBytes(n int) Option {
+	return func(s *Store) error {
+		if n <= 0 {
+			return fmt.Errorf("%w: max batch bytes %d", ErrInvalid, n)
+		}
+		s.maxBytes = n
 		return nil
 	}
 }
@@ -85,6 +108,7 @@ func New(rdb redis.UniversalClient, account string, opts ...Option) (*Store, err
 		account:    account,
 		k:          newKeys(account),
 		maxItems:   DefaultMaxBatchItems,
+		maxBytes:   DefaultMaxBatchBytes,
 		pruneKinds: DefaultPruneKinds,
 	}
 	for _, o := range opts {

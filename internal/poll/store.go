@@ -27,6 +27,9 @@ const (
 	kindMetric = "metric"
 	kindUser   = "user"
 	kindTeam   = "team"
+	// kindParts holds the record of a call being committed in parts, from
+	// the first part to the last (batch.go, resumeParts).
+	kindParts = "call.parts"
 
 	cursorEpoch     = "epoch"               // the state's epoch, part of every event id (diff.Scope)
 	cursorHighWater = "calls.high_water"    // newest created_time seen (RFC 3339)

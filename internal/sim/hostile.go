@@ -41,6 +41,10 @@ type Hostile struct {
 	// customer, joined completed: over 3,200 participants, over 1 MB as JSON (the
 	// real API's 2,500 participants made 1.3 MB; the simulator's are terser).
 	BigCall bool
+	// BigCallLegs is how many monitoring legs the big call gets (default 3,199):
+	// over 5,000 makes a call whose first sight alone is more events than one
+	// commit of the poller's store takes.
+	BigCallLegs int
 }
 
 // HostileFaults is the "hostile" profile: every hazard of Hostile at once, each
@@ -75,6 +79,12 @@ func (h Hostile) withDefaults() (Hostile, []error) {
 	if h.PoisonReads < 0 {
 		errs = append(errs, errors.New("hostile poison reads: must be positive"))
 	}
+	if h.BigCallLegs == 0 {
+		h.BigCallLegs = bigCallLegs
+	}
+	if h.BigCallLegs < 0 {
+		errs = append(errs, errors.New("hostile big call legs: must be positive"))
+	}
 	for _, r := range []struct {
 		name string
 		v    float64
@@ -96,7 +106,7 @@ const (
 	poisonNullTime
 )
 
-// bigCallLegs is how many monitoring legs the big call gets.
+// bigCallLegs is how many monitoring legs the big call gets by default.
 const bigCallLegs = 3199
 
 // hostile is the hazards' state: how often each call was read. It is guarded by
@@ -203,7 +213,7 @@ func (w *world) addHostileLegs(c *call) {
 		return
 	}
 	w.bigCall = c.id
-	for range bigCallLegs {
+	for range w.cfg.Hostile.BigCallLegs {
 		w.join(c, 0, w.users[0].id, connMonitor, csCompleted)
 	}
 }
