@@ -208,7 +208,11 @@ func (p *Poller) diffCall(bt *batcher, id string, prev []byte, c callcenter.Call
 	p.saw(c.ID, c.UpdatedTime)
 	now := p.now()
 	created := minTime(c.CreatedTime, now)
-	if prev == nil && orTime(created, now).Before(pruned) {
+	// A call without created_time counts from its updated_time here: unknown
+	// and last updated before the prune horizon, it was pruned (a read without
+	// by_time lists it again), not new.
+	since := orTime(created, minTime(c.UpdatedTime, now))
+	if prev == nil && orTime(since, now).Before(pruned) {
 		return time.Time{}, nil // seen and pruned long ago: not new
 	}
 	r, err := diff.Call(p.scope, prev, c, now)
