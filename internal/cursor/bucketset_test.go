@@ -202,3 +202,31 @@ func TestBucketSetsUnderConcurrentPruneAndCommit(t *testing.T) {
 		t.Errorf("SnapshotCount = %d %v with sb:call %v", n, err, slices.Collect(maps.Keys(indexed)))
 	}
 }
+
+// Bucket set members an earlier release left for buckets it emptied are taken
+// out by later prunes, a few hundred a call, whether or not anything is due for
+// pruning; live buckets stay.
+func TestPruneSweepsDeadMembers(t *testing.T) {
+	e := newEnv(t)
+	ctx := ctxT(t)
+	l := mustAcquire(t, e.store, "a", time.Minute)
+	mustCommit(t, e.store, l, Batch{Snapshots: []Snapshot{{Kind: "call", ID: "5", Data: []byte("a")}, {Kind: "metric", ID: "5000", Data: []byte("b")}}})
+	for _, kind := range e.store.pruneKinds {
+		dead := make([]any, 0, 1000)
+		for b := 1000; b < 2000; b++ {
+			dead = append(dead, strconv.Itoa(b))
+		}
+		if err := e.rdb.SAdd(ctx, e.store.k.buckets(kind), dead...).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 1000/sweepCount + 2 {
+		if _, err := e.store.Prune(ctx, l, time.UnixMilli(1), 10); err != nil {
+			t.Fatal(err)
+		}
+	}
+	checkBucketSets(t, "after the sweeps", e)
+	if indexed, _ := liveBuckets(t, e); !slices.Equal(indexed["call"], []string{"0"}) || !slices.Equal(indexed["metric"], []string{"156"}) {
+		t.Errorf("bucket sets %v, want the live buckets call 0 and metric 156", indexed)
+	}
+}

@@ -3,6 +3,7 @@ package cursor
 import (
 	"fmt"
 	"slices"
+	"sync"
 	"sync/atomic"
 
 	"github.com/redis/go-redis/v9"
@@ -50,6 +51,10 @@ type Store struct {
 	// read's buffer starts that large (see readXRange).
 	readHint atomic.Int64
 	recent   *recent // nil: every outbox read goes to Redis (WithOutboxCache)
+	// sweepAt is where Prune's check of each bucket set goes on (SSCAN
+	// cursors by kind, see sweepBuckets).
+	sweepMu sync.Mutex
+	sweepAt map[string]uint64
 }
 
 // Option tunes a Store.

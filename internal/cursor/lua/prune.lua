@@ -5,20 +5,22 @@
 -- KEYS[5] tb (terminal buckets by earliest end), KEYS[6..] the hashes the
 -- arguments name by index.
 -- ARGV[1] holder, ARGV[2] token, ARGV[3] candidates, ARGV[4] prune kinds,
--- ARGV[5] buckets to score again; then
+-- ARGV[5] buckets to score again, ARGV[6] bucket set members to check; then
 --   per candidate  id, ended ms, terminal bucket index (0: in KEYS[4]), field,
 --                  bucket, then per prune kind: single hash index, snapshot
 --                  bucket index (0: none), field in it, bucket set index,
 --                  bucket (an emptied bucket leaves its set)
 --   per bucket     terminal bucket index, bucket
+--   per member     snapshot bucket index, bucket set index, bucket (removed
+--                  from the set when the bucket is empty)
 -- Reply: {1, pruned} applied; {0, reason, holder, token} refused.
 local refused = fence_check()
 if refused then
   return refused
 end
 
-local nc, nk, nb = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
-local i, n = 6, 0
+local nc, nk, nb, nm = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+local i, n = 7, 0
 for _ = 1, nc do
   local id, ended, tk, field = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2]), ARGV[i + 3]
   local still
@@ -66,5 +68,9 @@ for _ = 1, nb do
     redis.call('ZREM', KEYS[5], ARGV[i + 1])
   end
   i = i + 2
+end
+for _ = 1, nm do
+  bucket_emptied(tonumber(ARGV[i]), tonumber(ARGV[i + 1]), ARGV[i + 2])
+  i = i + 3
 end
 return {1, n}
