@@ -42,6 +42,9 @@ func TestHostileUpstream(t *testing.T) {
 		{name: "future-dated calls", hostile: sim.Hostile{FutureRate: 0.05}},
 		// The relay stalls on the call.created of a call over 1 MB.
 		{name: "call over 1 MB", hostile: sim.Hostile{BigCall: true}},
+		// A call whose first sight alone is more events than one commit takes
+		// (issue 23): committed in parts, the calls resource keeps going.
+		{name: "call over a commit", hostile: sim.Hostile{BigCall: true, BigCallLegs: 6000}},
 		{name: "all at once", hostile: sim.HostileFaults(), rejected: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
