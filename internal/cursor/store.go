@@ -124,6 +124,10 @@ func New(rdb redis.UniversalClient, account string, opts ...Option) (*Store, err
 	return s, nil
 }
 
+// Limits returns the hard limits of one Batch: its items and its bytes
+// (WithMaxBatchItems, WithMaxBatchBytes); Commit refuses a batch over either.
+func (s *Store) Limits() (items, bytes int) { return s.maxItems, s.maxBytes }
+
 // Account returns the account the store was made for.
 func (s *Store) Account() string { return s.account }
 

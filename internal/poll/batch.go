@@ -16,25 +16,40 @@ import (
 
 // Batch limits. A commit is one Lua script, and Redis serves nobody else while
 // it runs: a batch is committed once it holds maxBatchEvents events,
-// maxBatchItems items or maxBatchBytes bytes, and what is queued is committed
-// first when the next entity would take it past one of them. An entity's writes
-// (its snapshot, its index moves and its events) land in one commit whenever
-// the store takes them at once; only an entity over the store's limits alone
-// (maxCommitItems, maxCommitBytes: a call with thousands of participants seen
-// for the first time) is committed in parts (see add).
+// maxBatchItems items or maxBatchBytes bytes (less when the store's own limits
+// are lower, see newLimits), and what is queued is committed first when the
+// next entity would take it past one of them. An entity's writes (its snapshot,
+// its index moves and its events) land in one commit whenever the store takes
+// them at once; only an entity over the store's limits alone (a call with
+// thousands of participants seen for the first time) is committed in parts (see
+// add).
 const (
 	maxBatchEvents = cursor.RecommendedMaxEvents
 	maxBatchItems  = 4000
 	maxBatchBytes  = 16 << 20
-	maxCommitItems = cursor.DefaultMaxBatchItems
-	maxCommitBytes = cursor.DefaultMaxBatchBytes / 4
 )
+
+// limits are a batcher's: when it commits (batch*) and what one commit may
+// hold at most (commit*, the store's).
+type limits struct {
+	batchEvents, batchItems, batchBytes int
+	commitItems, commitBytes            int
+}
+
+// newLimits fits the batch limits under the store's hard ones.
+func newLimits(items, bytes int) limits {
+	l := limits{commitItems: items, commitBytes: bytes}
+	l.batchItems = max(1, min(maxBatchItems, items*4/5))
+	l.batchEvents = min(maxBatchEvents, l.batchItems)
+	l.batchBytes = max(1, min(maxBatchBytes, bytes/4))
+	return l
+}
 
 // batcher accumulates one cycle's writes and commits them in bounded, atomic
 // batches. A crash between two commits leaves each committed entity consistent: its
 // snapshot and the events it implies land together or not at all. An entity
 // committed in parts has its snapshot in the last part, and the record it was
-// diffed from stored with the first (kindParts, removed with the last): a crash
+// diffed from stored before the first (kindParts, removed with the last): a crash
 // in between leaves the old snapshot and that record, which the next cycle
 // diffs again before anything else (resumeParts), so the parts come again under
 // the same ids with the same bodies (the stream's duplicate window and the
@@ -50,6 +65,7 @@ type batcher struct {
 	p      *Poller
 	ctx    context.Context
 	b      cursor.Batch
+	lim    limits
 	bytes  int // b.Bytes(), kept as entities are added
 	events int // committed by this batcher
 	// trace is ctx's trace context as outbox headers, injected once for all the
@@ -74,7 +90,7 @@ type oneEntity struct {
 // safeguard for callers that gave up on a batcher after an error).
 func (p *Poller) newBatcher(ctx context.Context) *batcher {
 	p.commits.wait()
-	return &batcher{p: p, ctx: ctx}
+	return &batcher{p: p, ctx: ctx, lim: newLimits(p.store.Limits())}
 }
 
 // write is what one observation of an entity changes; add commits it whole.
@@ -94,30 +110,40 @@ type write struct {
 // far is committed first when they would take it past a batch limit. An entity
 // over a commit's limits alone has its events committed first, in order, in
 // parts of a batch's size; its snapshot and index moves go with the last part.
+// An entity with an event no commit can hold is skipped, with an error logged.
 func (bt *batcher) add(w write) error {
 	e, err := bt.entity(w)
 	if err != nil {
 		return err
 	}
-	size := e.Bytes()
-	if bt.b.Items() > 0 && (len(bt.b.Events)+len(e.Events) > maxBatchEvents ||
-		bt.b.Items()+e.Items() > maxBatchItems || bt.bytes+size > maxBatchBytes) {
+	size, lim := e.Bytes(), bt.lim
+	if big := largest(e.Events); big > lim.commitBytes {
+		// No commit can ever hold it: skipped, or it would stop the resource.
+		// Its snapshot stays, so it is read again; the changes are not published.
+		bt.p.log.Error().Str("kind", w.kind).Str("id", w.id).Int("bytes", big).Int("limit", lim.commitBytes).
+			Msg("an event is larger than one commit of the store may be; its entity is skipped")
+		return nil
+	}
+	if bt.b.Items() > 0 && (len(bt.b.Events)+len(e.Events) > lim.batchEvents ||
+		bt.b.Items()+e.Items() > lim.batchItems || bt.bytes+size > lim.batchBytes) {
 		if err := bt.ship(); err != nil {
 			return err
 		}
 	}
-	if e.Items() > maxCommitItems || size > maxCommitBytes {
+	if e.Items() > lim.commitItems || size > lim.commitBytes {
 		parts, err := bt.parts(w)
 		if err != nil {
 			return err
 		}
-		for first := true; len(e.Events) > maxBatchEvents || (len(e.Events) > 0 && size > maxBatchBytes); first = false {
-			n, partSize := eventsUpTo(e.Events)
-			bt.b.Events, bt.bytes = append(bt.b.Events, e.Events[:n]...), bt.bytes+partSize
-			if first && parts != nil {
-				bt.b.Snapshots = append(bt.b.Snapshots, *parts)
-				bt.bytes += len(parts.Data)
+		if parts != nil { // first, alone: the record may be as large as an event
+			bt.b.Snapshots, bt.bytes = append(bt.b.Snapshots, *parts), len(parts.Data)
+			if err := bt.ship(); err != nil {
+				return err
 			}
+		}
+		for len(e.Events) > lim.batchEvents || (len(e.Events) > 0 && size > lim.batchBytes) {
+			n, partSize := lim.eventsUpTo(e.Events)
+			bt.b.Events, bt.bytes = append(bt.b.Events, e.Events[:n]...), partSize
 			if err := bt.ship(); err != nil {
 				return err
 			}
@@ -136,6 +162,15 @@ func (bt *batcher) add(w write) error {
 	return bt.full()
 }
 
+// largest is the size of the largest of evs.
+func largest(evs []cursor.OutboxEntry) int {
+	n := 0
+	for i := range evs {
+		n = max(n, cursor.Batch{Events: evs[i : i+1]}.Bytes())
+	}
+	return n
+}
+
 // parts is the record of an entity about to be committed in parts (nil when
 // it has none to keep: see write.call).
 func (bt *batcher) parts(w write) (*cursor.Snapshot, error) {
@@ -146,16 +181,19 @@ func (bt *batcher) parts(w write) (*cursor.Snapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: keep the record of its parts: %w", w.kind, w.id, err)
 	}
+	if len(rec) > bt.lim.commitBytes/2 {
+		return nil, nil // too large to keep: a crash between parts reads the API's copy
+	}
 	return &cursor.Snapshot{Kind: kindParts, ID: w.id, Data: rec}, nil
 }
 
 // eventsUpTo returns how many of evs, from the first, make one part of an entity
-// too large for a commit (maxBatchEvents, maxBatchBytes; one event at least),
-// and their bytes.
-func eventsUpTo(evs []cursor.OutboxEntry) (n, size int) {
-	for n < len(evs) && n < maxBatchEvents {
+// too large for a commit (batchEvents, batchBytes; one event at least), and
+// their bytes.
+func (l limits) eventsUpTo(evs []cursor.OutboxEntry) (n, size int) {
+	for n < len(evs) && n < l.batchEvents {
 		b := cursor.Batch{Events: evs[n : n+1]}.Bytes()
-		if n > 0 && size+b > maxBatchBytes {
+		if n > 0 && size+b > l.batchBytes {
 			break
 		}
 		n, size = n+1, size+b
@@ -205,7 +243,7 @@ func (bt *batcher) terminal(t cursor.Tracked) error {
 
 // full starts committing the batch in the background once it reached a limit.
 func (bt *batcher) full() error {
-	if len(bt.b.Events) < maxBatchEvents && bt.b.Items() < maxBatchItems && bt.bytes < maxBatchBytes {
+	if len(bt.b.Events) < bt.lim.batchEvents && bt.b.Items() < bt.lim.batchItems && bt.bytes < bt.lim.batchBytes {
 		return nil
 	}
 	return bt.ship()
@@ -222,7 +260,7 @@ func (bt *batcher) ship() error {
 	b := bt.b
 	// The next batch will most likely fill up too: room for as much at once,
 	// rather than growing its lists by doubling all over again.
-	bt.b = cursor.Batch{Events: make([]cursor.OutboxEntry, 0, min(cap(b.Events), maxBatchEvents)), Snapshots: make([]cursor.Snapshot, 0, cap(b.Snapshots))}
+	bt.b = cursor.Batch{Events: make([]cursor.OutboxEntry, 0, min(cap(b.Events), bt.lim.batchEvents)), Snapshots: make([]cursor.Snapshot, 0, cap(b.Snapshots))}
 	bt.bytes = 0
 	bt.p.commits.start(func() (int, error) { return bt.commit(b) })
 	return nil

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/callbus/callbus/internal/cursor"
 	"github.com/callbus/callbus/internal/event"
+	"github.com/callbus/callbus/internal/redistest"
 	"github.com/callbus/callbus/internal/sim"
 	"github.com/rs/zerolog"
 )
@@ -279,5 +282,75 @@ func checkChains(t *testing.T, evs []event.Envelope) {
 			t.Errorf("%s: status_changed from %d, the chain was at %d (known %v)", e.Subject, d.Previous.Code, last, ok)
 		}
 		status[e.Subject] = d.Current.Code
+	}
+}
+
+// newPollerLimited is newPollerVia on a store that takes at most bytes a commit.
+func newPollerLimited(t *testing.T, bytes int, cfg sim.Config, wrap func(http.Handler) http.Handler) (*Poller, *commitSizes, *sim.Sim) {
+	t.Helper()
+	store, err := cursor.New(redistest.Start(t).Client(t), "acme", cursor.WithMaxBatchBytes(bytes))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, s := newPollerOn(t, store, cfg, everything, wrap)
+	rec := &commitSizes{Store: store}
+	p.store = rec
+	return p, rec, s
+}
+
+// The poller follows the store's limits, bytes as well as items: under a 3 MiB
+// limit the big call (two events of over 1 MB each, 3,200 more) is committed in
+// parts that each fit, and comes out whole.
+func TestPartsFollowTheStoresByteLimit(t *testing.T) {
+	const limit = 3 << 20
+	p, rec, s := newPollerLimited(t, limit, bigWorld(3199), nil)
+	stepWorld(t, p, s, 3)
+	store := rec.Store.(*cursor.Store)
+	if call, joined := biggest(outboxEvents(t, store)); joined < 3200 {
+		t.Errorf("the big call %s: %d participant.joined, want its 3,199 legs and more", call, joined)
+	}
+	split := false
+	for _, b := range rec.all() {
+		if n := b.Bytes(); n > limit {
+			t.Errorf("a commit of %d bytes, limit %d", n, limit)
+		}
+		split = split || slices.ContainsFunc(b.Snapshots, func(sn cursor.Snapshot) bool { return sn.Kind == kindParts })
+	}
+	if !split {
+		t.Errorf("no call was committed in parts")
+	}
+	if got, st := outboxTypes(t, store), s.Stats(); got["call.created"] != st.Calls {
+		t.Errorf("%d calls announced, the world has %d", got["call.created"], st.Calls)
+	}
+}
+
+// An event larger than any commit of the store may be (a call whose notes
+// alone are over the limit) cannot be committed: its call is skipped, with an
+// error in the log, rather than stopping the calls resource; every other call
+// is announced.
+func TestEventOverACommitIsSkipped(t *testing.T) {
+	var huge int64
+	h := &hostile{edit: func(c map[string]any) {
+		if huge == 0 {
+			huge = callID(c)
+		}
+		if callID(c) == huge {
+			c["call_notes"] = strings.Repeat("n", 100<<10)
+		}
+	}}
+	p, rec, s := newPollerLimited(t, 64<<10, sim.Config{Agents: 8, CallRate: 4, Backlog: 20}, h.wrap)
+	stepWorld(t, p, s, 5)
+	evs := outboxEvents(t, rec.Store.(*cursor.Store))
+	created := 0
+	for _, e := range evs {
+		if e.Subject == "calls/"+itoa(int(huge)) {
+			t.Errorf("%s of the call over the limit committed", e.Type)
+		}
+		if e.Type == event.CallCreated {
+			created++
+		}
+	}
+	if st := s.Stats(); created != st.Calls-1 {
+		t.Errorf("%d calls announced, want the world's %d but the one over the limit", created, st.Calls)
 	}
 }

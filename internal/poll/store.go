@@ -16,6 +16,8 @@ type Store interface {
 	OpenCalls(ctx context.Context, limit int) ([]cursor.Tracked, error)
 	Cursors(ctx context.Context) (map[string]string, error)
 	Commit(ctx context.Context, l cursor.Lease, b cursor.Batch) (cursor.CommitResult, error)
+	// Limits are the hard limits of one Batch: items and bytes.
+	Limits() (items, bytes int)
 	Prune(ctx context.Context, l cursor.Lease, horizon time.Time, limit int) (int, error)
 	OutboxLen(ctx context.Context) (int64, error)
 	OutboxLastID(ctx context.Context) (string, error)
