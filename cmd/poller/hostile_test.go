@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/callbus/callbus/internal/audit"
 	"github.com/callbus/callbus/internal/redistest"
 	"github.com/callbus/callbus/internal/sim"
 	"github.com/callbus/callbus/internal/simtest"
@@ -28,6 +29,7 @@ func TestHostileUpstream(t *testing.T) {
 		name     string
 		hostile  sim.Hostile
 		rejected bool // poison: rejections must be counted
+		stay     bool // no user or team announced gone (the world deletes none)
 	}{
 		{name: "poison records", hostile: sim.Hostile{PoisonRate: 0.15}, rejected: true},
 		{name: "missing meta", hostile: sim.Hostile{NoMetaRate: 0.5}},
@@ -41,18 +43,27 @@ func TestHostileUpstream(t *testing.T) {
 		// A call first served a year ahead is tracked there and never read again.
 		{name: "future-dated calls", hostile: sim.Hostile{FutureRate: 0.05}},
 		// The relay stalls on the call.created of a call over 1 MB.
+		// A user and a team the client rejects for a few reads are still listed:
+		// not announced gone, nor created again (issue 23).
+		{name: "rejected users and teams", hostile: sim.Hostile{PoisonPeople: true, PoisonReads: 4}, rejected: true, stay: true},
 		{name: "call over 1 MB", hostile: sim.Hostile{BigCall: true}},
+		// A call whose first sight alone is more events than one commit takes
+		// (issue 23): committed in parts, the calls resource keeps going.
+		{name: "call over a commit", hostile: sim.Hostile{BigCall: true, BigCallLegs: 6000}},
 		{name: "all at once", hostile: sim.HostileFaults(), rejected: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			runHostile(t, tc.hostile, tc.rejected)
+			r := runHostile(t, tc.hostile, tc.rejected)
+			if gone := r.ByType["user.deleted"] + r.ByType["team.updated"]; tc.stay && gone > 0 {
+				t.Errorf("%d user.deleted or team.updated: a user or team announced gone while the API listed it", gone)
+			}
 		})
 	}
 }
 
 // runHostile runs one world with hazards h for about twenty simulated minutes,
 // then audits the stream once the poller has caught up with the frozen world.
-func runHostile(t *testing.T, h sim.Hostile, wantRejected bool) {
+func runHostile(t *testing.T, h sim.Hostile, wantRejected bool) *audit.Report {
 	b := startBed(t, redistest.Start, 40, sim.Config{Seed: 12, Agents: 12, CallRate: 4, Hostile: h})
 	w := b.world
 	start := w.Sim.Now()
@@ -75,6 +86,7 @@ func runHostile(t *testing.T, h sim.Hostile, wantRejected bool) {
 	if strings.Contains(p.stderr.String(), "panic") {
 		t.Errorf("the poller panicked:\n%s", p.stderr.String())
 	}
+	return r
 }
 
 var rejectedLine = regexp.MustCompile(`(?m)^callbus_records_rejected_total\{[^}]*\} (\d+)`)

@@ -80,7 +80,7 @@ func (r *unfiltered) page(ctx context.Context, n int) (Page[Call], error) {
 	}
 	r.prevN, r.prev = n, pg.fingerprint
 	if !r.rereading {
-		r.rejected += pg.Rejected
+		r.rejected += len(pg.Rejections)
 	}
 	r.all = append(r.all, pg.Items...)
 	return pg, err
@@ -103,7 +103,16 @@ func (r *unfiltered) forwards(ctx context.Context, from time.Time) error {
 }
 
 func (r *unfiltered) reachedBefore(from time.Time) bool {
-	return r.ord.newestFirst() && len(r.all) > 0 && r.all[len(r.all)-1].CreatedTime.Before(from)
+	return r.ord.newestFirst() && len(r.all) > 0 && dated(r.all[len(r.all)-1].CreatedTime).Before(from)
+}
+
+// dated is a created_time as a bound of a list's reach: a null one (zero)
+// reaches nowhere, as if it were in the far future.
+func dated(t time.Time) time.Time {
+	if t.IsZero() {
+		return time.Unix(1<<62, 0)
+	}
+	return t
 }
 
 // backwards reads an oldest-first list from page last down to page 2, stopping
@@ -123,8 +132,10 @@ func (r *unfiltered) backwards(ctx context.Context, last int, from time.Time) er
 		if !ascendingUpTo(pg.Items, next) {
 			return r.pagesDown(ctx, n-1, 2)
 		}
-		next = pg.Items[0].CreatedTime
-		if next.Before(from) {
+		if t := pg.Items[0].CreatedTime; !t.IsZero() {
+			next = t
+		}
+		if dated(pg.Items[0].CreatedTime).Before(from) {
 			return nil
 		}
 	}
@@ -172,9 +183,12 @@ func (o *listOrder) see(cs []Call) {
 	}
 }
 
-// seeTime takes the next created_time in reading order into account.
+// seeTime takes the next created_time in reading order into account; a record
+// without one says nothing of the order.
 func (o *listOrder) seeTime(t time.Time) {
 	switch {
+	case t.IsZero():
+		return
 	case !o.started:
 		o.asc, o.desc, o.started = true, true, true
 	case t.Before(o.prev):
@@ -196,7 +210,7 @@ func (o listOrder) unordered() bool { return !o.asc && !o.desc }
 func ascendingUpTo(cs []Call, next time.Time) bool {
 	var o listOrder
 	o.see(cs)
-	return o.asc && (next.IsZero() || !cs[len(cs)-1].CreatedTime.After(next))
+	return o.asc && (next.IsZero() || !o.prev.After(next))
 }
 
 // lastPage is the number of pages meta reported (0 without meta), no more than
@@ -216,7 +230,7 @@ func lastPage(pg Page[Call], per int) int {
 func createdSince(cs []Call, from time.Time) []Call {
 	out := cs[:0:0]
 	for _, c := range cs {
-		if !c.CreatedTime.Before(from) {
+		if !dated(c.CreatedTime).Before(from) { // null: kept, the poller decides
 			out = append(out, c)
 		}
 	}

@@ -189,3 +189,27 @@ func TestFallbackPagesOverlap(t *testing.T) {
 	}
 	got.wantRange(35, 50)
 }
+
+// A call without created_time tells nothing of where a list read without
+// by_time may stop: newest first, the last call of a page, or oldest first,
+// the first call of a page read backwards, undated, does not end the read
+// before the window's calls are all read; the undated call is handed too.
+func TestFallbackUndatedCallStopsNothing(t *testing.T) {
+	for _, tc := range []struct {
+		order   string
+		undated int64 // newest first: the last of page 1; oldest first: the first of page 5
+	}{{"newest", 41}, {"oldest", 41}} {
+		t.Run(tc.order, func(t *testing.T) {
+			api := newListAPI(50, tc.order)
+			api.ignoreByTime = true
+			api.undated = map[int64]bool{tc.undated: true}
+			cl := newTestClient(t, newServer(t, newFakeClock(), api.handle))
+			got := newCollect(t, 10)
+			o := ListCallsOptions{ListOptions: ListOptions{PerPage: 10}, ByTime: TimeWindow{From: api.at(35), To: api.at(45)}}
+			if err := cl.CallsSince(t.Context(), o, got.each); err != nil {
+				t.Fatal(err)
+			}
+			got.wantRange(35, 50)
+		})
+	}
+}

@@ -34,6 +34,8 @@ type listAPI struct {
 	reversed int
 	// poison holds ids served with an impossible participant enqueued_time.
 	poison map[int64]bool
+	// undated holds ids served with a null created_time.
+	undated map[int64]bool
 
 	mu       sync.Mutex
 	rnd      *rand.Rand
@@ -80,7 +82,11 @@ func (a *listAPI) handle(_ int, w http.ResponseWriter, r *http.Request) {
 		}
 		upd := w0.Add(time.Duration(a.requests) * time.Second)
 		a.served[int64(i+1)] = upd.Sub(w0).Seconds()
-		fmt.Fprintf(&b, `{"id":%d,"call_id":%d,"created_time":%q,"updated_time":%q`, i+1, i+1, a.at(i).Format(time.RFC3339), upd.Format(time.RFC3339))
+		created := strconv.Quote(a.at(i).Format(time.RFC3339))
+		if a.undated[int64(i+1)] {
+			created = "null"
+		}
+		fmt.Fprintf(&b, `{"id":%d,"call_id":%d,"created_time":%s,"updated_time":%q`, i+1, i+1, created, upd.Format(time.RFC3339))
 		if a.poison[int64(i+1)] {
 			b.WriteString(`,"participants":[{"id":1,"enqueued_time":"0000-00-00 00:00:00"}]`)
 		}

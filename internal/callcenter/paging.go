@@ -87,22 +87,18 @@ func listPage[T any](ctx context.Context, c *Client, name, path, listKey string,
 	for k, v := range o.query() {
 		q[k] = v
 	}
-	var (
-		page     Page[T]
-		rejected []Rejection
-	)
+	var page Page[T]
 	res, err := c.do(ctx, request{op: op, method: http.MethodGet, path: path, query: q,
 		decode: func(_ int, _ http.Header, body []byte) error {
 			env, err := decodeListRaw[T](body, listKey, !c.noRaw)
-			page = Page[T]{Items: env.items, Meta: env.meta, Rejected: len(env.rejected), fingerprint: maphash.Bytes(pageSeed, body)}
-			rejected = env.rejected
+			page = Page[T]{Items: env.items, Meta: env.meta, Rejections: env.rejected, fingerprint: maphash.Bytes(pageSeed, body)}
 			return err
 		}})
 	if err != nil {
 		return Page[T]{}, err
 	}
 	// Reported only now: a failed attempt's page is read again.
-	for _, r := range rejected {
+	for _, r := range page.Rejections {
 		c.reject(op, r)
 	}
 	page.Number, page.PerPage, page.Rate = o.number(), o.PerPage, res.rate

@@ -128,15 +128,15 @@ func insane(v any) (field, reason string) {
 	return "", ""
 }
 
-// insaneCall: a call or participant without created_time cannot be placed in a
-// window or a chain. A null updated_time is tolerated: the diff dates such a
-// change by the call or the read, and never ends a call twice for it.
+// insaneCall: a participant without created_time cannot be placed in its chain.
+// A call's null created_time is tolerated: the poller tracks the call from when
+// it first saw it and dates its call.created then, and a window read takes no
+// conclusion from it (callsInWindow, listOrder). A null updated_time is
+// tolerated too: the diff dates such a change by the call or the read, and never
+// ends a call twice for it.
 func insaneCall(c *Call) (string, string) {
-	switch {
-	case c.ID <= 0:
+	if c.ID <= 0 {
 		return "id", RejectMissingID
-	case c.CreatedTime.IsZero():
-		return "created_time", RejectNullTime
 	}
 	for _, p := range c.Participants {
 		switch {

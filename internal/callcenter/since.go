@@ -73,7 +73,7 @@ func (c *Client) CallMetricsSince(ctx context.Context, o ListCallMetricsOptions,
 // call lies within it (errIgnoresByTime otherwise). A call dated after the
 // API's present (ServerTime, or our clock when later) proves nothing: a server
 // that filters on a record's real time lists a record it dates ahead (a lie)
-// within a window that ends now.
+// within a window that ends now; nor does a call without created_time.
 func (c *Client) callsInWindow(ctx context.Context, w TimeWindow, n, per int) (Page[Call], error) {
 	pg, err := c.ListCalls(ctx, ListCallsOptions{ListOptions: ListOptions{Page: n, PerPage: per}, ByTime: w})
 	if err != nil {
@@ -88,6 +88,9 @@ func (c *Client) callsInWindow(ctx context.Context, w TimeWindow, n, per int) (P
 	present = present.Add(time.Second)
 	for _, call := range pg.Items {
 		t := call.CreatedTime
+		if t.IsZero() {
+			continue // no created_time: the server placed it, it proves nothing
+		}
 		if t.Before(from) || (t.After(to) && !t.After(present)) {
 			return pg, errIgnoresByTime
 		}

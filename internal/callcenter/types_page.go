@@ -52,9 +52,11 @@ type Page[T any] struct {
 	Number, PerPage int
 	// Rate is what the response's X-RateLimit-* headers said.
 	Rate RateState
-	// Rejected is how many records of the page were left out of Items (see
-	// Rejection); the page held len(Items)+Rejected records.
-	Rejected int
+	// Rejections are the records of the page left out of Items (see
+	// Rejection), in page order; the page held len(Items)+len(Rejections)
+	// records. A rejected record is still listed: a reader deciding what the
+	// list no longer holds counts its ID (or, without one, cannot tell).
+	Rejections []Rejection
 
 	// fingerprint identifies the body, to notice a server that ignores page.
 	fingerprint uint64
@@ -78,7 +80,7 @@ func (p Page[T]) IsLast() bool {
 }
 
 // served is how many records the server sent in the page.
-func (p Page[T]) served() int { return len(p.Items) + p.Rejected }
+func (p Page[T]) served() int { return len(p.Items) + len(p.Rejections) }
 
 // listEnvelope is a list response: a bare array, or an object holding the items
 // under a key and optionally meta.

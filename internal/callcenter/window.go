@@ -94,7 +94,7 @@ func (r *windowReader[T]) pages(ctx context.Context, w TimeWindow, per int, firs
 		for _, it := range page.Items {
 			ids.add(r.keys.id(it))
 		}
-		got += page.Rejected // left out, but served: they count toward total_count
+		got += len(page.Rejections) // left out, but served: they count toward total_count
 		served += page.served()
 		if err := r.each(page.Items); err != nil {
 			return err

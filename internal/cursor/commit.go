@@ -59,11 +59,42 @@ func (b Batch) Items() int {
 	return len(b.Snapshots) + len(b.Deletes) + len(b.Open) + len(b.Terminal) + len(b.Cursors) + len(b.Events)
 }
 
+// Bytes is the size of b's values (snapshot data, events with their ids,
+// subjects and headers, ids and cursors), as checked against the store's byte
+// limit (WithMaxBatchBytes): about
+// what the commit sends to Redis, less a few bytes of framing per value.
+func (b Batch) Bytes() int {
+	n := 0
+	for _, s := range b.Snapshots {
+		n += len(s.Kind) + len(s.ID) + len(s.Data)
+	}
+	for _, r := range b.Deletes {
+		n += len(r.Kind) + len(r.ID)
+	}
+	for _, t := range b.Open {
+		n += len(t.ID) + 13
+	}
+	for _, t := range b.Terminal {
+		n += len(t.ID) + 13
+	}
+	for k, v := range b.Cursors {
+		n += len(k) + len(v)
+	}
+	for _, e := range b.Events {
+		n += len(e.ID) + len(e.Subject) + len(e.Type) + len(e.Data) + 25 // the time in RFC 3339
+		for k, v := range e.Headers {
+			n += len(k) + len(v) + 6 // the headers as JSON
+		}
+	}
+	return n + len(b.OutboxSeen)
+}
+
 // Commit applies b atomically if l is still the account's lease: one Lua script
 // checks the lease (holder and token) and the fence (no newer token has written)
 // and then writes everything. A refused commit returns ErrStaleLeader (or
-// ErrRolledBack, see Batch.OutboxSeen) and writes nothing. A batch over the store's limit returns ErrBatchTooLarge (see
-// RecommendedMaxEvents); a malformed one ErrInvalid; neither reaches Redis. An
+// ErrRolledBack, see Batch.OutboxSeen) and writes nothing. A batch over the
+// store's limits (WithMaxBatchItems, WithMaxBatchBytes) returns ErrBatchTooLarge
+// (see RecommendedMaxEvents); a malformed one ErrInvalid; neither reaches Redis. An
 // empty batch returns at once without checking the lease: it writes nothing.
 //
 // Any other error is a Redis failure (unreachable, timeout): the commit may or may
@@ -77,6 +108,9 @@ func (s *Store) Commit(ctx context.Context, l Lease, b Batch) (res CommitResult,
 	}
 	if n > s.maxItems {
 		return CommitResult{}, fmt.Errorf("cursor commit: %w: %d items, limit %d", ErrBatchTooLarge, n, s.maxItems)
+	}
+	if size := b.Bytes(); size > s.maxBytes {
+		return CommitResult{}, fmt.Errorf("cursor commit: %w: %d bytes, limit %d", ErrBatchTooLarge, size, s.maxBytes)
 	}
 	keys, args, err := s.encode(l, b)
 	if err != nil {
@@ -123,7 +157,7 @@ func (s *Store) encode(l Lease, b Batch) ([]string, []any, error) {
 	}
 	ks := newKeySet(s.k.lease, s.k.fence, s.k.open, s.k.terminal, s.k.cursor, s.k.outbox, s.k.kinds, s.k.tb)
 	var kinds []string
-	items := make([]any, 0, 4*len(b.Deletes)+7*len(b.Snapshots)+5*(len(b.Open)+len(b.Terminal))+2*len(b.Cursors)+outboxEntryArgs*len(b.Events))
+	items := make([]any, 0, 6*len(b.Deletes)+7*len(b.Snapshots)+5*(len(b.Open)+len(b.Terminal))+2*len(b.Cursors)+outboxEntryArgs*len(b.Events))
 	for _, r := range append(refsOf(b.Snapshots), b.Deletes...) {
 		if err := checkKind(r.Kind); err != nil {
 			return nil, nil, err
@@ -182,7 +216,7 @@ func (ks *keySet) index(key string) int {
 
 // snapPlace names where a snapshot of kind id may live, as KEYS indexes: the
 // kind's single hash and, for a bucketed kind and id, its bucket (else 0), the
-// id's field there and the bucket set to register the bucket in.
+// id's field there, the bucket set and the bucket's number in it.
 func (s *Store) snapPlace(ks *keySet, kind, id string) (single, bucketKey int, field string, set int, bucket string) {
 	single = ks.index(s.k.snap(kind))
 	if s.bucketed(kind) {
@@ -193,31 +227,23 @@ func (s *Store) snapPlace(ks *keySet, kind, id string) (single, bucketKey int, f
 	return single, 0, "", 0, ""
 }
 
-// appendSnapItems appends the batch's deletes then snapshots to items. A
-// snapshot goes to its bucket, in chunks, when it has one and fits maxChunks
-// chunks; else to the single hash. It leaves the other place.
+// appendSnapItems appends the batch's deletes then snapshots to items, each
+// with every place it may live: the script puts a snapshot in its bucket, in
+// chunks, when it has one and fits maxChunks chunks, else in the single hash,
+// and leaves the other place.
 func (s *Store) appendSnapItems(items []any, ks *keySet, b Batch) ([]any, error) {
 	for _, d := range b.Deletes {
 		if d.ID == "" {
 			return nil, fmt.Errorf("%w: delete of %s with empty id", ErrInvalid, d.Kind)
 		}
-		single, bucketKey, field, _, _ := s.snapPlace(ks, d.Kind, d.ID)
-		items = append(items, single, d.ID, bucketKey, field)
+		single, bucketKey, field, set, bucket := s.snapPlace(ks, d.Kind, d.ID)
+		items = append(items, single, d.ID, bucketKey, field, set, bucket)
 	}
-	registered := map[int]bool{} // buckets whose number this batch adds to their set
 	for _, sn := range b.Snapshots {
 		if sn.ID == "" {
 			return nil, fmt.Errorf("%w: snapshot of %s with empty id", ErrInvalid, sn.Kind)
 		}
 		single, bucketKey, field, set, bucket := s.snapPlace(ks, sn.Kind, sn.ID)
-		if bucketKey > 0 && len(sn.Data) <= maxChunks*chunkSize {
-			if registered[bucketKey] {
-				bucket = "" // already added by this batch
-			}
-			registered[bucketKey] = true
-		} else {
-			set = 0 // to the single hash
-		}
 		items = append(items, single, sn.ID, bucketKey, field, set, bucket, sn.Data)
 	}
 	return items, nil

@@ -245,6 +245,29 @@ func TestCommitBatchLimit(t *testing.T) {
 	}
 }
 
+// A batch over the byte limit is refused before it reaches Redis, which would
+// otherwise close the connection on a command over its own limits
+// (proto-max-bulk-len, client-query-buffer-limit): a refusal a caller could
+// not tell from a network failure.
+func TestCommitByteLimit(t *testing.T) {
+	e := newEnv(t, WithMaxBatchBytes(1000))
+	ctx := ctxT(t)
+	l := mustAcquire(t, e.store, "a", time.Minute)
+	before := dump(t, e.rdb, e.store)
+	over := Batch{Snapshots: []Snapshot{{Kind: "call", ID: "1", Data: make([]byte, 1001)}}}
+	if _, err := e.store.Commit(ctx, l, over); !errors.Is(err, ErrBatchTooLarge) {
+		t.Fatalf("1001 bytes, limit 1000: %v, want ErrBatchTooLarge", err)
+	}
+	sameDump(t, "too many bytes", before, dump(t, e.rdb, e.store))
+	if n := fullBatch(3).Bytes(); n < 3*len("snap-a") || n > 1000 {
+		t.Fatalf("fullBatch(3).Bytes() = %d", n)
+	}
+	mustCommit(t, e.store, l, fullBatch(3))
+	if _, err := New(e.rdb, "x", WithMaxBatchBytes(0)); !errors.Is(err, ErrInvalid) {
+		t.Errorf("WithMaxBatchBytes(0): %v, want ErrInvalid", err)
+	}
+}
+
 // The default hard limit is reachable: one script takes that many items.
 func TestCommitDefaultLimit(t *testing.T) {
 	e := newEnv(t)

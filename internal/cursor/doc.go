@@ -15,7 +15,8 @@
 //	callbus:{<account>}:s:<kind>:<b> hash: the snapshots of the kinds keyed by call id
 //	                                 (DefaultPruneKinds) whose ids share id>>5 = b, each
 //	                                 cut into chunks: field id&31, then "<field>.1".."<field>.3"
-//	callbus:{<account>}:sb:<kind>    set of the kind's bucket numbers b
+//	callbus:{<account>}:sb:<kind>    set of the kind's bucket numbers b that hold a
+//	                                 snapshot (the script that empties one removes it)
 //	callbus:{<account>}:kinds        set of the snapshot kinds ever written (for stats)
 //	callbus:{<account>}:open         sorted set of open call ids, score = created (unix ms)
 //	callbus:{<account>}:t:<b>        hash: terminal calls whose ids share id>>7 = b,

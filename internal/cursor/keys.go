@@ -51,7 +51,8 @@ func (k keys) snap(kind string) string { return k.prefix + "snap:" + kind }
 // bucket is the hash of kind's snapshots whose call ids fall in bucket b.
 func (k keys) bucket(kind, b string) string { return k.prefix + "s:" + kind + ":" + b }
 
-// buckets is the set of kind's bucket numbers (some may be empty).
+// buckets is the set of kind's bucket numbers that hold a snapshot: the script
+// that empties a bucket takes it out (lua/buckets.lua).
 func (k keys) buckets(kind string) string { return k.prefix + "sb:" + kind }
 
 // terminalBucket is the hash of the terminal calls (field → ended ms) of bucket b.

@@ -19,6 +19,8 @@ var (
 	releaseLua string
 	//go:embed lua/fence.lua
 	fenceLua string
+	//go:embed lua/buckets.lua
+	bucketsLua string
 	//go:embed lua/streamid.lua
 	streamIDLua string
 	//go:embed lua/commit.lua
@@ -35,8 +37,8 @@ var (
 	acquireScript = redis.NewScript(acquireLua)
 	renewScript   = redis.NewScript(renewLua)
 	releaseScript = redis.NewScript(releaseLua)
-	commitScript  = redis.NewScript(fenceLua + streamIDLua + commitLua)
-	pruneScript   = redis.NewScript(fenceLua + pruneLua)
+	commitScript  = redis.NewScript(fenceLua + bucketsLua + streamIDLua + commitLua)
+	pruneScript   = redis.NewScript(fenceLua + bucketsLua + pruneLua)
 	trimScript    = redis.NewScript(streamIDLua + trimLua)
 )
 

@@ -3,6 +3,7 @@ package cursor
 import (
 	"fmt"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -20,6 +21,17 @@ const (
 	// says otherwise. Larger batches get ErrBatchTooLarge, never a silent split:
 	// splitting would break the atomicity the outbox exists for.
 	DefaultMaxBatchItems = 5000
+
+	// DefaultMaxBatchBytes is the hard limit on the bytes of one Batch
+	// (Batch.Bytes) unless WithMaxBatchBytes says otherwise.
+	// Redis refuses a command argument over proto-max-bulk-len (512 MB) and a
+	// command over client-query-buffer-limit (1 GB) by closing the connection,
+	// which a caller could not tell from a network failure and would retry for
+	// ever; a larger batch gets ErrBatchTooLarge instead, before anything is sent.
+	// The script itself has no other limit: its Lua unpacks at most a snapshot's
+	// chunks at a time, and a batch's items stay far below the arguments a
+	// command may have.
+	DefaultMaxBatchBytes = 256 << 20
 )
 
 // DefaultPruneKinds are the snapshot kinds keyed by call id that Prune deletes
@@ -34,6 +46,7 @@ type Store struct {
 	account    string
 	k          keys
 	maxItems   int
+	maxBytes   int
 	pruneKinds []string
 	// readHint is the size of the last raw outbox reads, in bytes: the next
 	// read's buffer starts that large (see readXRange).
@@ -42,6 +55,10 @@ type Store struct {
 	// acknowledged entries are kept this long, and at most this many (WithAckRetention)
 	ackRetention    time.Duration
 	ackRetentionMax int
+	// sweepAt is where Prune's check of each bucket set goes on (SSCAN
+	// cursors by kind, see sweepBuckets).
+	sweepMu sync.Mutex
+	sweepAt map[string]uint64
 }
 
 // Option tunes a Store.
@@ -54,6 +71,17 @@ func WithMaxBatchItems(n int) Option {
 			return fmt.Errorf("%w: max batch items %d", ErrInvalid, n)
 		}
 		s.maxItems = n
+		return nil
+	}
+}
+
+// WithMaxBatchBytes sets the hard limit on the bytes of one Batch (n > 0).
+func WithMaxBatchBytes(n int) Option {
+	return func(s *Store) error {
+		if n <= 0 {
+			return fmt.Errorf("%w: max batch bytes %d", ErrInvalid, n)
+		}
+		s.maxBytes = n
 		return nil
 	}
 }
@@ -89,6 +117,7 @@ func New(rdb redis.UniversalClient, account string, opts ...Option) (*Store, err
 		account:         account,
 		k:               newKeys(account),
 		maxItems:        DefaultMaxBatchItems,
+		maxBytes:        DefaultMaxBatchBytes,
 		pruneKinds:      DefaultPruneKinds,
 		ackRetention:    DefaultAckRetention,
 		ackRetentionMax: DefaultAckRetentionMax,
@@ -100,6 +129,10 @@ func New(rdb redis.UniversalClient, account string, opts ...Option) (*Store, err
 	}
 	return s, nil
 }
+
+// Limits returns the hard limits of one Batch: its items and its bytes
+// (WithMaxBatchItems, WithMaxBatchBytes); Commit refuses a batch over either.
+func (s *Store) Limits() (items, bytes int) { return s.maxItems, s.maxBytes }
 
 // Account returns the account the store was made for.
 func (s *Store) Account() string { return s.account }

@@ -46,7 +46,8 @@ type CallResult struct {
 
 // Call diffs an observation c of a call against its snapshot prev (nil when the
 // call was never seen); seen is the poller's time of the read, which dates events
-// whose API time is null. Events, in order: call.created (first sight),
+// whose API time is null (call.created of a call without created_time: seen
+// itself). Events, in order: call.created (first sight),
 // call.updated (tracked fields), participant.joined for each new participant (also
 // those present at first sight, so every participant's status chain starts at its
 // joined event), participant.status_changed, and call.ended, once, when every
@@ -92,7 +93,10 @@ func Call(scope Scope, prev []byte, c callcenter.Call, seen time.Time) (CallResu
 	parts := s.participants(few[:0], entity, c, newer, em.fallback, seen)
 	end, ending := s.ended(c, seen)
 	if creating {
-		em.emit(event.CallCreated, entity, c.CreatedTime, &event.CallData{Call: c})
+		// A call without created_time is dated when first seen: the read that
+		// creates its snapshot. Its id does not depend on the date (a creation
+		// has no transition), so a read again after a crash dedupes.
+		em.emit(event.CallCreated, entity, orTime(c.CreatedTime, seen), &event.CallData{Call: c})
 	}
 	if ch := s.fields(c, creating, newer, ending, sc); len(ch) > 0 {
 		em.emit(event.CallUpdated, entity, c.UpdatedTime, &event.CallUpdatedData{Call: c, Changes: ch})

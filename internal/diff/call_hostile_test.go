@@ -184,3 +184,47 @@ func TestCallQuietBillDuration(t *testing.T) {
 	}
 	_ = snap
 }
+
+// A call without created_time is announced when first seen, dated by that read
+// (not by its updated_time, nor the year 1); read again from no snapshot at a
+// later time, as after a crash before its commit, it gets the same ids, so the
+// copies dedupe; later reads go on from its snapshot as for any call.
+func TestCallNullCreatedTime(t *testing.T) {
+	c := call(30, part(10, 8, 30))
+	c.CreatedTime = time.Time{}
+	first, second := at(60), at(95)
+	a, snap, err := callOnce(c, nil, first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := types(a); !slices.Equal(got, []event.Type{event.CallCreated, event.ParticipantJoined}) {
+		t.Fatalf("events %v, want call.created and participant.joined", got)
+	}
+	if !a[0].Time.Equal(first) {
+		t.Errorf("call.created dated %s, want the read that first saw it, %s", a[0].Time, first)
+	}
+	b, _, err := callOnce(c, nil, second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range a {
+		if a[i].ID != b[i].ID {
+			t.Errorf("%s: id %s, read again %s", a[i].Type, a[i].ID, b[i].ID)
+		}
+	}
+	ended := call(40, part(10, 1, 40))
+	ended.CreatedTime = time.Time{}
+	evs, _, err := callOnce(ended, snap, at(120))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := types(evs); !slices.Equal(got, []event.Type{event.ParticipantStatusChanged, event.CallEnded}) {
+		t.Errorf("after the first sight: %v, want the status change and call.ended", got)
+	}
+}
+
+// callOnce diffs c against prev, read at seen.
+func callOnce(c callcenter.Call, prev []byte, seen time.Time) ([]event.Envelope, []byte, error) {
+	r, err := Call(Scope{Account: "acme", Epoch: "e1"}, prev, c, seen)
+	return r.Events, r.Snap, err
+}

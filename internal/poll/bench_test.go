@@ -53,7 +53,7 @@ func BenchmarkBatcherCommit(b *testing.B) {
 			id := strconv.Itoa(n + i)
 			evs[0] = env
 			evs[0].ID = "evt-" + id
-			if err := bt.add(kindCall, id, snap, evs); err != nil {
+			if err := bt.add(write{kind: kindCall, id: id, snap: snap, events: evs}); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -59,6 +59,9 @@ func (p *Poller) pollCalls(ctx context.Context) error {
 	if cur[cursorAnnounced] == "" { // the first read: history before it is not announced (history.go)
 		bt.cursor(cursorAnnounced, from.Format(time.RFC3339Nano))
 	}
+	if err := p.resumeParts(ctx, bt); err != nil {
+		return err
+	}
 	from, old, err := p.planOpen(ctx, bt, open, from, now)
 	if err != nil {
 		return err
@@ -205,7 +208,11 @@ func (p *Poller) diffCall(bt *batcher, id string, prev []byte, c callcenter.Call
 	p.saw(c.ID, c.UpdatedTime)
 	now := p.now()
 	created := minTime(c.CreatedTime, now)
-	if prev == nil && orTime(created, now).Before(pruned) {
+	// A call without created_time counts from its updated_time here: unknown
+	// and last updated before the prune horizon, it was pruned (a read without
+	// by_time lists it again), not new.
+	since := orTime(created, minTime(c.UpdatedTime, now))
+	if prev == nil && orTime(since, now).Before(pruned) {
 		return time.Time{}, nil // seen and pruned long ago: not new
 	}
 	r, err := diff.Call(p.scope, prev, c, now)
@@ -216,16 +223,17 @@ func (p *Poller) diffCall(bt *batcher, id string, prev []byte, c callcenter.Call
 	if !r.Changed {
 		return created, nil
 	}
+	w := write{kind: kindCall, id: id, snap: r.Snap, events: r.Events, call: c}
 	if prev == nil {
 		// Tracked as created when first seen if its created_time is null or
 		// ahead of the poller: that time decides its windows and its give-up.
-		bt.b.Open = append(bt.b.Open, cursor.Tracked{ID: id, At: orTime(created, now)})
+		w.open = &cursor.Tracked{ID: id, At: orTime(created, now)}
 	}
 	if p.settled(r.State, now) && p.cfg.Intervals[ResMetrics] == 0 {
 		// No metrics to wait for and past its changes after the end: done.
-		bt.b.Terminal = append(bt.b.Terminal, cursor.Tracked{ID: id, At: r.State.EndedAt})
+		w.terminal = &cursor.Tracked{ID: id, At: r.State.EndedAt}
 	}
-	if err := bt.add(kindCall, id, r.Snap, r.Events); err != nil {
+	if err := bt.add(w); err != nil {
 		return created, fmt.Errorf("calls: %w", err)
 	}
 	return created, nil

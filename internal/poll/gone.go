@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/callbus/callbus/internal/cursor"
 	"github.com/callbus/callbus/internal/diff"
 )
 
@@ -19,8 +18,15 @@ type goneFunc func(scope diff.Scope, prev []byte, id int64, seen time.Time) (dif
 // state does not grow with entities the API no longer lists. Two reads, not one:
 // a single list that drifted while it was paged must not announce a deletion. The
 // first miss is remembered in memory only: after a restart an entity takes two
-// more reads to go.
-func (p *Poller) sweepGone(ctx context.Context, kind string, listed map[string]bool, gone goneFunc) error {
+// more reads to go. A record the client rejected is listed all the same (its
+// snapshot stays, unchanged, until it reads well); a read with a rejected record
+// whose id could not be read decides nothing: no miss is counted or forgotten.
+func (p *Poller) sweepGone(ctx context.Context, kind string, l listing, gone goneFunc) error {
+	if l.blind {
+		p.log.Warn().Str("kind", kind).Msg("gone: the list held a rejected record without a readable id; no deletion is decided from this read")
+		return nil
+	}
+	listed := l.ids
 	if p.guard.missing == nil {
 		p.guard.missing = map[string]map[string]bool{}
 	}
@@ -48,8 +54,7 @@ func (p *Poller) sweepGone(ctx context.Context, kind string, listed map[string]b
 			p.log.Error().Err(err).Str("id", s.ID).Msgf("%s gone: diff failed; skipped", kind)
 			continue
 		}
-		bt.b.Deletes = append(bt.b.Deletes, cursor.Ref{Kind: kind, ID: s.ID})
-		if err := bt.add(kind, s.ID, nil, r.Events); err != nil {
+		if err := bt.add(write{kind: kind, id: s.ID, remove: true, events: r.Events}); err != nil {
 			return fmt.Errorf("%s gone: %w", kind, err)
 		}
 	}

@@ -130,12 +130,13 @@ func (p *Poller) diffMetrics(ctx context.Context, bt *batcher, metrics []callcen
 			if !r.Changed {
 				continue
 			}
+			w := write{kind: kindMetric, id: ids[i], snap: r.Snap, events: r.Events}
 			if prev == nil && r.Final && p.settled(st, p.now()) {
 				// Else the call stays open for changes after its end: planOpen
 				// moves it once settled.
-				bt.b.Terminal = append(bt.b.Terminal, cursor.Tracked{ID: ids[i], At: endOr(st.EndedAt, m.UpdatedTime)})
+				w.terminal = &cursor.Tracked{ID: ids[i], At: endOr(st.EndedAt, m.UpdatedTime)}
 			}
-			if err := bt.add(kindMetric, ids[i], r.Snap, r.Events); err != nil {
+			if err := bt.add(w); err != nil {
 				return fmt.Errorf("metrics: %w", err)
 			}
 		}

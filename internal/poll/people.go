@@ -3,6 +3,7 @@ package poll
 import (
 	"context"
 	"fmt"
+	"iter"
 	"strconv"
 
 	"github.com/callbus/callbus/internal/callcenter"
@@ -30,51 +31,68 @@ func (p *Poller) pollUsers(ctx context.Context) error {
 			return err
 		}
 	}
-	var users []callcenter.User
-	for u, err := range p.api.AllUsers(ctx, callcenter.ListOptions{PerPage: p.cfg.PerPage}) {
-		if err != nil {
-			return fmt.Errorf("users: list: %w", err)
-		}
-		users = append(users, u)
+	users, listed, err := readList(p.api.UsersPages(ctx, callcenter.ListOptions{PerPage: p.cfg.PerPage}), func(u callcenter.User) int64 { return u.ID })
+	if err != nil {
+		return fmt.Errorf("users: list: %w", err)
 	}
 	seen := p.now()
-	err := p.diffAll(ctx, "users", kindUser, len(users), func(i int) int64 { return users[i].ID },
+	err = p.diffAll(ctx, "users", kindUser, len(users), func(i int) int64 { return users[i].ID },
 		func(i int, prev []byte) (diff.Result, error) {
 			return diff.User(p.scope, prev, users[i], p.names, seen)
 		})
 	if err != nil {
 		return err
 	}
-	return p.sweepGone(ctx, kindUser, listedIDs(len(users), func(i int) int64 { return users[i].ID }), diff.UserGone)
+	return p.sweepGone(ctx, kindUser, listed, diff.UserGone)
 }
 
 // pollTeams reads every team and diffs each against its snapshot.
 func (p *Poller) pollTeams(ctx context.Context) error {
-	var teams []callcenter.Team
-	for t, err := range p.api.AllTeams(ctx, callcenter.ListOptions{PerPage: p.cfg.PerPage}) {
-		if err != nil {
-			return fmt.Errorf("teams: list: %w", err)
-		}
-		teams = append(teams, t)
+	teams, listed, err := readList(p.api.TeamsPages(ctx, callcenter.ListOptions{PerPage: p.cfg.PerPage}), func(t callcenter.Team) int64 { return t.ID })
+	if err != nil {
+		return fmt.Errorf("teams: list: %w", err)
 	}
 	seen := p.now()
-	err := p.diffAll(ctx, "teams", kindTeam, len(teams), func(i int) int64 { return teams[i].ID },
+	err = p.diffAll(ctx, "teams", kindTeam, len(teams), func(i int) int64 { return teams[i].ID },
 		func(i int, prev []byte) (diff.Result, error) {
 			return diff.Team(p.scope, prev, teams[i], seen)
 		})
 	if err != nil {
 		return err
 	}
-	return p.sweepGone(ctx, kindTeam, listedIDs(len(teams), func(i int) int64 { return teams[i].ID }), diff.TeamGone)
+	return p.sweepGone(ctx, kindTeam, listed, diff.TeamGone)
 }
 
-// listedIDs is the set of the n ids a list read returned.
-func listedIDs(n int, id func(int) int64) map[string]bool {
-	out := make(map[string]bool, n)
-	for i := range n {
-		out[strconv.FormatInt(id(i), 10)] = true
+// listing is what a complete read of a list says is still listed: the ids of
+// the records read and of those the client rejected (a bad value is not an
+// absence: their snapshots stay), and whether it can tell at all (blind: a
+// rejected record had no readable id, so any snapshot may be its).
+type listing struct {
+	ids   map[string]bool
+	blind bool
+}
+
+// readList reads every page of a list into its records and its listing.
+func readList[T any](pages iter.Seq2[callcenter.Page[T], error], id func(T) int64) ([]T, listing, error) {
+	var items []T
+	l := listing{ids: map[string]bool{}}
+	for pg, err := range pages {
+		if err != nil {
+			return nil, listing{}, err
+		}
+		for _, it := range pg.Items {
+			l.ids[strconv.FormatInt(id(it), 10)] = true
+		}
+		items = append(items, pg.Items...)
+		for _, r := range pg.Rejections {
+			if r.ID <= 0 {
+				l.blind = true
+				continue
+			}
+			l.ids[strconv.FormatInt(r.ID, 10)] = true
+		}
 	}
-	return out
+	return items, l, nil
 }
 
 // diffAll diffs n records of one kind against their snapshots and commits.
@@ -102,7 +120,7 @@ func (p *Poller) diffAll(ctx context.Context, what, kind string, n int, id func(
 		if !r.Changed {
 			continue
 		}
-		if err := bt.add(kind, ids[i], r.Snap, r.Events); err != nil {
+		if err := bt.add(write{kind: kind, id: ids[i], snap: r.Snap, events: r.Events}); err != nil {
 			return fmt.Errorf("%s: %w", what, err)
 		}
 	}

@@ -109,14 +109,12 @@ func (rb *rebuilder) team(d events.TeamData) error {
 func (rb *rebuilder) commit(epoch, newest string) error {
 	bt := rb.p.newBatcher(rb.ctx)
 	for ref := range rb.dirty {
-		snap := rb.snaps[ref]
-		if snap == nil {
-			bt.b.Deletes = append(bt.b.Deletes, ref)
-		}
+		w := write{kind: ref.Kind, id: ref.ID, snap: rb.snaps[ref]}
+		w.remove = w.snap == nil
 		if at, ok := rb.open[ref.ID]; ok && ref.Kind == kindCall {
-			bt.b.Open = append(bt.b.Open, cursor.Tracked{ID: ref.ID, At: at})
+			w.open = &cursor.Tracked{ID: ref.ID, At: at}
 		}
-		if err := bt.add(ref.Kind, ref.ID, snap, nil); err != nil {
+		if err := bt.add(w); err != nil {
 			return err
 		}
 	}

@@ -16,6 +16,8 @@ type Store interface {
 	OpenCalls(ctx context.Context, limit int) ([]cursor.Tracked, error)
 	Cursors(ctx context.Context) (map[string]string, error)
 	Commit(ctx context.Context, l cursor.Lease, b cursor.Batch) (cursor.CommitResult, error)
+	// Limits are the hard limits of one Batch: items and bytes.
+	Limits() (items, bytes int)
 	Prune(ctx context.Context, l cursor.Lease, horizon time.Time, limit int) (int, error)
 	OutboxLen(ctx context.Context) (int64, error)
 	OutboxLastID(ctx context.Context) (string, error)
@@ -27,6 +29,9 @@ const (
 	kindMetric = "metric"
 	kindUser   = "user"
 	kindTeam   = "team"
+	// kindParts holds the record of a call being committed in parts, from
+	// the first part to the last (batch.go, resumeParts).
+	kindParts = "call.parts"
 
 	cursorEpoch     = "epoch"               // the state's epoch, part of every event id (diff.Scope)
 	cursorHighWater = "calls.high_water"    // newest created_time seen (RFC 3339)

@@ -138,8 +138,9 @@
 //     bill_duration as an object, no id, a participant updated_time null) or a
 //     year ahead for their first reads, single reads of open calls answering 404,
 //     /calls without meta, a participant that stops being listed, stale copies
-//     with an equal updated_time, calls that never end, and a call of over 3,200
-//     participants (over 1 MB).
+//     with an equal updated_time, calls that never end, a call of over 3,200
+//     participants (over 1 MB; BigCallLegs sets how many), and a user and a team
+//     served with a rejected value for a few reads (PoisonPeople).
 //   - Export jobs: started, then zip_in_progress after 2 to 10 simulated seconds,
 //     then completed 5 to 30 seconds later with job_data.path (null before); a
 //     Config.JobStallRate fraction stalls in zip_in_progress, a Config.JobFailRate

@@ -41,6 +41,16 @@ type Hostile struct {
 	// customer, joined completed: over 3,200 participants, over 1 MB as JSON (the
 	// real API's 2,500 participants made 1.3 MB; the simulator's are terser).
 	BigCall bool
+	// PoisonPeople serves the world's first user and first team, in the
+	// PoisonReads list reads after the first (so a client knew them well
+	// first), with a value a client rejects (the user's last_seen_time
+	// "0000-00-00 00:00:00", the team's name as an object): still listed, never
+	// deleted, so never to be announced gone nor created again.
+	PoisonPeople bool
+	// BigCallLegs is how many monitoring legs the big call gets (default 3,199):
+	// over 5,000 makes a call whose first sight alone is more events than one
+	// commit of the poller's store takes.
+	BigCallLegs int
 }
 
 // HostileFaults is the "hostile" profile: every hazard of Hostile at once, each
@@ -64,7 +74,7 @@ func ParseFaults(s string) (Hostile, error) {
 // any reports whether some hazard is on.
 func (h Hostile) any() bool {
 	return h.PoisonRate > 0 || h.FutureRate > 0 || h.NotFoundRate > 0 || h.NoMetaRate > 0 ||
-		h.VanishRate > 0 || h.StaleRate > 0 || h.EndlessRate > 0 || h.BigCall
+		h.VanishRate > 0 || h.StaleRate > 0 || h.EndlessRate > 0 || h.BigCall || h.PoisonPeople
 }
 
 func (h Hostile) withDefaults() (Hostile, []error) {
@@ -74,6 +84,12 @@ func (h Hostile) withDefaults() (Hostile, []error) {
 	}
 	if h.PoisonReads < 0 {
 		errs = append(errs, errors.New("hostile poison reads: must be positive"))
+	}
+	if h.BigCallLegs == 0 {
+		h.BigCallLegs = bigCallLegs
+	}
+	if h.BigCallLegs < 0 {
+		errs = append(errs, errors.New("hostile big call legs: must be positive"))
 	}
 	for _, r := range []struct {
 		name string
@@ -96,7 +112,7 @@ const (
 	poisonNullTime
 )
 
-// bigCallLegs is how many monitoring legs the big call gets.
+// bigCallLegs is how many monitoring legs the big call gets by default.
 const bigCallLegs = 3199
 
 // hostile is the hazards' state: how often each call was read. It is guarded by
@@ -105,8 +121,10 @@ type hostile struct {
 	cfg   Hostile
 	seed  uint64
 	reads map[int64]int
-	prev  map[int64][]participant // stale calls: the participants read last
-	lists uint64                  // /calls responses served, for NoMetaRate
+	// people counts the list reads of the poisoned user (index 0) and team (1).
+	people [2]int
+	prev   map[int64][]participant // stale calls: the participants read last
+	lists  uint64                  // /calls responses served, for NoMetaRate
 	// hidden are the participants a read left out (VanishRate): the API never
 	// showed their later statuses, so an audit cannot expect them.
 	hidden map[int64]bool
@@ -145,6 +163,16 @@ type served struct {
 	// parts are the participants shown: the call's, less a vanished one, or
 	// those of the copy served the read before (a stale copy).
 	parts []participant
+}
+
+// poisonPerson counts one read of the first user (kind 0) or team (1) and
+// reports whether it is served poisoned (PoisonPeople).
+func (h *hostile) poisonPerson(kind int) bool {
+	if h == nil || !h.cfg.PoisonPeople {
+		return false
+	}
+	h.people[kind]++
+	return h.people[kind] > 1 && h.people[kind] <= 1+h.cfg.PoisonReads
 }
 
 // read counts one read of c and returns how it is served.
@@ -203,7 +231,7 @@ func (w *world) addHostileLegs(c *call) {
 		return
 	}
 	w.bigCall = c.id
-	for range bigCallLegs {
+	for range w.cfg.Hostile.BigCallLegs {
 		w.join(c, 0, w.users[0].id, connMonitor, csCompleted)
 	}
 }

@@ -148,7 +148,11 @@ func (v *view) user(e *enc, u *user) {
 	e.key("last_call_time")
 	e.time(u.lastCall, sh.loc)
 	e.key("last_seen_time")
-	e.time(u.lastSeen, sh.loc)
+	if u == v.w.users[0] && v.hostile.poisonPerson(0) {
+		e.str(poisonDate)
+	} else {
+		e.time(u.lastSeen, sh.loc)
+	}
 	e.key("confirmed")
 	e.bool(u.confirmed)
 	e.key("language")
@@ -190,7 +194,11 @@ func (v *view) team(e *enc, t *team) {
 	e.key("id")
 	e.id(t.id, sh)
 	e.key("name")
-	e.str(t.name)
+	if t == v.w.teams[0] && v.hostile.poisonPerson(1) {
+		e.raw(`{"bad":true}`)
+	} else {
+		e.str(t.name)
+	}
 	e.key("description")
 	e.str(t.desc)
 	e.key("users")

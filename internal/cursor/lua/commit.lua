@@ -1,4 +1,5 @@
--- Apply one batch atomically, fenced (see fence.lua, which precedes this body).
+-- Apply one batch atomically, fenced (see fence.lua and buckets.lua, which
+-- precede this body).
 -- KEYS[1] lease, KEYS[2] fence, KEYS[3] open, KEYS[4] terminal (sorted set of the
 -- calls whose id is not bucketed, and of those written by earlier releases),
 -- KEYS[5] cursor, KEYS[6] outbox, KEYS[7] kinds, KEYS[8] tb (terminal buckets by
@@ -8,10 +9,10 @@
 -- open, terminal, cursors, events; ARGV[10] the newest outbox id the caller
 -- committed ("" for no check); then, in that order:
 --   kind names
---   deletes    single hash index, id, bucket index (0: none), field
+--   deletes    single hash index, id, bucket index (0: none), field, bucket set
+--              index, bucket
 --   snapshots  single hash index, id, bucket index (0: none), field, bucket set
---              index (0: to the single hash), bucket ('' when an earlier item
---              of the batch added it to the set), data
+--              index, bucket, data
 --   open       created ms, id, terminal bucket index (0: none), field, bucket
 --   terminal   ended ms, id, terminal bucket index (0: none), field, bucket
 --   cursors    name, value
@@ -19,7 +20,8 @@
 -- A snapshot of a bucketed kind lives either in its bucket, cut in chunks (the
 -- field, then '<field>.1' up to '<field>.3': keys.go's maxChunks), or, too long
 -- for that (or written by an earlier release), in the single hash of its kind:
--- writing it in one place removes it from the other.
+-- writing it in one place removes it from the other. A bucket that a delete or
+-- such a move empties leaves its bucket set (buckets.lua).
 -- Reply: {1, prev, stream id...} applied, prev being the outbox's last generated
 -- id before this batch's entries when the script read it (ARGV[10] set), else ''; {0, reason, holder, token} refused by the
 -- fence; {0, 'rollback', outbox last id, ARGV[10]} refused because the outbox's
@@ -64,13 +66,14 @@ for _ = 1, nd do
   local bk = tonumber(ARGV[i + 2])
   if bk > 0 then
     drop_chunks(bk, ARGV[i + 3], 0)
+    bucket_emptied(bk, tonumber(ARGV[i + 4]), ARGV[i + 5])
   end
-  i = i + 4
+  i = i + 6
 end
 for _ = 1, ns do
   local single, id, bk, field = tonumber(ARGV[i]), ARGV[i + 1], tonumber(ARGV[i + 2]), ARGV[i + 3]
-  local set, data = tonumber(ARGV[i + 4]), ARGV[i + 6]
-  if set > 0 then
+  local set, bucket, data = tonumber(ARGV[i + 4]), ARGV[i + 5], ARGV[i + 6]
+  if bk > 0 and #data <= max_chunks * chunk_size then
     redis.call('HDEL', KEYS[single], id)
     local kv, n = {field, string.sub(data, 1, chunk_size)}, 1
     while n * chunk_size < #data do
@@ -80,13 +83,12 @@ for _ = 1, ns do
     end
     redis.call('HSET', KEYS[bk], unpack(kv))
     drop_chunks(bk, field, n)
-    if ARGV[i + 5] ~= '' then
-      redis.call('SADD', KEYS[set], ARGV[i + 5])
-    end
+    bucket_written(set, bucket)
   else
     redis.call('HSET', KEYS[single], id, data)
     if bk > 0 then
       drop_chunks(bk, field, 0)
+      bucket_emptied(bk, set, bucket)
     end
   end
   i = i + 7
