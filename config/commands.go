@@ -23,7 +23,7 @@ func Check() (warnings []iparams.Problem, err error) {
 }
 
 // Docs serves `poller config docs`: the Markdown table of every parameter, the
-// block between <!-- iparams:begin --> and <!-- iparams:end --> in README.md.
+// block between <!-- iparams:begin --> and <!-- iparams:end --> in docs/configuration.md and config/README.md.
 func Docs() (string, error) {
 	d, err := Declarations()
 	if err != nil {

@@ -85,7 +85,7 @@ func TestDashboardPanels(t *testing.T) {
 			}
 			for _, m := range metric.FindAllString(q.Expr, -1) {
 				if !strings.Contains(readmeMetrics(t), "`"+strings.TrimSuffix(m, "_bucket")+"`") {
-					t.Errorf("panel %q: %s is not in the README's metrics table", p.Title, m)
+					t.Errorf("panel %q: %s is not in the metrics table of docs/operations.md", p.Title, m)
 				}
 			}
 		}
@@ -99,17 +99,17 @@ func TestDashboardPanels(t *testing.T) {
 	}
 }
 
-// readmeMetrics is the README's Observability section.
+// readmeMetrics is the Observability section of docs/operations.md.
 func readmeMetrics(t *testing.T) string {
 	t.Helper()
-	b, err := os.ReadFile("../README.md")
+	b, err := os.ReadFile("../docs/operations.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := string(b)
 	start := strings.Index(s, "## Observability")
 	if start < 0 {
-		t.Fatal("README.md has no Observability section")
+		t.Fatal("docs/operations.md has no Observability section")
 	}
 	return s[start:]
 }

@@ -73,10 +73,10 @@ func (c *check) alerts() {
 	}
 }
 
-// Every alert names its severity and a runbook paragraph that the README has:
-// the anchor of a "### <AlertName>" heading under "Alerts".
+// Every alert names its severity and a runbook paragraph that the operations page
+// has: the anchor of a "### <AlertName>" heading under "Alerts" of docs/operations.md.
 func TestAlertsHaveRunbooks(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+	readme, err := os.ReadFile("../docs/operations.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,12 +90,12 @@ func TestAlertsHaveRunbooks(t *testing.T) {
 			if s := r.Labels["severity"]; s != "critical" && s != "warning" {
 				t.Errorf("%s: severity %q, want critical or warning", r.Alert, s)
 			}
-			anchor := "#" + strings.ToLower(r.Alert)
+			anchor := "docs/operations.md#" + strings.ToLower(r.Alert)
 			if !strings.HasSuffix(r.Annotations["runbook_url"], anchor) {
 				t.Errorf("%s: runbook_url %q does not end in %s", r.Alert, r.Annotations["runbook_url"], anchor)
 			}
 			if !strings.Contains(string(readme), "\n### "+r.Alert+"\n") {
-				t.Errorf("README.md has no runbook heading \"### %s\"", r.Alert)
+				t.Errorf("docs/operations.md has no runbook heading \"### %s\"", r.Alert)
 			}
 		}
 	}

@@ -4,7 +4,7 @@ package events
 // `type` attribute and the last tokens of the NATS subject.
 type Type string
 
-// The catalog (the README's Events table). The first four are required by name by
+// The catalog (docs/events.md). The first four are required by name by
 // downstream users.
 const (
 	CallCreated              Type = "call.created"
@@ -31,7 +31,7 @@ type Info struct {
 }
 
 // Catalog lists every event type in a stable order, with its documentation. The
-// README's event table and the schemas are checked against it.
+// event catalog page (docs/events.md) and the schemas are checked against it.
 var Catalog = []Info{
 	{CallCreated, "a call is seen for the first time", "the call object"},
 	{CallUpdated, "tracked call fields change (recording attached, notes, assignment, bill duration …)", "the call, and the changed fields with previous and current values"},

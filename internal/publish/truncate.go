@@ -33,7 +33,7 @@ var errCannotFit = errors.New("the event does not fit even with its data emptied
 //     back the room that is left, as in 2;
 //  4. the last resort, when the event does not fit with every list at one
 //     element and every long string emptied: data becomes {} and the marker is
-//     "=<bytes of the original data>" (README, Operations notes).
+//     "=<bytes of the original data>" (docs/operations.md, Operations notes).
 //
 // The envelope's attributes are kept; it is re-encoded, so key order may change.
 // It returns errCannotFit when even the last-resort form is over the limit.

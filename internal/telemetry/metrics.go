@@ -48,7 +48,7 @@ type Metrics struct {
 // a fresh Prometheus registry (with Go and process collectors), served by
 // Handler. Per-account series are recorded through Account. The provider has no
 // cardinality limit: the series grow with the accounts a replica serves (see the
-// README's note for operators), and a limit would fold the accounts past it into
+// operations page's note, docs/operations.md), and a limit would fold the accounts past it into
 // one overflow series that no dashboard can tell apart.
 func NewMetrics() (*Metrics, error) {
 	reg := prometheus.NewRegistry()
