@@ -214,9 +214,14 @@ func (c *Client) observe(r request, attempt, status int, start time.Time, rate R
 		e = c.log.Warn()
 	}
 	if e.Enabled() {
+		msg := "callcenter request"
+		if err != nil && status == 0 && !errors.Is(err, context.Canceled) { // no HTTP answer: say where, what to check
+			msg = "api: no answer from the call-center API at " + c.base.Redacted() +
+				": check api_url or api_domain (CALLBUS_API_URL, CALLBUS_API_DOMAIN) and that the API is reachable from here; retrying"
+		}
 		e.Str("op", r.op).Str("method", r.method).Str("path", path).
 			Int("status", status).Dur("duration_ms", d).Int("rate_remaining", rate.Remaining).
-			Int("attempt", attempt).Err(err).Msg("callcenter request")
+			Int("attempt", attempt).Err(err).Msg(msg)
 	}
 	if c.onResp != nil {
 		c.onResp(ResponseInfo{Operation: r.op, Name: opName(r.op), Method: r.method, Path: path,

@@ -133,7 +133,8 @@ func TestKeyNeverLeaks(t *testing.T) {
 	if strings.Contains(logs.String(), testKey) {
 		t.Errorf("key leaked in logs: %s", logs.String())
 	}
-	for _, want := range []string{`"op":"get user 1"`, `"method":"GET"`, `"path":"/api/v1/users/1"`, `"status":401`, `"attempt":1`, `"duration_ms"`, `"rate_remaining"`} {
+	for _, want := range []string{`"op":"get user 1"`, `"method":"GET"`, `"path":"/api/v1/users/1"`, `"status":401`, `"attempt":1`, `"duration_ms"`, `"rate_remaining"`,
+		`no answer from the call-center API at http://127.0.0.1:1/api/v1: check api_url`} {
 		if !strings.Contains(logs.String(), want) {
 			t.Errorf("logs lack %s", want)
 		}
