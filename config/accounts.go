@@ -19,21 +19,18 @@ import (
 // file gives rather than the process.
 var perAccountRequired = []string{"account", "api_key"}
 
-// processPrefixes and processKeys name the settings shared by every account of a
-// process (one Redis, one NATS connection, one stream, one HTTP server, one lease
-// TTL for the fleet's membership): an account file that sets one is refused
-// rather than silently ignored. Prefixes cover the settings added later too
-// (redis_cluster_addrs, …).
-var (
-	processPrefixes = []string{"redis_", "nats_", "stream_", "log_"}
-	processKeys     = []string{"accounts_dir", "subject_prefix", "http_addr", "debug_pprof",
-		"lease_ttl_seconds", "instance_id", "shutdown_timeout_seconds"}
-)
-
-// processKey reports whether key is a setting of the process, not of an account.
+// processKey reports whether key is a setting of the process, shared by every
+// account it serves (one Redis, one NATS connection, one stream, one HTTP server,
+// one lease TTL for the fleet's membership): iparams.json declares it with
+// "type_attributes": {"scope": "process"}. An account file that sets one is
+// refused rather than silently ignored.
 func processKey(key string) bool {
-	return slices.Contains(processKeys, key) ||
-		slices.ContainsFunc(processPrefixes, func(p string) bool { return strings.HasPrefix(key, p) })
+	d, err := Declarations()
+	if err != nil { // the embedded declaration is checked by the tests
+		return false
+	}
+	p, ok := d.Param(key)
+	return ok && p.Scope == iparams.ScopeProcess
 }
 
 // apiKeyFile is the key of an account file naming the file of its API key.

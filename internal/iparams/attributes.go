@@ -75,7 +75,7 @@ func parseRegex(key string, raw json.RawMessage, c collector) []Rule {
 var hostRE = regexp.MustCompile(`^([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$`)
 
 // parseTypeAttributes decodes type_attributes into p: product, and callbus's
-// domain, min and max.
+// domain, min, max and scope.
 func parseTypeAttributes(p *Param, raw json.RawMessage, c collector) {
 	ms, err := members(raw)
 	if err != nil {
@@ -103,8 +103,13 @@ func parseTypeAttributes(p *Param, raw json.RawMessage, c collector) {
 			} else {
 				p.Max = &n
 			}
+		case "scope":
+			p.Scope = needString(p.Key, member{attr, m.Value}, c, true)
+			if p.Scope != ScopeAccount && p.Scope != ScopeProcess {
+				c.add(p.Key, attr, "must be %q or %q, not %q", ScopeAccount, ScopeProcess, p.Scope)
+			}
 		default:
-			c.add(p.Key, attr, "unknown attribute (known: product; callbus adds domain, min, max)")
+			c.add(p.Key, attr, "unknown attribute (known: product; callbus adds domain, min, max, scope)")
 		}
 	}
 }

@@ -24,8 +24,18 @@ type Param struct {
 	// account name, e.g. "mycallcenter.com".
 	DomainSuffix string
 	Min, Max     *int64 // type_attributes.min / max (type number); nil when unset
-	Change       string // the change callback's name, "" when none
+	// Scope is type_attributes.scope: ScopeProcess for a setting shared by every
+	// account a process serves (one Redis, one stream, ...), which an account file of
+	// a fleet may not set; ScopeAccount (the default) otherwise.
+	Scope  string
+	Change string // the change callback's name, "" when none
 }
+
+// The scopes of a parameter (type_attributes.scope).
+const (
+	ScopeAccount = "account"
+	ScopeProcess = "process"
+)
 
 // Rule is one regex rule: a value must match Pattern, or Message is reported.
 type Rule struct {

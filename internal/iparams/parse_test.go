@@ -86,6 +86,9 @@ func TestParseRules(t *testing.T) {
 		{"min not an integer", `{"a": {"display_name": "A", "type": "number", "type_attributes": {"min": 1.5}}}`, []string{"a: type_attributes.min"}},
 		{"max of 11 digits", `{"a": {"display_name": "A", "type": "number", "type_attributes": {"max": 12345678901}}}`, []string{"a: type_attributes.max"}},
 		{"min on text", `{"a": {"display_name": "A", "type": "text", "type_attributes": {"min": 1}}}`, []string{"a: type_attributes"}},
+		{"scope process", `{"a": {"display_name": "A", "type": "text", "type_attributes": {"scope": "process"}}}`, nil},
+		{"scope account", `{"a": {"display_name": "A", "type": "number", "type_attributes": {"min": 1, "scope": "account"}}}`, nil},
+		{"scope unknown", `{"a": {"display_name": "A", "type": "text", "type_attributes": {"scope": "fleet"}}}`, []string{"a: type_attributes.scope"}},
 		// regex
 		{"regex pair", `{"a": {"display_name": "A", "type": "text", "regex": {"r": "^x", "r-error": "x first"}}}`, nil},
 		{"regex without message", `{"a": {"display_name": "A", "type": "text", "regex": {"r": "^x"}}}`, []string{"a: regex.r-error"}},
