@@ -86,12 +86,12 @@ func TestDrainUnderLoad(t *testing.T) {
 		}
 	}
 	first := h.start(c, slow)
-	waitFor(t, 30*time.Second, "some work done", func() bool { return commits.Load() >= 40 })
+	waitFor(t, time.Minute, "some work done", func() bool { return commits.Load() >= 40 })
 	first.stop(t)
 	// Naks travel on the stopped replica's connection and the info request on
 	// another: the server may answer the request first, so wait (bounded) for
 	// what the naks settle to rather than read it once.
-	waitFor(t, 10*time.Second, "no message left unacknowledged after the drain (nak'ed)", func() bool {
+	waitFor(t, time.Minute, "no message left unacknowledged after the drain (nak'ed)", func() bool {
 		return h.consumerInfo(c.Durable).NumAckPending == 0
 	})
 	done := len(h.applied(c.Durable))
