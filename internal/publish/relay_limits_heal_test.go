@@ -1,0 +1,39 @@
+package publish
+
+import (
+	"testing"
+	"time"
+
+	"github.com/callbus/callbus/internal/simtest"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Events the stream dropped by its own limits (max_msgs here; max_bytes and
+// max_msgs_per_subject the same) were not lost: a relay starting a term does
+// not publish them again, though the outbox's retention still holds them.
+func TestRelayDoesNotHealWhatTheStreamsLimitsRemoved(t *testing.T) {
+	b := newBed(t, false)
+	b.updateStream(t, func(c *jetstream.StreamConfig) { c.MaxMsgs = 5 })
+	r := b.relay()
+	stop := runStoppable(t, r)
+	b.commit(t, 20)
+	r.Wake()
+	simtest.WaitFor(t, 20*time.Second, "20 published", func() bool { return b.outboxLen(t) == 0 })
+	stop()
+	r2 := b.relay()
+	if err := r2.Drain(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if h := r2.Stats.Healed.Load(); h != 0 {
+		t.Errorf("healed %d events the stream's max_msgs removed, want 0", h)
+	}
+	msgs := streamMsgs(t, b.stream)
+	if len(msgs) != 5 {
+		t.Fatalf("stream holds %d messages, want the 5 its limit keeps", len(msgs))
+	}
+	for i, m := range msgs {
+		if got, want := m.Header.Get(HeaderOutboxID), b.ids[15+i]; got != want {
+			t.Errorf("message %d: outbox id %s, want %s (the last 5 published, once)", i, got, want)
+		}
+	}
+}
