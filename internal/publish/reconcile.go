@@ -73,7 +73,7 @@ func (r *Relay) reconcile(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	c, err := r.compare(ctx, published, lastID, limitsRemoved(info.MaxAge, state))
+	c, err := r.compare(ctx, published, lastID, limitsRemoved(info, state))
 	if err != nil {
 		return err
 	}
@@ -143,17 +143,19 @@ type comparison struct {
 
 // limitsRemoved is the time before which acknowledged entries missing from the
 // stream left it by its limits, not by a loss: those older than its max age
-// (with reconcileMargin), and those committed before its first message was
-// stored (max_msgs and max_bytes discard the oldest messages; a loss takes the
-// newest, so a stream that lost some still begins where it began). Without the
-// second, a stream whose limits hold less than the retention would get the
-// events they removed published again, at every term's start.
-func limitsRemoved(maxAge time.Duration, state jetstream.StreamState) time.Time {
+// (with reconcileMargin), and, on a stream with max_msgs or max_bytes that
+// removed messages from its head (first sequence past 1), those committed
+// before its first message was stored (those limits discard the oldest; a loss
+// takes the newest, so a stream that lost some still begins where it began,
+// or, lost whole, at sequence 1 again). Without the second, a stream whose
+// limits hold less than the retention would get the events they removed
+// published again, at every term's start.
+func limitsRemoved(cfg jetstream.StreamConfig, state jetstream.StreamState) time.Time {
 	var t time.Time
-	if maxAge > 0 {
-		t = time.Now().Add(-(maxAge - reconcileMargin))
+	if cfg.MaxAge > 0 {
+		t = time.Now().Add(-(cfg.MaxAge - reconcileMargin))
 	}
-	if state.Msgs > 0 && state.FirstTime.After(t) {
+	if (cfg.MaxMsgs > 0 || cfg.MaxBytes > 0) && state.Msgs > 0 && state.FirstSeq > 1 && state.FirstTime.After(t) {
 		t = state.FirstTime
 	}
 	return t
