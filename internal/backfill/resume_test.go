@@ -54,7 +54,7 @@ func TestBackfillRetriesAndRenews(t *testing.T) {
 	e.b.DownloadRetry, e.b.RetryWait = time.Minute, 10*time.Millisecond
 	now := e.w.Sim.Start()
 	req := Request{Since: now.AddDate(0, -1, 0), Until: now, Resources: []string{"calls", "call_metrics"}}
-	// As if a run had been killed after its job completed, long ago: its URL 404s.
+	// As if a run had been killed after its job completed, and the store had lost the report since: its URL 404s.
 	cp := newCheckpoint(req, now, "")
 	cp.JobID, cp.Jobs, cp.Path, cp.Completed = 99, 1, e.w.URL+"/reports/99-gone.json", time.Now()
 	h, err := e.b.Poller.History(t.Context(), func() cursor.Lease { return e.lease })
