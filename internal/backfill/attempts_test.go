@@ -1,6 +1,7 @@
 package backfill
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -91,5 +92,36 @@ func TestBackfillReplacesUnreadableReport(t *testing.T) {
 	}
 	if st := e.b.Progress.State(); created != 120 || st.Jobs != [len(Outcomes)]int64{2, 0, 0, 1} {
 		t.Errorf("%d calls created, jobs by outcome %v; want 120 and one unreadable report", created, st.Jobs)
+	}
+}
+
+// refusedReports answers every report download 404, as a store that never
+// serves the job's report (a wrong host behind a proxy, a bucket without the
+// object) does; it counts the downloads tried.
+type refusedReports struct{ tried atomic.Int64 }
+
+func (rr *refusedReports) RoundTrip(r *http.Request) (*http.Response, error) {
+	rr.tried.Add(1)
+	return &http.Response{StatusCode: http.StatusNotFound, Status: "404 Not Found", Body: io.NopCloser(strings.NewReader("")),
+		Header: http.Header{}, Request: r}, nil
+}
+
+// TestBackfillGivesUpOnReportsRefused: a report refused at once after its job
+// completed is not an expired URL (those are dated: reportTTL); each counts as an
+// unreadable job, replaced a bounded number of times, and the backfill gives up
+// (ErrIncomplete) instead of starting new export jobs for ever.
+func TestBackfillGivesUpOnReportsRefused(t *testing.T) {
+	e := newEnv(t, sim.Config{Seed: 9, History: 30, HistorySpan: 5 * 24 * time.Hour})
+	rr := &refusedReports{}
+	e.b.RetryWait, e.b.HTTP = 10*time.Millisecond, &http.Client{Transport: rr}
+	now := e.w.Sim.Start()
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	err := e.b.Run(ctx, Request{Since: now.AddDate(0, -1, 0), Until: now, Resources: []string{"calls"}}, func() cursor.Lease { return e.lease })
+	if !errors.Is(err, ErrIncomplete) || !strings.Contains(err.Error(), "404") {
+		t.Fatalf("got %v after %d downloads, want ErrIncomplete naming the 404", err, rr.tried.Load())
+	}
+	if st := e.b.Progress.State(); st.Jobs != [len(Outcomes)]int64{3, 0, 0, 3} {
+		t.Errorf("jobs by outcome %v, want 3 completed and 3 unreadable", st.Jobs)
 	}
 }

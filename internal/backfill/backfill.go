@@ -187,7 +187,7 @@ func (r *run) attempt(ctx context.Context) error {
 		path := reportFile(r.b.Dir, r.b.Account, r.cp.JobID)
 		if !haveReport(path, r.cp.Size) {
 			err := r.download(ctx, path)
-			if errors.Is(err, errExpired) {
+			if je := (*jobError)(nil); !errors.As(err, &je) && errors.Is(err, errExpired) {
 				r.b.Log.Warn().Int64("job_id", r.cp.JobID).Msg("backfill: the report URL expired; starting a new export job")
 				r.cp.newJob()
 				if err := r.commit(); err != nil {
@@ -250,7 +250,11 @@ func (r *run) job(ctx context.Context) error {
 	return r.commit()
 }
 
-// download fetches the report, unless its URL is known to have expired.
+// download fetches the report, unless its URL is known to have expired
+// (errExpired: it completed reportTTL ago, a new job is due). A report refused
+// (403, 404, 410) before that is no expiry: it counts as an unreadable job,
+// replaced a bounded number of times, or a store that never serves reports
+// would have the backfill start new export jobs for ever.
 func (r *run) download(ctx context.Context, path string) error {
 	if time.Since(r.cp.Completed) > reportTTL-reportMargin {
 		return errExpired
@@ -261,9 +265,9 @@ func (r *run) download(ctx context.Context, path string) error {
 		r.update(func(s *State) { s.Bytes, s.Total = done, total })
 	})
 	switch {
-	case errors.Is(err, errExpired) || ctx.Err() != nil:
+	case ctx.Err() != nil:
 		return err
-	case err != nil: // retried for DownloadRetry already
+	case err != nil: // retried for DownloadRetry already, unless refused
 		return &jobError{outcome: OutcomeUnreadable, err: fmt.Errorf("job %d: %w", r.cp.JobID, err)}
 	}
 	r.cp.Size, r.cp.Pass, r.cp.Record = size, 0, 0

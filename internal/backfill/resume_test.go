@@ -44,17 +44,17 @@ func (b *cutBody) Read(p []byte) (int, error) {
 func (b *cutBody) Close() error { return b.r.Close() }
 
 // TestBackfillRetriesAndRenews: downloads cut short are retried; a report URL
-// that no longer serves (expired) starts a new job; the history is announced
-// once all the same.
+// that no longer serves starts a new job (after RetryWait: one refused before
+// its expiry counts as unreadable); the history is announced once all the same.
 func TestBackfillRetriesAndRenews(t *testing.T) {
 	e := newEnv(t, sim.Config{Seed: 6, History: 300, HistorySpan: 10 * 24 * time.Hour})
 	tr := &cutting{}
 	tr.fails.Store(2)
 	e.b.HTTP = &http.Client{Transport: tr}
-	e.b.DownloadRetry = time.Minute
+	e.b.DownloadRetry, e.b.RetryWait = time.Minute, 10*time.Millisecond
 	now := e.w.Sim.Start()
 	req := Request{Since: now.AddDate(0, -1, 0), Until: now, Resources: []string{"calls", "call_metrics"}}
-	// As if a run had been killed after its job completed, long ago: its URL 404s.
+	// As if a run had been killed after its job completed, and the store had lost the report since: its URL 404s.
 	cp := newCheckpoint(req, now, "")
 	cp.JobID, cp.Jobs, cp.Path, cp.Completed = 99, 1, e.w.URL+"/reports/99-gone.json", time.Now()
 	h, err := e.b.Poller.History(t.Context(), func() cursor.Lease { return e.lease })

@@ -57,6 +57,7 @@ func (r *Relay) reconcile(ctx context.Context) error {
 		return fmt.Errorf("reconcile: stream %s: %w", r.cfg.Stream, err)
 	}
 	info := s.CachedInfo().Config
+	state := s.CachedInfo().State
 	r.stream, r.maxMsg = s, int64(info.MaxMsgSize)
 	if r.cfg.Filter == "" {
 		return nil
@@ -72,7 +73,7 @@ func (r *Relay) reconcile(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	c, err := r.compare(ctx, published, lastID, info.MaxAge)
+	c, err := r.compare(ctx, published, lastID, limitsRemoved(info, state))
 	if err != nil {
 		return err
 	}
@@ -140,12 +141,32 @@ type comparison struct {
 	aheadIDs []string // and their outbox ids
 }
 
+// limitsRemoved is the time before which acknowledged entries missing from the
+// stream left it by its limits, not by a loss: those older than its max age
+// (with reconcileMargin), and, on a stream with max_msgs or max_bytes that
+// removed messages from its head (first sequence past 1), those committed
+// before its first message was stored (those limits discard the oldest; a loss
+// takes the newest, so a stream that lost some still begins where it began,
+// or, lost whole, at sequence 1 again). Without the second, a stream whose
+// limits hold less than the retention would get the events they removed
+// published again, at every term's start.
+func limitsRemoved(cfg jetstream.StreamConfig, state jetstream.StreamState) time.Time {
+	var t time.Time
+	if cfg.MaxAge > 0 {
+		t = time.Now().Add(-(cfg.MaxAge - reconcileMargin))
+	}
+	if (cfg.MaxMsgs > 0 || cfg.MaxBytes > 0) && state.Msgs > 0 && state.FirstSeq > 1 && state.FirstTime.After(t) {
+		t = state.FirstTime
+	}
+	return t
+}
+
 // compare walks the acknowledged entries kept, then the outbox, against
 // published. The walk ends after lastID, the newest entry the stream holds,
 // once it knows whether an acknowledged entry is missing: nothing after lastID
-// can be ahead. Acknowledged entries older than the stream's maxAge
-// (0: none) left it by its limits, not by a loss.
-func (r *Relay) compare(ctx context.Context, published map[string]stored, lastID string, maxAge time.Duration) (comparison, error) {
+// can be ahead. Acknowledged entries committed before removed (limitsRemoved)
+// left it by its limits, not by a loss.
+func (r *Relay) compare(ctx context.Context, published map[string]stored, lastID string, removed time.Time) (comparison, error) {
 	var c comparison
 	gap, passed := false, lastID == ""
 	for _, src := range []struct {
@@ -162,8 +183,8 @@ func (r *Relay) compare(ctx context.Context, published map[string]stored, lastID
 				p, ok := published[rec.StreamID]
 				in := ok && event.MsgIDEvent(p.event) == rec.ID
 				switch {
-				case !in && src.acked && maxAge > 0 && time.Since(rec.CommittedAt) > maxAge-reconcileMargin:
-					// expired, or about to
+				case !in && src.acked && rec.CommittedAt.Before(removed):
+					// removed by the stream's limits, or about to be
 				case in && !gap && src.acked:
 					c.resume = rec.StreamID
 				case in && !gap:

@@ -156,12 +156,7 @@ func TestRelayReconcileDoesNotTrimForeignIDs(t *testing.T) {
 // remembers the withdrawn copies): the stream ends up in outbox order, each
 // event once, long before the window has passed.
 func TestRelayReconcileWithdrawsEntriesAheadOfAGap(t *testing.T) {
-	b := newBed(t, false)
-	b.updateStream(t, func(c *jetstream.StreamConfig) { c.Duplicates = 10 * time.Minute })
-	b.commit(t, 10)
-	recs := b.records(t)
-	b.publishDirect(t, recs[:5]...)
-	b.publishDirect(t, recs[6:8]...) // 5 failed while 6 and 7 were stored
+	b, _ := gapBed(t) // 5 failed while 6 and 7 were stored
 	r := b.relay()
 	run(t, r)
 	simtest.WaitFor(t, 20*time.Second, "outbox drained, the duplicate window not waited for", func() bool { return b.outboxLen(t) == 0 })
@@ -224,12 +219,7 @@ func TestRelayPublishesEntriesOfEarlierReleases(t *testing.T) {
 // never has anything stored ahead of an entry the stream lacks (it withdraws
 // nothing), and waits for no duplicate window (10 minutes here).
 func TestRelayKilledDuringAWithdrawalKeepsOrder(t *testing.T) {
-	b := newBed(t, false)
-	b.updateStream(t, func(c *jetstream.StreamConfig) { c.Duplicates = 10 * time.Minute })
-	b.commit(t, 10)
-	recs := b.records(t)
-	b.publishDirect(t, recs[:5]...)
-	b.publishDirect(t, recs[6:8]...) // 5 lost at a stream leader change; 6 and 7 stored
+	b, _ := gapBed(t) // 5 lost at a stream leader change; 6 and 7 stored
 	first := b.relay()
 	if err := first.reconcile(t.Context()); err != nil { // withdraws 6 and 7, then the process dies
 		t.Fatal(err)
