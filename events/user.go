@@ -37,7 +37,7 @@ type User struct {
 	Phone string `json:"phone"`
 	// Status is one of UserOffline, UserOnline, UserBusy, UserAfterCallWork.
 	Status int `json:"status"`
-	// Preference and MobileAppPreference are user status ids (see UserStatus).
+	// Preference and MobileAppPreference are user status ids (the API's /user-statuses).
 	Preference          int `json:"preference"`
 	MobileAppPreference int `json:"mobile_app_preference"`
 	// LastCallTime and LastSeenTime are nil for a user who never called or was

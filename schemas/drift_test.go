@@ -129,7 +129,7 @@ func (d *drift) problem(where, format string, args ...any) {
 // goField is one JSON property of a Go struct.
 type goField struct {
 	name     string // JSON name
-	goName   string // e.g. callcenter.Call.Recording
+	goName   string // e.g. events.Call.Recording
 	typ      reflect.Type
 	optional bool // omitempty or omitzero: absent when empty
 }

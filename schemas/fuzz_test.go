@@ -10,13 +10,12 @@ import (
 	"time"
 
 	"github.com/callbus/callbus/events"
-	"github.com/callbus/callbus/internal/event"
 )
 
 // FuzzValidate checks the validator a consumer runs on every body: no panic; a
 // refusal is either "not JSON" or an *EventError naming at least one violation;
 // and a body the schemas accept is one the Go side reads too: it decodes as an
-// event.Envelope that passes Validate, and its data decodes into the data type of
+// events.Envelope that passes Validate, and its data decodes into the data type of
 // its event type.
 func FuzzValidate(f *testing.F) {
 	v, err := New()
@@ -66,7 +65,7 @@ func requireGoReads(t *testing.T, body []byte) {
 	if knownDifference(doc) {
 		return
 	}
-	var e event.Envelope
+	var e events.Envelope
 	if err := json.Unmarshal(body, &e); err != nil {
 		t.Fatalf("valid body does not decode as an envelope: %v", err)
 	}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/callbus/callbus/internal/event"
+	"github.com/callbus/callbus/events"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -24,7 +24,7 @@ func newValidator(t *testing.T) *Validator {
 
 func TestTypesMatchCatalog(t *testing.T) {
 	var want []string
-	for _, i := range event.Catalog {
+	for _, i := range events.Catalog {
 		want = append(want, string(i.Type))
 	}
 	slices.Sort(want)
@@ -61,7 +61,7 @@ func TestWholeDispatchesEveryType(t *testing.T) {
 
 func TestSamplesValidate(t *testing.T) {
 	v := newValidator(t)
-	seen := map[event.Type]bool{}
+	seen := map[events.Type]bool{}
 	for _, s := range samples() {
 		seen[s.typ] = true
 		t.Run(string(s.typ)+"/"+s.name, func(t *testing.T) {
@@ -70,7 +70,7 @@ func TestSamplesValidate(t *testing.T) {
 			}
 		})
 	}
-	for _, i := range event.Catalog {
+	for _, i := range events.Catalog {
 		if !seen[i.Type] {
 			t.Errorf("no sample of %s", i.Type)
 		}

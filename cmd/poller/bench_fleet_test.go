@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/audit"
 	"github.com/callbus/callbus/internal/cursor"
-	"github.com/callbus/callbus/internal/event"
 	"github.com/callbus/callbus/internal/redistest"
 	"github.com/callbus/callbus/internal/sim"
 	"github.com/callbus/callbus/internal/simtest"
@@ -19,12 +19,12 @@ import (
 // fleetBenchIntervals is, per event type, the default interval of the read that
 // detects it (config defaults: calls 5 s, open calls 10 s, metrics and users
 // 30 s): the bound of issue 14 is p99 ≤ 1.2 × this.
-var fleetBenchIntervals = map[event.Type]time.Duration{
-	event.CallCreated:              5 * time.Second,
-	event.ParticipantStatusChanged: 10 * time.Second,
-	event.CallEnded:                10 * time.Second,
-	event.MetricFinalized:          30 * time.Second,
-	event.UserStatusChanged:        30 * time.Second,
+var fleetBenchIntervals = map[events.Type]time.Duration{
+	events.CallCreated:              5 * time.Second,
+	events.ParticipantStatusChanged: 10 * time.Second,
+	events.CallEnded:                10 * time.Second,
+	events.MetricFinalized:          30 * time.Second,
+	events.UserStatusChanged:        30 * time.Second,
 }
 
 // BenchmarkFleetAccounts: one poller process in fleet mode serving
@@ -65,7 +65,7 @@ func fleetAccountsOnce(b *testing.B, n int, live time.Duration) {
 		b.Fatalf("poller: %v\n%s", err, tail(c.stderr.String(), 3000))
 	}
 	msgs := readStream(b, bd.stream(b))
-	delays := map[event.Type][]time.Duration{}
+	delays := map[events.Type][]time.Duration{}
 	for name, ms := range byAccount(msgs) {
 		var window []audit.Message
 		for _, m := range ms {
@@ -87,7 +87,7 @@ type fleetRun struct {
 	cpu      float64 // poller CPU-seconds in the window
 	simCPU   float64 // the benchmark's own (simulator, NATS server) CPU-seconds meanwhile
 	rss      rssStats
-	delays   map[event.Type][]time.Duration
+	delays   map[events.Type][]time.Duration
 	msgs     int
 }
 
@@ -100,7 +100,7 @@ func reportFleet(b *testing.B, r fleetRun) {
 	b.ReportMetric(r.rss.peak, "peak-RSS-MB")
 	b.ReportMetric(perCore, "accounts/core")
 	lines := []string{"| event | n | p99 | interval | p99 ÷ interval | ≤ 1.2 |", "|---|---|---|---|---|---|"}
-	for _, typ := range []event.Type{event.CallCreated, event.ParticipantStatusChanged, event.CallEnded, event.MetricFinalized, event.UserStatusChanged} {
+	for _, typ := range []events.Type{events.CallCreated, events.ParticipantStatusChanged, events.CallEnded, events.MetricFinalized, events.UserStatusChanged} {
 		ds := r.delays[typ]
 		if len(ds) == 0 {
 			lines = append(lines, fmt.Sprintf("| `%s` | 0 | | | | |", typ))

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/audit"
-	"github.com/callbus/callbus/internal/event"
 	"github.com/callbus/callbus/internal/poll"
 	"github.com/callbus/callbus/internal/redistest"
 	"github.com/callbus/callbus/internal/sim"
@@ -50,9 +50,9 @@ func driftFaults(c *sim.Config) {
 }
 
 // eventResource is the resource whose reads find each event type.
-var eventResource = map[event.Type]string{
-	event.CallCreated: poll.ResCalls, event.ParticipantStatusChanged: poll.ResCalls, event.CallEnded: poll.ResCalls,
-	event.MetricFinalized: poll.ResMetrics, event.UserStatusChanged: poll.ResUsers,
+var eventResource = map[events.Type]string{
+	events.CallCreated: poll.ResCalls, events.ParticipantStatusChanged: poll.ResCalls, events.CallEnded: poll.ResCalls,
+	events.MetricFinalized: poll.ResMetrics, events.UserStatusChanged: poll.ResUsers,
 }
 
 func BenchmarkLiveFreshness(b *testing.B) {
@@ -198,7 +198,7 @@ func reportCycles(b *testing.B, begin, end pollSample, period time.Duration) map
 
 // reportDelays logs the detection delay per event type next to the
 // budget-bound revisit interval of its resource.
-func reportDelays(b *testing.B, delays map[event.Type][]time.Duration, bound map[string]time.Duration) {
+func reportDelays(b *testing.B, delays map[events.Type][]time.Duration, bound map[string]time.Duration) {
 	var lines []string
 	for typ, res := range eventResource {
 		ds := delays[typ]
@@ -226,7 +226,7 @@ func debugReport(b *testing.B, log string, msgs []audit.Message, truth *audit.Tr
 		d  time.Duration
 		at time.Time
 	}
-	worst := map[event.Type]slow{}
+	worst := map[events.Type]slow{}
 	for _, m := range msgs {
 		for typ, ds := range audit.Delays([]audit.Message{m}, truth, func(t time.Time) time.Time { return t }) {
 			if len(ds) > 0 && ds[0] > worst[typ].d {

@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/audit"
 	"github.com/callbus/callbus/internal/cpumeter"
 	"github.com/callbus/callbus/internal/cursor"
-	"github.com/callbus/callbus/internal/event"
 	"github.com/callbus/callbus/internal/redistest"
 	"github.com/callbus/callbus/internal/sim"
 	"github.com/callbus/callbus/internal/simtest"
@@ -176,7 +176,7 @@ func BenchmarkLiveDelay(b *testing.B) {
 		msgs := readStream(b, bd.stream(b))
 		delays := audit.Delays(msgs, truth, func(t time.Time) time.Time { return t })
 		var lines []string
-		for _, typ := range []event.Type{event.CallCreated, event.ParticipantStatusChanged, event.CallEnded, event.MetricFinalized, event.UserStatusChanged} {
+		for _, typ := range []events.Type{events.CallCreated, events.ParticipantStatusChanged, events.CallEnded, events.MetricFinalized, events.UserStatusChanged} {
 			ds := delays[typ]
 			if len(ds) == 0 {
 				continue

@@ -11,8 +11,6 @@ import (
 	"unicode"
 
 	"github.com/callbus/callbus/events"
-	"github.com/callbus/callbus/internal/callcenter"
-	"github.com/callbus/callbus/internal/event"
 )
 
 // feed prints events as readable lines: time, type, entity and the key change.
@@ -40,7 +38,7 @@ func (f *feed) print(body []byte) { f.printGap(body, "") }
 // printGap writes the line of the event body, with gap (e.g. "+12s") after the
 // time when it is not empty.
 func (f *feed) printGap(body []byte, gap string) {
-	var e event.Envelope
+	var e events.Envelope
 	line := ""
 	if err := json.Unmarshal(body, &e); err != nil {
 		line = fmt.Sprintf("(undecodable event: %v)", err)
@@ -128,7 +126,7 @@ func teamSummary(d events.TeamData) string {
 	return s
 }
 
-func userState(s event.UserState) string {
+func userState(s events.UserState) string {
 	name := s.StatusName
 	if s.PreferenceName != "" && s.PreferenceName != name {
 		name += " (" + s.PreferenceName + ")"
@@ -136,7 +134,7 @@ func userState(s event.UserState) string {
 	return name
 }
 
-func statusLabel(code int) string { return callcenter.CallStatusLabel(code) }
+func statusLabel(code int) string { return events.CallStatusLabel(code) }
 
 // clip shortens a JSON value to 40 characters, compacted first (a body need not be
 // compact) and cut between characters, not inside one.

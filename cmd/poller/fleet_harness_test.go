@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/audit"
 	"github.com/callbus/callbus/internal/cursor"
-	"github.com/callbus/callbus/internal/event"
 	"github.com/callbus/callbus/internal/natstest"
 	"github.com/callbus/callbus/internal/redistest"
 	"github.com/callbus/callbus/internal/sim"
@@ -247,7 +247,7 @@ func (b *fleetBed) explain(t *testing.T, reports map[string]*audit.Report) {
 func byAccount(msgs []audit.Message) map[string][]audit.Message {
 	out := map[string][]audit.Message{}
 	for _, m := range msgs {
-		a := strings.TrimPrefix(m.Event.Source, event.Source(""))
+		a := strings.TrimPrefix(m.Event.Source, events.Source(""))
 		out[a] = append(out[a], m)
 	}
 	return out

@@ -3,9 +3,9 @@ package main
 import (
 	"math/rand/v2"
 
-	"github.com/callbus/callbus/internal/event"
+	"github.com/callbus/callbus/events"
 )
 
 func newRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, seed)) }
 
-func typeOf(s string) event.Type { return event.Type(s) }
+func typeOf(s string) events.Type { return events.Type(s) }

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/callbus/callbus/config"
-	"github.com/callbus/callbus/internal/event"
+	"github.com/callbus/callbus/events"
 )
 
 // replayOptions is what `poller replay` and `poller tail` read, and where.
@@ -21,7 +21,7 @@ type replayOptions struct {
 	fromSeq  uint64    // 0: not set
 	until    time.Time // zero: no time bound
 	subjects []string  // NATS subject filters; none: the whole stream
-	types    map[event.Type]bool
+	types    map[events.Type]bool
 	pretty   bool
 	to       string // republish under this first subject token
 	follow   bool
@@ -99,7 +99,7 @@ func parseReplay(args []string, getenv func(string) string, stdout, stderr io.Wr
 	if !o.since.IsZero() && !o.until.IsZero() && o.until.Before(o.since) {
 		errs = append(errs, fmt.Errorf("--until %s is before --since %s", o.until.Format(time.RFC3339), o.since.Format(time.RFC3339)))
 	}
-	if o.to != "" && !event.ValidToken(o.to) {
+	if o.to != "" && !events.ValidToken(o.to) {
 		errs = append(errs, fmt.Errorf("--to %q: one subject token (letters, digits, '-' or '_')", o.to))
 	}
 	errs = append(errs, o.validate())
@@ -120,11 +120,11 @@ func commonReplayFlags(fs *flag.FlagSet, o *replayOptions, getenv func(string) s
 	fs.StringVar(&o.entity, "entity", "", "only the history of this `ENTITY` (the CloudEvents subject, e.g. calls/812, users/8, teams/2), its sub-entities included")
 	fs.Func("type", "only events of this CloudEvents `TYPE`, e.g. call.created (repeatable or comma-separated)", func(s string) error {
 		if o.types == nil {
-			o.types = map[event.Type]bool{}
+			o.types = map[events.Type]bool{}
 		}
 		for t := range strings.SplitSeq(s, ",") {
 			if t = strings.TrimSpace(t); t != "" {
-				o.types[event.Type(t)] = true
+				o.types[events.Type(t)] = true
 			}
 		}
 		return nil
@@ -143,7 +143,7 @@ func (o replayOptions) validate() error {
 		errs = append(errs, fmt.Errorf("--entity %q: want calls/ID, users/ID or teams/ID (a subject such as calls/812/participants/4431 too)", o.entity))
 	}
 	for t := range o.types {
-		if !event.Known(t) {
+		if !events.Known(t) {
 			errs = append(errs, fmt.Errorf("--type %q: not an event type (%s)", t, replayTypeList()))
 		}
 	}
@@ -167,7 +167,7 @@ func parseReplayTime(s string, now time.Time) (time.Time, error) {
 
 func replayTypeList() string {
 	var s []string
-	for _, i := range event.Catalog {
+	for _, i := range events.Catalog {
 		s = append(s, string(i.Type))
 	}
 	return strings.Join(s, ", ")

@@ -6,8 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/callbus/callbus/internal/callcenter"
-	"github.com/callbus/callbus/internal/event"
+	"github.com/callbus/callbus/events"
 )
 
 // --entity prints one entity's history, sub-entities included, in stream order,
@@ -15,9 +14,9 @@ import (
 func TestReplayEntity(t *testing.T) {
 	b := newReplayBed(t)
 	at := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
-	b.add("acme", event.CallCreated, "calls/10000", at.Add(5*time.Second), event.CallData{Call: callcenter.Call{ID: 10000}})
-	b.add("acme", event.CallEnded, "calls/1000", at.Add(90*time.Second), event.CallData{Call: callcenter.Call{ID: 1000}})
-	b.add("acme", event.MetricFinalized, "calls/1000/metric", at.Add(95*time.Second), event.MetricData{CallID: 1000})
+	b.add("acme", events.CallCreated, "calls/10000", at.Add(5*time.Second), events.CallData{Call: events.Call{ID: 10000}})
+	b.add("acme", events.CallEnded, "calls/1000", at.Add(90*time.Second), events.CallData{Call: events.Call{ID: 1000}})
+	b.add("acme", events.MetricFinalized, "calls/1000/metric", at.Add(95*time.Second), events.MetricData{CallID: 1000})
 
 	for _, tc := range []struct {
 		entity string

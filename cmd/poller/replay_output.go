@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/callbus/callbus/internal/event"
+	"github.com/callbus/callbus/events"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -27,19 +27,19 @@ const (
 type replayOutput struct {
 	w      *bufio.Writer
 	stderr io.Writer
-	types  map[event.Type]bool // none: every type
-	feed   *feed               // --pretty
-	pub    *republisher        // --to
-	entity string              // --entity: only its history
-	gaps   gaps                // between the entity's events
+	types  map[events.Type]bool // none: every type
+	feed   *feed                // --pretty
+	pub    *republisher         // --to
+	entity string               // --entity: only its history
+	gaps   gaps                 // between the entity's events
 }
 
 func (o *replayOutput) write(ctx context.Context, msg jetstream.Msg, md *jetstream.MsgMetadata) error {
 	body := msg.Data()
 	var head struct {
-		Type    event.Type `json:"type"`
-		Subject string     `json:"subject"`
-		Time    string     `json:"time"`
+		Type    events.Type `json:"type"`
+		Subject string      `json:"subject"`
+		Time    string      `json:"time"`
 	}
 	if err := json.Unmarshal(body, &head); err != nil {
 		fmt.Fprintf(o.stderr, "replay: %s sequence %d (%s): not a JSON event, skipped: %v\n", md.Stream, md.Sequence.Stream, msg.Subject(), err)

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/callbus/callbus/internal/callcenter"
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/event"
 	"github.com/callbus/callbus/internal/natstest"
 	"github.com/callbus/callbus/internal/publish"
@@ -25,7 +25,7 @@ type replayBed struct {
 	url    string
 	js     jetstream.JetStream
 	stream jetstream.Stream
-	events []event.Envelope // in stream order: sequence i+1
+	events []events.Envelope // in stream order: sequence i+1
 }
 
 func newReplayBed(t *testing.T) *replayBed {
@@ -42,21 +42,21 @@ func newReplayBed(t *testing.T) *replayBed {
 	b := &replayBed{t: t, url: srv.URL(), js: js, stream: s}
 	at := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 	q := "Billing Queue"
-	c := callcenter.Call{ID: 1000, Direction: callcenter.DirectionIncoming, AssignedCallQueueName: &q, CreatedTime: at, UpdatedTime: at}
-	p := callcenter.Participant{ID: 5001, CallID: 1000, ParticipantID: 304684, ParticipantType: callcenter.ParticipantCustomer, CallStatus: 8, CreatedTime: at, UpdatedTime: at}
-	u := callcenter.User{ID: 8, Name: "Yara Patel", Role: callcenter.RoleAgent, Status: 1}
-	b.add("acme", event.CallCreated, "calls/1000", at, event.CallData{Call: c})
-	b.add("acme", event.ParticipantStatusChanged, "calls/1000/participants/5001", at.Add(time.Second), event.ParticipantStatusData{CallID: 1000, Participant: p,
-		Previous: event.CallStatus{Code: 13, Label: "connecting"}, Current: event.CallStatus{Code: 8, Label: "in progress"}})
-	b.add("acme", event.UserStatusChanged, "users/8", at.Add(2*time.Second), event.UserStatusData{User: u,
-		Previous: event.UserState{Status: 1, StatusName: "Online"}, Current: event.UserState{Status: 2, StatusName: "Busy"}, Changed: []string{"status"}})
-	b.add("globex", event.CallEnded, "calls/2000", at.Add(3*time.Second), event.CallData{Call: callcenter.Call{ID: 2000, Direction: callcenter.DirectionOutgoing}})
-	b.add("globex", event.UserCreated, "users/9", at.Add(4*time.Second), event.UserData{User: callcenter.User{ID: 9, Name: "Ana Lima", Role: callcenter.RoleAdmin}})
+	c := events.Call{ID: 1000, Direction: events.DirectionIncoming, AssignedCallQueueName: &q, CreatedTime: at, UpdatedTime: at}
+	p := events.Participant{ID: 5001, CallID: 1000, ParticipantID: 304684, ParticipantType: events.ParticipantCustomer, CallStatus: 8, CreatedTime: at, UpdatedTime: at}
+	u := events.User{ID: 8, Name: "Yara Patel", Role: events.RoleAgent, Status: 1}
+	b.add("acme", events.CallCreated, "calls/1000", at, events.CallData{Call: c})
+	b.add("acme", events.ParticipantStatusChanged, "calls/1000/participants/5001", at.Add(time.Second), events.ParticipantStatusData{CallID: 1000, Participant: p,
+		Previous: events.CallStatus{Code: 13, Label: "connecting"}, Current: events.CallStatus{Code: 8, Label: "in progress"}})
+	b.add("acme", events.UserStatusChanged, "users/8", at.Add(2*time.Second), events.UserStatusData{User: u,
+		Previous: events.UserState{Status: 1, StatusName: "Online"}, Current: events.UserState{Status: 2, StatusName: "Busy"}, Changed: []string{"status"}})
+	b.add("globex", events.CallEnded, "calls/2000", at.Add(3*time.Second), events.CallData{Call: events.Call{ID: 2000, Direction: events.DirectionOutgoing}})
+	b.add("globex", events.UserCreated, "users/9", at.Add(4*time.Second), events.UserData{User: events.User{ID: 9, Name: "Ana Lima", Role: events.RoleAdmin}})
 	return b
 }
 
 // add publishes an event with the headers the poller's relay sets.
-func (b *replayBed) add(account string, typ event.Type, entity string, at time.Time, data any) event.Envelope {
+func (b *replayBed) add(account string, typ events.Type, entity string, at time.Time, data any) events.Envelope {
 	b.t.Helper()
 	e, err := event.New(account, typ, entity, at.String(), at, data)
 	if err != nil {
@@ -66,10 +66,10 @@ func (b *replayBed) add(account string, typ event.Type, entity string, at time.T
 	if err != nil {
 		b.t.Fatal(err)
 	}
-	m := &nats.Msg{Subject: event.Subject("callcenter", account, typ), Data: body, Header: nats.Header{}}
+	m := &nats.Msg{Subject: events.Subject("callcenter", account, typ), Data: body, Header: nats.Header{}}
 	m.Header.Set(jetstream.MsgIDHeader, e.ID)
 	m.Header.Set(jetstream.ExpectedStreamHeader, "CALLCENTER")
-	m.Header.Set("Content-Type", event.ContentType)
+	m.Header.Set("Content-Type", events.ContentType)
 	m.Header["traceparent"] = []string{"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}
 	if _, err := b.js.PublishMsg(b.t.Context(), m); err != nil {
 		b.t.Fatal(err)
@@ -106,7 +106,7 @@ func (b *replayBed) ids(out string) []string {
 	b.t.Helper()
 	var ids []string
 	for line := range strings.Lines(out) {
-		var e event.Envelope
+		var e events.Envelope
 		if err := json.Unmarshal([]byte(line), &e); err != nil {
 			b.t.Fatalf("line %q is not JSON: %v", line, err)
 		}
@@ -227,7 +227,7 @@ func TestReplayTo(t *testing.T) {
 	}
 	for i, want := range []struct {
 		subject string
-		ev      event.Envelope
+		ev      events.Envelope
 		seq     string
 	}{
 		{"replayed.acme.participant.status_changed", b.events[1], "2"},
@@ -245,7 +245,7 @@ func TestReplayTo(t *testing.T) {
 		if !strings.HasPrefix(id, want.ev.ID+".replay-") {
 			t.Errorf("message %d: Nats-Msg-Id %q, want the event id with a replay suffix", i+1, id)
 		}
-		if m.Header.Get("Content-Type") != event.ContentType || m.Header.Get("traceparent") == "" ||
+		if m.Header.Get("Content-Type") != events.ContentType || m.Header.Get("traceparent") == "" ||
 			m.Header.Get(HeaderReplaySequence) != want.seq || m.Header.Get(HeaderReplayStream) != "CALLCENTER" {
 			t.Errorf("message %d: headers %v", i+1, m.Header)
 		}
@@ -334,8 +334,8 @@ func TestReplayFollowAndTail(t *testing.T) {
 		return err == nil && info.State.Consumers == 2
 	})
 	at := time.Date(2026, 11, 21, 11, 0, 0, 0, time.UTC)
-	b.add("acme", event.UserCreated, "users/10", at, event.UserData{User: callcenter.User{ID: 10, Name: "Noor Haddad", Role: callcenter.RoleAgent}})
-	b.add("acme", event.CallCreated, "calls/1001", at, event.CallData{Call: callcenter.Call{ID: 1001, Direction: callcenter.DirectionOutgoing}})
+	b.add("acme", events.UserCreated, "users/10", at, events.UserData{User: events.User{ID: 10, Name: "Noor Haddad", Role: events.RoleAgent}})
+	b.add("acme", events.CallCreated, "calls/1001", at, events.CallData{Call: events.Call{ID: 1001, Direction: events.DirectionOutgoing}})
 	if got := lines(follow, 4); len(got) != 4 || !strings.Contains(got[3], b.events[6].ID) {
 		t.Fatalf("after new events: %v", got)
 	}

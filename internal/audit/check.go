@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/event"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -28,7 +29,7 @@ const (
 // Report is what Check found.
 type Report struct {
 	Messages int
-	ByType   map[event.Type]int
+	ByType   map[events.Type]int
 	Problems []string
 	Delivery Delivery
 
@@ -68,7 +69,7 @@ func Check(msgs []Message, prefix string) *Report { return CheckDelivery(msgs, p
 // per entity.
 func CheckDelivery(msgs []Message, prefix string, d Delivery) *Report {
 	r := &Report{
-		ByType: map[event.Type]int{}, Delivery: d, Created: map[int64]int{}, Ended: map[int64]int{}, Finalized: map[int64]int{},
+		ByType: map[events.Type]int{}, Delivery: d, Created: map[int64]int{}, Ended: map[int64]int{}, Finalized: map[int64]int{},
 		Participants: map[int64]int{}, UserState: map[int64][3]int{}, PartStatusSeq: map[int64][]int{}, UserFieldSeq: map[string][]int{},
 		UserCreated: map[int64]int{}, TeamCreated: map[int64]int{}, first: map[string]uint64{}, seenJoin: map[int64]bool{},
 	}
@@ -94,8 +95,8 @@ func (r *Report) message(m Message, prefix string) {
 		return
 	}
 	r.ByType[e.Type]++
-	account := strings.TrimPrefix(e.Source, event.Source(""))
-	if want := event.Subject(prefix, account, e.Type); m.Subject != want {
+	account := strings.TrimPrefix(e.Source, events.Source(""))
+	if want := events.Subject(prefix, account, e.Type); m.Subject != want {
 		r.problem("seq %d: subject %s, want %s", m.Seq, m.Subject, want)
 	}
 	// The relay publishes an event it withdrew under a message id of its own
@@ -103,7 +104,7 @@ func (r *Report) message(m Message, prefix string) {
 	if got := m.Header.Get(jetstream.MsgIDHeader); !event.IsMsgIDOf(got, e.ID) {
 		r.problem("seq %d: Nats-Msg-Id %q differs from id %q", m.Seq, got, e.ID)
 	}
-	if ct := m.Header.Get("Content-Type"); ct != event.ContentType {
+	if ct := m.Header.Get("Content-Type"); ct != events.ContentType {
 		r.problem("seq %d: Content-Type %q", m.Seq, ct)
 	}
 	if s, dup := r.first[e.ID]; dup {
@@ -139,12 +140,12 @@ func (r *Report) counts() {
 // apply records one event and checks its place in its entity's life. It records
 // the event even when it reports a problem, so one broken link is one problem,
 // not one per later event.
-func (r *Report) apply(e event.Envelope) error {
+func (r *Report) apply(e events.Envelope) error {
 	switch e.Type {
-	case event.CallCreated, event.CallEnded, event.MetricFinalized, event.TeamCreated:
+	case events.CallCreated, events.CallEnded, events.MetricFinalized, events.TeamCreated:
 		return r.applyCount(e)
-	case event.ParticipantJoined:
-		var d event.ParticipantData
+	case events.ParticipantJoined:
+		var d events.ParticipantData
 		if err := json.Unmarshal(e.Data, &d); err != nil {
 			return err
 		}
@@ -159,8 +160,8 @@ func (r *Report) apply(e event.Envelope) error {
 		r.seenJoin[p.ID] = true
 		r.participant(p.ID, p.CallStatus)
 		return err
-	case event.ParticipantStatusChanged:
-		var d event.ParticipantStatusData
+	case events.ParticipantStatusChanged:
+		var d events.ParticipantStatusData
 		if err := json.Unmarshal(e.Data, &d); err != nil {
 			return err
 		}
@@ -176,14 +177,14 @@ func (r *Report) apply(e event.Envelope) error {
 		}
 		r.participant(id, d.Current.Code)
 		return err
-	case event.UserCreated:
-		var d event.UserData
+	case events.UserCreated:
+		var d events.UserData
 		if err := json.Unmarshal(e.Data, &d); err != nil {
 			return err
 		}
 		r.UserCreated[d.User.ID]++
 		r.UserState[d.User.ID] = [3]int{d.User.Status, d.User.Preference, d.User.MobileAppPreference}
-	case event.UserStatusChanged:
+	case events.UserStatusChanged:
 		return r.applyUserStatus(e)
 	}
 	return nil
@@ -196,16 +197,16 @@ func (r *Report) participant(id int64, status int) {
 }
 
 // applyCount counts the events that happen once per entity.
-func (r *Report) applyCount(e event.Envelope) error {
+func (r *Report) applyCount(e events.Envelope) error {
 	switch e.Type {
-	case event.TeamCreated:
-		var d event.TeamData
+	case events.TeamCreated:
+		var d events.TeamData
 		if err := json.Unmarshal(e.Data, &d); err != nil {
 			return err
 		}
 		r.TeamCreated[d.Team.ID]++
-	case event.MetricFinalized:
-		var d event.MetricData
+	case events.MetricFinalized:
+		var d events.MetricData
 		if err := json.Unmarshal(e.Data, &d); err != nil {
 			return err
 		}
@@ -214,11 +215,11 @@ func (r *Report) applyCount(e event.Envelope) error {
 			return fmt.Errorf("metric finalized before call.ended")
 		}
 	default:
-		var d event.CallData
+		var d events.CallData
 		if err := json.Unmarshal(e.Data, &d); err != nil {
 			return err
 		}
-		if e.Type == event.CallCreated {
+		if e.Type == events.CallCreated {
 			r.Created[d.Call.ID]++
 			return nil
 		}
@@ -237,8 +238,8 @@ func userFieldKey(id int64, field string) string { return fmt.Sprintf("%d:%s", i
 
 // applyUserStatus checks a user.status_changed against the user's last published
 // state and records the values of the fields it changed.
-func (r *Report) applyUserStatus(e event.Envelope) error {
-	var d event.UserStatusData
+func (r *Report) applyUserStatus(e events.Envelope) error {
+	var d events.UserStatusData
 	if err := json.Unmarshal(e.Data, &d); err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/event"
 	"github.com/nats-io/nats.go"
 )
@@ -18,7 +19,7 @@ func TestCleanStreamHasNoProblem(t *testing.T) {
 		if !r.OK() {
 			t.Errorf("delivery %d: got problems\n%s", d, strings.Join(r.Problems, "\n"))
 		}
-		if r.Messages != 10 || r.ByType[event.ParticipantStatusChanged] != 2 || !slices.Equal(r.PartStatusSeq[11], []int{13, 8, 1}) {
+		if r.Messages != 10 || r.ByType[events.ParticipantStatusChanged] != 2 || !slices.Equal(r.PartStatusSeq[11], []int{13, 8, 1}) {
 			t.Errorf("delivery %d: got %d messages, %v, statuses %v", d, r.Messages, r.ByType, r.PartStatusSeq[11])
 		}
 	}
@@ -68,12 +69,18 @@ func TestCheckCatches(t *testing.T) {
 			want: []string{"seq 10: user.status_changed users/5: chain broken: previous [7 0 0], last published [2 0 0]"}},
 		{name: "missing call.created", edit: func(s *stream) { s.msgs = slices.Delete(s.msgs, 2, 3) },
 			want: []string{"participant joined before call.created", "call.ended calls/1: ended before created", "truth: call 1 created at 2026-11-21T10:00:01Z: 0 call.created published"}},
-		{name: "call.created twice", edit: func(s *stream) { s.call(event.CallCreated, 1); s.msgs[len(s.msgs)-1] = rekey(t, s.msgs[len(s.msgs)-1]) },
+		{name: "call.created twice", edit: func(s *stream) {
+			s.call(events.CallCreated, 1)
+			s.msgs[len(s.msgs)-1] = rekey(t, s.msgs[len(s.msgs)-1])
+		},
 			want: []string{"call 1: 2 call.created events, want 1", "truth: call 1 created at 2026-11-21T10:00:01Z: 2 call.created published"}},
-		{name: "call.created twice, at least once", delivery: AtLeastOnce, edit: func(s *stream) { s.call(event.CallCreated, 1); s.msgs[len(s.msgs)-1] = rekey(t, s.msgs[len(s.msgs)-1]) }},
+		{name: "call.created twice, at least once", delivery: AtLeastOnce, edit: func(s *stream) {
+			s.call(events.CallCreated, 1)
+			s.msgs[len(s.msgs)-1] = rekey(t, s.msgs[len(s.msgs)-1])
+		}},
 		{name: "missing call.ended", edit: func(s *stream) { s.msgs = slices.Delete(s.msgs, 7, 8) },
 			want: []string{"metric.finalized calls/1/metric: metric finalized before call.ended", "truth: call 1 ended at 2026-11-21T10:00:08Z: 0 call.ended published"}},
-		{name: "call.ended twice", edit: func(s *stream) { s.call(event.CallEnded, 1); s.msgs[len(s.msgs)-1] = rekey(t, s.msgs[len(s.msgs)-1]) },
+		{name: "call.ended twice", edit: func(s *stream) { s.call(events.CallEnded, 1); s.msgs[len(s.msgs)-1] = rekey(t, s.msgs[len(s.msgs)-1]) },
 			want: []string{"call 1: 2 call.ended events, want 1", "truth: call 1 ended at 2026-11-21T10:00:08Z: 2 call.ended published"}},
 		{name: "invented call.ended", world: func(l *truthLog) { dropLine(l, `"change":"ended"`) },
 			want: []string{"truth: call 1 has not ended, but call.ended was published"}},
@@ -167,7 +174,7 @@ func again(m Message) Message {
 // withdrawnBefore gives m the Nats-Msg-Id the relay publishes an event under
 // once it withdrew an earlier copy.
 func withdrawnBefore(m Message) Message {
-	m.Header = nats.Header{"Nats-Msg-Id": {event.MsgID(m.Event.ID, 1)}, "Content-Type": {event.ContentType}}
+	m.Header = nats.Header{"Nats-Msg-Id": {event.MsgID(m.Event.ID, 1)}, "Content-Type": {events.ContentType}}
 	return m
 }
 
@@ -175,7 +182,7 @@ func withdrawnBefore(m Message) Message {
 func rekey(t *testing.T, m Message) Message {
 	t.Helper()
 	m.Event.ID = event.ID("acme", m.Event.Type, m.Event.Subject, "epoch-2")
-	m.Header = nats.Header{"Nats-Msg-Id": {m.Event.ID}, "Content-Type": {event.ContentType}}
+	m.Header = nats.Header{"Nats-Msg-Id": {m.Event.ID}, "Content-Type": {events.ContentType}}
 	return m
 }
 

@@ -5,15 +5,15 @@ import (
 	"slices"
 	"time"
 
-	"github.com/callbus/callbus/internal/event"
+	"github.com/callbus/callbus/events"
 )
 
 // Delays returns, per event type, the detection delay of each event the truth
 // explains: the time the stream stored it minus the time the change it reports
 // happened in the world. toReal maps a simulated time to wall-clock time (the
 // identity for a simulator at speed 1 started now).
-func Delays(msgs []Message, t *Truth, toReal func(time.Time) time.Time) map[event.Type][]time.Duration {
-	out := map[event.Type][]time.Duration{}
+func Delays(msgs []Message, t *Truth, toReal func(time.Time) time.Time) map[events.Type][]time.Duration {
+	out := map[events.Type][]time.Duration{}
 	for _, m := range msgs {
 		if m.DecodeErr != nil {
 			continue
@@ -42,27 +42,27 @@ func (t *Truth) changeTime(m Message, toReal func(time.Time) time.Time) (time.Ti
 	}
 	any := func(change) bool { return true }
 	switch e.Type {
-	case event.CallCreated, event.CallEnded:
-		var d event.CallData
+	case events.CallCreated, events.CallEnded:
+		var d events.CallData
 		if json.Unmarshal(e.Data, &d) != nil {
 			return time.Time{}, false
 		}
-		what := map[event.Type]string{event.CallCreated: "created", event.CallEnded: "ended"}[e.Type]
+		what := map[events.Type]string{events.CallCreated: "created", events.CallEnded: "ended"}[e.Type]
 		return latest(changeKey("call", d.Call.ID, what), any)
-	case event.MetricFinalized:
-		var d event.MetricData
+	case events.MetricFinalized:
+		var d events.MetricData
 		if json.Unmarshal(e.Data, &d) != nil {
 			return time.Time{}, false
 		}
 		return latest(changeKey("metric", d.CallID, "finalized"), any)
-	case event.ParticipantStatusChanged:
-		var d event.ParticipantStatusData
+	case events.ParticipantStatusChanged:
+		var d events.ParticipantStatusData
 		if json.Unmarshal(e.Data, &d) != nil {
 			return time.Time{}, false
 		}
 		return latest(changeKey("participant", d.Participant.ID, "call_status"), func(c change) bool { return c.to == d.Current.Code })
-	case event.UserStatusChanged:
-		var d event.UserStatusData
+	case events.UserStatusChanged:
+		var d events.UserStatusData
 		if json.Unmarshal(e.Data, &d) != nil {
 			return time.Time{}, false
 		}

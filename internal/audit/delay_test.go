@@ -10,15 +10,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/callbus/callbus/internal/callcenter"
-	"github.com/callbus/callbus/internal/event"
+	"github.com/callbus/callbus/events"
 )
 
 func TestDelays(t *testing.T) {
 	s := cleanStream(t)
 	// Neither an undecodable body nor data not of its type is explained by the truth.
 	s.msgs = append(s.msgs, Message{Seq: 11, DecodeErr: errors.New("bad json")})
-	for _, typ := range []event.Type{event.CallCreated, event.MetricFinalized, event.ParticipantStatusChanged, event.UserStatusChanged} {
+	for _, typ := range []events.Type{events.CallCreated, events.MetricFinalized, events.ParticipantStatusChanged, events.UserStatusChanged} {
 		m := s.msgs[0]
 		m.Event.Type, m.Event.Data = typ, json.RawMessage(`[]`)
 		s.msgs = append(s.msgs, m)
@@ -29,16 +28,16 @@ func TestDelays(t *testing.T) {
 		shifted = append(shifted, at)
 		return at.Add(-time.Second) // the world ran a second ahead of the wall clock
 	})
-	want := map[event.Type][]time.Duration{
-		event.CallCreated: {3 * time.Second}, // created at 10:00:01, published at 10:00:03
+	want := map[events.Type][]time.Duration{
+		events.CallCreated: {3 * time.Second}, // created at 10:00:01, published at 10:00:03
 		// 13 → 8 and 8 → 1 each published when they happened.
-		event.ParticipantStatusChanged: {time.Second, time.Second},
-		event.CallEnded:                {time.Second},
-		event.MetricFinalized:          {time.Second},
+		events.ParticipantStatusChanged: {time.Second, time.Second},
+		events.CallEnded:                {time.Second},
+		events.MetricFinalized:          {time.Second},
 		// 1 → 2 happened at 10:00:03, published at 10:00:06; the return to 1
 		// (through a missed 3) at 10:00:11, published at 10:00:10 on the world's
 		// clock: at once.
-		event.UserStatusChanged: {4 * time.Second, 0},
+		events.UserStatusChanged: {4 * time.Second, 0},
 	}
 	if !maps.EqualFunc(got, want, slices.Equal) {
 		t.Errorf("Delays = %v, want %v", got, want)
@@ -136,9 +135,9 @@ func TestDelaysPicksTheLatestMatchingChange(t *testing.T) {
 
 	s := &stream{t: t}
 	s.status(2, 21, 2, 1)
-	s.add(event.UserStatusChanged, "users/6", "both", event.UserStatusData{
-		User: callcenter.User{ID: 6, Status: 2, Preference: 1}, Previous: event.UserState{Status: 1},
-		Current: event.UserState{Status: 2, Preference: 1}, Changed: []string{"status", "preference"},
+	s.add(events.UserStatusChanged, "users/6", "both", events.UserStatusData{
+		User: events.User{ID: 6, Status: 2, Preference: 1}, Previous: events.UserState{Status: 1},
+		Current: events.UserState{Status: 2, Preference: 1}, Changed: []string{"status", "preference"},
 	})
 	s.msgs[0].Published = t0.Add(5 * time.Second) // 1 reached at 1 s and 3 s, again at 8 s
 	s.msgs[1].Published = t0.Add(9 * time.Second) // status at 6 s, preference at 7 s
@@ -147,9 +146,9 @@ func TestDelaysPicksTheLatestMatchingChange(t *testing.T) {
 	s.msgs = append(s.msgs, broken)
 
 	got := Delays(s.msgs, readTruth(t, l), func(at time.Time) time.Time { return at })
-	want := map[event.Type][]time.Duration{
-		event.ParticipantStatusChanged: {2 * time.Second},
-		event.UserStatusChanged:        {2 * time.Second},
+	want := map[events.Type][]time.Duration{
+		events.ParticipantStatusChanged: {2 * time.Second},
+		events.UserStatusChanged:        {2 * time.Second},
 	}
 	if !maps.EqualFunc(got, want, slices.Equal) {
 		t.Errorf("Delays = %v, want %v", got, want)

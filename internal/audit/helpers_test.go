@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/callbus/callbus/internal/callcenter"
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/event"
 	"github.com/nats-io/nats.go"
 )
@@ -23,7 +23,7 @@ type stream struct {
 
 // add appends an event of type typ about entity; key tells events of one entity
 // apart (the diff's state key).
-func (s *stream) add(typ event.Type, entity, key string, data any) {
+func (s *stream) add(typ events.Type, entity, key string, data any) {
 	s.t.Helper()
 	at := t0.Add(time.Duration(len(s.msgs)+1) * time.Second)
 	e, err := event.New("acme", typ, entity, key, at, data)
@@ -31,42 +31,42 @@ func (s *stream) add(typ event.Type, entity, key string, data any) {
 		s.t.Fatal(err)
 	}
 	s.msgs = append(s.msgs, Message{
-		Seq: uint64(len(s.msgs) + 1), Subject: event.Subject("callcenter", "acme", typ), Published: at, Event: e,
-		Header: nats.Header{"Nats-Msg-Id": {e.ID}, "Content-Type": {event.ContentType}},
+		Seq: uint64(len(s.msgs) + 1), Subject: events.Subject("callcenter", "acme", typ), Published: at, Event: e,
+		Header: nats.Header{"Nats-Msg-Id": {e.ID}, "Content-Type": {events.ContentType}},
 	})
 }
 
-func (s *stream) call(typ event.Type, id int64) {
-	s.add(typ, fmt.Sprintf("calls/%d", id), string(typ), event.CallData{Call: callcenter.Call{ID: id}})
+func (s *stream) call(typ events.Type, id int64) {
+	s.add(typ, fmt.Sprintf("calls/%d", id), string(typ), events.CallData{Call: events.Call{ID: id}})
 }
 
 func (s *stream) joined(call, id int64, status int) {
-	s.add(event.ParticipantJoined, fmt.Sprintf("calls/%d/participants/%d", call, id), "joined",
-		event.ParticipantData{CallID: call, Participant: callcenter.Participant{ID: id, CallStatus: status}})
+	s.add(events.ParticipantJoined, fmt.Sprintf("calls/%d/participants/%d", call, id), "joined",
+		events.ParticipantData{CallID: call, Participant: events.Participant{ID: id, CallStatus: status}})
 }
 
 func (s *stream) status(call, id int64, from, to int) {
-	s.add(event.ParticipantStatusChanged, fmt.Sprintf("calls/%d/participants/%d", call, id), fmt.Sprintf("%d-%d-%d", len(s.msgs), from, to),
-		event.ParticipantStatusData{CallID: call, Participant: callcenter.Participant{ID: id, CallStatus: to},
-			Previous: event.CallStatus{Code: from}, Current: event.CallStatus{Code: to}})
+	s.add(events.ParticipantStatusChanged, fmt.Sprintf("calls/%d/participants/%d", call, id), fmt.Sprintf("%d-%d-%d", len(s.msgs), from, to),
+		events.ParticipantStatusData{CallID: call, Participant: events.Participant{ID: id, CallStatus: to},
+			Previous: events.CallStatus{Code: from}, Current: events.CallStatus{Code: to}})
 }
 
 func (s *stream) finalized(call int64) {
-	s.add(event.MetricFinalized, fmt.Sprintf("calls/%d/metric", call), "finalized", event.MetricData{CallID: call})
+	s.add(events.MetricFinalized, fmt.Sprintf("calls/%d/metric", call), "finalized", events.MetricData{CallID: call})
 }
 
 func (s *stream) userCreated(id int64, status int) {
-	s.add(event.UserCreated, fmt.Sprintf("users/%d", id), "created", event.UserData{User: callcenter.User{ID: id, Status: status}})
+	s.add(events.UserCreated, fmt.Sprintf("users/%d", id), "created", events.UserData{User: events.User{ID: id, Status: status}})
 }
 
 func (s *stream) userStatus(id int64, from, to int) {
-	s.add(event.UserStatusChanged, fmt.Sprintf("users/%d", id), fmt.Sprintf("%d-%d-%d", len(s.msgs), from, to), event.UserStatusData{
-		User: callcenter.User{ID: id, Status: to}, Previous: event.UserState{Status: from}, Current: event.UserState{Status: to}, Changed: []string{"status"},
+	s.add(events.UserStatusChanged, fmt.Sprintf("users/%d", id), fmt.Sprintf("%d-%d-%d", len(s.msgs), from, to), events.UserStatusData{
+		User: events.User{ID: id, Status: to}, Previous: events.UserState{Status: from}, Current: events.UserState{Status: to}, Changed: []string{"status"},
 	})
 }
 
 func (s *stream) teamCreated(id int64) {
-	s.add(event.TeamCreated, fmt.Sprintf("teams/%d", id), "created", event.TeamData{Team: callcenter.Team{ID: id}})
+	s.add(events.TeamCreated, fmt.Sprintf("teams/%d", id), "created", events.TeamData{Team: events.Team{ID: id}})
 }
 
 // cleanStream is what a correct poller publishes about cleanTruth: call 1 with
@@ -76,12 +76,12 @@ func cleanStream(t *testing.T) *stream {
 	s := &stream{t: t}
 	s.teamCreated(3)
 	s.userCreated(5, 1)
-	s.call(event.CallCreated, 1)
+	s.call(events.CallCreated, 1)
 	s.joined(1, 11, 13)
 	s.status(1, 11, 13, 8)
 	s.userStatus(5, 1, 2)
 	s.status(1, 11, 8, 1)
-	s.call(event.CallEnded, 1)
+	s.call(events.CallEnded, 1)
 	s.finalized(1)
 	s.userStatus(5, 2, 1)
 	return s

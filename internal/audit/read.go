@@ -10,7 +10,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/callbus/callbus/internal/event"
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/streamread"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -23,7 +23,7 @@ type Message struct {
 	Header    nats.Header
 	Published time.Time // when the stream stored it
 	Body      []byte    // the message body as published
-	Event     event.Envelope
+	Event     events.Envelope
 	DecodeErr error
 }
 

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/callbus/callbus/internal/callcenter"
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/event"
 	"github.com/callbus/callbus/schemas"
 	"github.com/nats-io/nats.go"
@@ -19,14 +19,14 @@ func TestValidateSchemas(t *testing.T) {
 		t.Fatal(err)
 	}
 	at := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
-	good, err := event.New("acme", event.TeamCreated, "teams/2", "1", at,
-		event.TeamData{Team: callcenter.Team{ID: 2, Name: "Sales", Users: []callcenter.UserRef{{ID: 1}}}})
+	good, err := event.New("acme", events.TeamCreated, "teams/2", "1", at,
+		events.TeamData{Team: events.Team{ID: 2, Name: "Sales", Users: []events.UserRef{{ID: 1}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	bad := good
 	bad.Data = json.RawMessage(`{"team":{"id":"2","name":"Sales"}}`)
-	headers := nats.Header{"Nats-Msg-Id": {good.ID}, "Content-Type": {event.ContentType}, "Callbus-Outbox-Id": {"1700000000000-0"}}
+	headers := nats.Header{"Nats-Msg-Id": {good.ID}, "Content-Type": {events.ContentType}, "Callbus-Outbox-Id": {"1700000000000-0"}}
 	badHeaders := nats.Header{"Nats-Msg-Id": {good.ID}, "Content-Type": {"application/json"}, "traceparent": {"x"}}
 	msgs := []Message{
 		{Seq: 1, Event: good, Header: headers},

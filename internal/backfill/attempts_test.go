@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/cursor"
-	"github.com/callbus/callbus/internal/event"
 	"github.com/callbus/callbus/internal/poll"
 	"github.com/callbus/callbus/internal/sim"
 )
@@ -86,7 +86,7 @@ func TestBackfillReplacesUnreadableReport(t *testing.T) {
 	}
 	created := 0
 	for _, ev := range e.outbox(t) {
-		if ev.Type == event.CallCreated {
+		if ev.Type == events.CallCreated {
 			created++
 		}
 	}

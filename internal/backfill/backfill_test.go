@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/callcenter"
 	"github.com/callbus/callbus/internal/cursor"
-	"github.com/callbus/callbus/internal/event"
 	"github.com/callbus/callbus/internal/poll"
 	"github.com/callbus/callbus/internal/redistest"
 	"github.com/callbus/callbus/internal/secret"
@@ -59,13 +59,13 @@ func (e *env) run(t *testing.T, req Request) error {
 }
 
 // outbox returns the events committed so far, by type.
-func (e *env) outbox(t *testing.T) []event.Envelope {
+func (e *env) outbox(t *testing.T) []events.Envelope {
 	t.Helper()
 	recs, err := e.store.ReadOutbox(t.Context(), "0-0", 1_000_000)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := make([]event.Envelope, len(recs))
+	out := make([]events.Envelope, len(recs))
 	for i, r := range recs {
 		if err := json.Unmarshal(r.Data, &out[i]); err != nil {
 			t.Fatal(err)
@@ -86,15 +86,15 @@ func TestBackfillHistory(t *testing.T) {
 			t.Fatal(err)
 		}
 		evs := e.outbox(t)
-		count := map[event.Type]int{}
+		count := map[events.Type]int{}
 		for _, ev := range evs {
 			count[ev.Type]++
 			if !ev.History {
 				t.Fatalf("%s %s without the history attribute", ev.Type, ev.Subject)
 			}
 		}
-		if count[event.CallCreated] != 820 || count[event.CallEnded] != 820 || count[event.MetricFinalized] != 820 ||
-			count[event.UserCreated] == 0 || count[event.TeamCreated] == 0 {
+		if count[events.CallCreated] != 820 || count[events.CallEnded] != 820 || count[events.MetricFinalized] != 820 ||
+			count[events.UserCreated] == 0 || count[events.TeamCreated] == 0 {
 			t.Fatalf("zip %v: events %v", zipped, count)
 		}
 		// Users change meanwhile: read calls and metrics only.

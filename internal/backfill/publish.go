@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/callbus/callbus/internal/callcenter"
+	"github.com/callbus/callbus/events"
 )
 
 // chunk is how many records are diffed and committed together with the
@@ -80,26 +80,26 @@ func (r *run) pass(ctx context.Context, rep *report, pr *passReader) error {
 type passSink struct {
 	r       *run
 	ctx     context.Context
-	calls   []callcenter.Call
-	metrics []callcenter.CallMetric
-	users   []callcenter.User
-	teams   []callcenter.Team
+	calls   []events.Call
+	metrics []events.CallMetric
+	users   []events.User
+	teams   []events.Team
 	next    int64 // position after the last record held
 }
 
-func (s *passSink) call(pos int64, c callcenter.Call) error {
+func (s *passSink) call(pos int64, c events.Call) error {
 	return s.hold(pos, func() { s.calls = append(s.calls, c) })
 }
 
-func (s *passSink) metric(pos int64, m callcenter.CallMetric) error {
+func (s *passSink) metric(pos int64, m events.CallMetric) error {
 	return s.hold(pos, func() { s.metrics = append(s.metrics, m) })
 }
 
-func (s *passSink) user(pos int64, u callcenter.User) error {
+func (s *passSink) user(pos int64, u events.User) error {
 	return s.hold(pos, func() { s.users = append(s.users, u) })
 }
 
-func (s *passSink) team(pos int64, t callcenter.Team) error {
+func (s *passSink) team(pos int64, t events.Team) error {
 	return s.hold(pos, func() { s.teams = append(s.teams, t) })
 }
 
@@ -152,7 +152,7 @@ func (s *passSink) flush() error {
 }
 
 // people diffs users and teams, the end of a pass (only the last one).
-func (r *run) people(ctx context.Context, users []callcenter.User, teams []callcenter.Team) error {
+func (r *run) people(ctx context.Context, users []events.User, teams []events.Team) error {
 	if err := r.h.Users(ctx, users); err != nil && len(users) > 0 {
 		return err
 	}

@@ -5,16 +5,17 @@ import (
 	"io"
 	"slices"
 
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/callcenter"
 )
 
 // sink receives the records of one pass, one at a time, with their position in
 // the pass (counted over the pass's resources, in report order).
 type sink interface {
-	call(pos int64, c callcenter.Call) error
-	metric(pos int64, m callcenter.CallMetric) error
-	user(pos int64, u callcenter.User) error
-	team(pos int64, t callcenter.Team) error
+	call(pos int64, c events.Call) error
+	metric(pos int64, m events.CallMetric) error
+	user(pos int64, u events.User) error
+	team(pos int64, t events.Team) error
 	// skip passes over the record at pos: rejected, or an older copy of a record
 	// the report lists again.
 	skip(pos int64)

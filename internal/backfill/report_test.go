@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/callcenter"
 	"github.com/callbus/callbus/internal/secret"
 )
@@ -21,19 +22,19 @@ type recorder struct {
 	skipped []int64
 }
 
-func (r *recorder) call(_ int64, c callcenter.Call) error {
+func (r *recorder) call(_ int64, c events.Call) error {
 	r.got = append(r.got, "c"+itoa(c.ID)+"@"+c.UpdatedTime.Format("15:04"))
 	return nil
 }
-func (r *recorder) metric(_ int64, m callcenter.CallMetric) error {
+func (r *recorder) metric(_ int64, m events.CallMetric) error {
 	r.got = append(r.got, "m"+itoa(m.CallID))
 	return nil
 }
-func (r *recorder) user(_ int64, u callcenter.User) error {
+func (r *recorder) user(_ int64, u events.User) error {
 	r.got = append(r.got, "u"+itoa(u.ID))
 	return nil
 }
-func (r *recorder) team(_ int64, t callcenter.Team) error {
+func (r *recorder) team(_ int64, t events.Team) error {
 	r.got = append(r.got, "t"+itoa(t.ID))
 	return nil
 }

@@ -2,6 +2,7 @@ package callcenter
 
 import (
 	"bytes"
+	"github.com/callbus/callbus/events"
 	"reflect"
 	"slices"
 	"strings"
@@ -16,8 +17,8 @@ func TestDecodeListWithoutRaw(t *testing.T) {
 		body := fixture(t, tc.file)
 		switch tc.key {
 		case "calls":
-			with, err1 := decodeListRaw[Call](body, tc.key, true)
-			without, err2 := decodeListRaw[Call](body, tc.key, false)
+			with, err1 := decodeListRaw[events.Call](body, tc.key, true)
+			without, err2 := decodeListRaw[events.Call](body, tc.key, false)
 			if err1 != nil || err2 != nil || len(with.items) == 0 {
 				t.Fatalf("%s: %v, %v", tc.file, err1, err2)
 			}
@@ -31,8 +32,8 @@ func TestDecodeListWithoutRaw(t *testing.T) {
 				t.Errorf("%s: got %+v without Raw, want %+v", tc.file, without.items, with.items)
 			}
 		case "call_metrics":
-			with, err1 := decodeListRaw[CallMetric](body, tc.key, true)
-			without, err2 := decodeListRaw[CallMetric](body, tc.key, false)
+			with, err1 := decodeListRaw[events.CallMetric](body, tc.key, true)
+			without, err2 := decodeListRaw[events.CallMetric](body, tc.key, false)
 			if err1 != nil || err2 != nil || len(with.items) == 0 {
 				t.Fatalf("%s: %v, %v", tc.file, err1, err2)
 			}

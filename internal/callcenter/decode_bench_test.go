@@ -6,6 +6,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/cpumeter"
 )
 
@@ -37,7 +38,7 @@ func BenchmarkDecodeCallsPage(b *testing.B) {
 	b.ReportAllocs()
 	defer cpumeter.PerOp(b)()
 	for b.Loop() {
-		env, err := decodeList[Call](page, "calls")
+		env, err := decodeList[events.Call](page, "calls")
 		if err != nil || len(env.items) != 100 {
 			b.Fatalf("decode: %d items, %v", len(env.items), err)
 		}
@@ -52,7 +53,7 @@ func BenchmarkDecodeCallsPageWithoutRaw(b *testing.B) {
 	b.ReportAllocs()
 	defer cpumeter.PerOp(b)()
 	for b.Loop() {
-		env, err := decodeListRaw[Call](page, "calls", false)
+		env, err := decodeListRaw[events.Call](page, "calls", false)
 		if err != nil || len(env.items) != 100 {
 			b.Fatalf("decode: %d items, %v", len(env.items), err)
 		}
@@ -65,7 +66,7 @@ func BenchmarkDecodeMetricsPage(b *testing.B) {
 	b.ReportAllocs()
 	defer cpumeter.PerOp(b)()
 	for b.Loop() {
-		env, err := decodeList[CallMetric](page, "call_metrics")
+		env, err := decodeList[events.CallMetric](page, "call_metrics")
 		if err != nil || len(env.items) != 100 {
 			b.Fatalf("decode: %d items, %v", len(env.items), err)
 		}
@@ -95,7 +96,7 @@ func BenchmarkDecodeCall(b *testing.B) {
 	b.ReportAllocs()
 	defer cpumeter.PerOp(b)()
 	for b.Loop() {
-		var c Call
+		var c events.Call
 		if err := json.Unmarshal(one, &c); err != nil || c.ID == 0 {
 			b.Fatalf("decode: %v", err)
 		}

@@ -9,6 +9,11 @@
 // account-wide request budget (see Limiter for the algorithm). Clients are safe for
 // concurrent use.
 //
+// The records the client returns (events.Call, events.User, events.Team,
+// events.CallMetric, …) are defined once, in the public events package, because
+// events carry them as their data; callcenter names them there. The types only
+// the API has (pages, jobs, user statuses, requests) are defined here.
+//
 // Decoding is tolerant: ids and numbers arrive as numbers or strings, timestamps
 // with any offset (converted to UTC), direction in any case, the earlier call form
 // with fields missing, life-cycle "time_stamp" or "timestamp", unknown fields. Types

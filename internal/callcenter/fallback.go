@@ -2,13 +2,14 @@ package callcenter
 
 import (
 	"context"
+	"github.com/callbus/callbus/events"
 	"time"
 )
 
 // callsFallback reads /calls without by_time and hands each the calls created at
 // or after from, per at a time, deduplicated. It keeps the read in memory: the
 // list order, which decides where reading may stop, is known only once read.
-func (c *Client) callsFallback(ctx context.Context, from time.Time, per int, each func([]Call) error) error {
+func (c *Client) callsFallback(ctx context.Context, from time.Time, per int, each func([]events.Call) error) error {
 	r := unfiltered{c: c, per: per}
 	calls, err := r.read(ctx, from)
 	if err != nil {
@@ -36,7 +37,7 @@ type unfiltered struct {
 	c   *Client
 	per int
 	ord listOrder
-	all []Call // every copy read, in reading order
+	all []events.Call // every copy read, in reading order
 
 	prevN int    // number of the page read last (0: none yet)
 	prev  uint64 // its fingerprint
@@ -48,7 +49,7 @@ type unfiltered struct {
 
 // read returns the calls created at or after from, each once (its last copy
 // read, the freshest), in the order first read.
-func (r *unfiltered) read(ctx context.Context, from time.Time) ([]Call, error) {
+func (r *unfiltered) read(ctx context.Context, from time.Time) ([]events.Call, error) {
 	first, err := r.page(ctx, 1)
 	if err != nil {
 		return nil, err
@@ -72,7 +73,7 @@ func (r *unfiltered) read(ctx context.Context, from time.Time) ([]Call, error) {
 // page reads page n and keeps its calls. A page identical to the one read just
 // before, when that was its neighbour, is an error: a server ignoring the page parameter would otherwise keep
 // forwards going forever.
-func (r *unfiltered) page(ctx context.Context, n int) (Page[Call], error) {
+func (r *unfiltered) page(ctx context.Context, n int) (Page[events.Call], error) {
 	pg, err := r.c.ListCalls(ctx, ListCallsOptions{ListOptions: ListOptions{Page: n, PerPage: r.per}})
 	adjacent := r.prevN == n-1 || r.prevN == n+1
 	if err == nil && r.prevN > 0 && adjacent && pg.fingerprint == r.prev && pg.served() > 0 {
@@ -177,7 +178,7 @@ type listOrder struct {
 	prev               time.Time
 }
 
-func (o *listOrder) see(cs []Call) {
+func (o *listOrder) see(cs []events.Call) {
 	for _, c := range cs {
 		o.seeTime(c.CreatedTime)
 	}
@@ -207,7 +208,7 @@ func (o listOrder) unordered() bool { return !o.asc && !o.desc }
 
 // ascendingUpTo reports whether cs are oldest first and, when next is set, none
 // is after it.
-func ascendingUpTo(cs []Call, next time.Time) bool {
+func ascendingUpTo(cs []events.Call, next time.Time) bool {
 	var o listOrder
 	o.see(cs)
 	return o.asc && (next.IsZero() || !o.prev.After(next))
@@ -216,7 +217,7 @@ func ascendingUpTo(cs []Call, next time.Time) bool {
 // lastPage is the number of pages meta reported (0 without meta), no more than
 // its total_count fills at per a page: an absurd total_pages must not send the
 // reader down millions of empty pages.
-func lastPage(pg Page[Call], per int) int {
+func lastPage(pg Page[events.Call], per int) int {
 	if pg.Meta == nil {
 		return 0
 	}
@@ -227,7 +228,7 @@ func lastPage(pg Page[Call], per int) int {
 	return n
 }
 
-func createdSince(cs []Call, from time.Time) []Call {
+func createdSince(cs []events.Call, from time.Time) []events.Call {
 	out := cs[:0:0]
 	for _, c := range cs {
 		if !dated(c.CreatedTime).Before(from) { // null: kept, the poller decides
@@ -240,7 +241,7 @@ func createdSince(cs []Call, from time.Time) []Call {
 // lastCopies drops repeated calls (page boundaries repeat records when the list
 // moves under the reader), keeping each call where first read with its last copy
 // read, which is the freshest.
-func lastCopies(cs []Call) []Call {
+func lastCopies(cs []events.Call) []events.Call {
 	idx := make(map[int64]int, len(cs))
 	out := cs[:0:0]
 	for _, c := range cs {
@@ -254,7 +255,7 @@ func lastCopies(cs []Call) []Call {
 	return out
 }
 
-func distinctCalls(cs []Call) int {
+func distinctCalls(cs []events.Call) int {
 	seen := make(map[int64]struct{}, len(cs))
 	for _, c := range cs {
 		seen[c.ID] = struct{}{}

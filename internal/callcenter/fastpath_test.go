@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/apijson"
 	"github.com/callbus/callbus/internal/sim"
 )
@@ -46,16 +47,16 @@ func sameListBothWays[T any](t testing.TB, data []byte, key string) {
 // allBothWays reads data as every record type and list of the API.
 func allBothWays(t testing.TB, data []byte) {
 	t.Helper()
-	sameBothWays[Call](t, data)
-	sameBothWays[CallMetric](t, data)
-	sameBothWays[User](t, data)
-	sameBothWays[Team](t, data)
+	sameBothWays[events.Call](t, data)
+	sameBothWays[events.CallMetric](t, data)
+	sameBothWays[events.User](t, data)
+	sameBothWays[events.Team](t, data)
 	sameBothWays[UserStatus](t, data)
 	sameBothWays[Job](t, data)
-	sameListBothWays[Call](t, data, "calls")
-	sameListBothWays[CallMetric](t, data, "call_metrics")
-	sameListBothWays[User](t, data, "users")
-	sameListBothWays[Team](t, data, "teams")
+	sameListBothWays[events.Call](t, data, "calls")
+	sameListBothWays[events.CallMetric](t, data, "call_metrics")
+	sameListBothWays[events.User](t, data, "users")
+	sameListBothWays[events.Team](t, data, "teams")
 }
 
 // variants returns data as it is and as drift could send it: compact, spread
@@ -128,7 +129,7 @@ func TestFastPathAsGeneralPath(t *testing.T) {
 	rejected := 0
 	for _, data := range corpus {
 		allBothWays(t, data)
-		env, _ := decodeList[Call](data, "calls")
+		env, _ := decodeList[events.Call](data, "calls")
 		rejected += len(env.rejected)
 	}
 	if rejected == 0 {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/callcenter"
 	"github.com/callbus/callbus/internal/secret"
 	"github.com/callbus/callbus/internal/sim"
@@ -62,7 +63,7 @@ func readAll(ctx context.Context, t *testing.T, c *callcenter.Client) {
 	from := simStart
 	w := callcenter.TimeWindow{From: from, To: from.Add(10 * time.Second)}
 	_ = c.CallsSince(ctx, callcenter.ListCallsOptions{ListOptions: callcenter.ListOptions{PerPage: 2}, ByTime: w},
-		func(cs []callcenter.Call) error {
+		func(cs []events.Call) error {
 			for _, x := range cs {
 				if x.ID <= 0 {
 					t.Errorf("call without an id handed on: %+v", x)
@@ -71,7 +72,7 @@ func readAll(ctx context.Context, t *testing.T, c *callcenter.Client) {
 			return nil
 		})
 	_ = c.CallMetricsSince(ctx, callcenter.ListCallMetricsOptions{ListOptions: callcenter.ListOptions{PerPage: 2}, ByTime: w},
-		func(ms []callcenter.CallMetric) error {
+		func(ms []events.CallMetric) error {
 			for _, m := range ms {
 				if m.CallID <= 0 {
 					t.Errorf("metric without a call id handed on: %+v", m)

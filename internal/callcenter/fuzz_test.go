@@ -2,6 +2,7 @@ package callcenter
 
 import (
 	"encoding/json"
+	"github.com/callbus/callbus/events"
 	"reflect"
 	"testing"
 )
@@ -27,15 +28,15 @@ func fuzzRoundTrip[T any](f *testing.F, files ...string) {
 }
 
 func FuzzDecodeCall(f *testing.F) {
-	fuzzRoundTrip[Call](f, "call.json", "call_earlier.json", "call_drift.json")
+	fuzzRoundTrip[events.Call](f, "call.json", "call_earlier.json", "call_drift.json")
 }
 
 func FuzzDecodeCallMetric(f *testing.F) {
-	fuzzRoundTrip[CallMetric](f, "call_metric.json", "call_metric_drift.json", "call_metric_no_life_cycle.json")
+	fuzzRoundTrip[events.CallMetric](f, "call_metric.json", "call_metric_drift.json", "call_metric_no_life_cycle.json")
 }
 
 func FuzzDecodeUser(f *testing.F) {
-	fuzzRoundTrip[User](f, "user.json", "user_drift.json")
+	fuzzRoundTrip[events.User](f, "user.json", "user_drift.json")
 }
 
 func FuzzDecodeUserStatus(f *testing.F) {
@@ -43,7 +44,7 @@ func FuzzDecodeUserStatus(f *testing.F) {
 }
 
 func FuzzDecodeTeam(f *testing.F) {
-	fuzzRoundTrip[Team](f, "team.json")
+	fuzzRoundTrip[events.Team](f, "team.json")
 }
 
 func FuzzDecodeJob(f *testing.F) {
@@ -59,8 +60,8 @@ func FuzzDecodeCallsPage(f *testing.F) {
 	}
 	f.Add([]byte(`[{"id":1}]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		sameListBothWays[Call](t, data, "calls")
-		env, err := decodeList[Call](data, "calls")
+		sameListBothWays[events.Call](t, data, "calls")
+		env, err := decodeList[events.Call](data, "calls")
 		if err != nil {
 			return
 		}
@@ -85,16 +86,16 @@ func FuzzDecodeListItems(f *testing.F) {
 		if json.Unmarshal(data, &raws) != nil || raws == nil {
 			return // not an array (null unmarshals as none: a body decodeList refuses)
 		}
-		env, err := decodeList[Call](data, "calls")
+		env, err := decodeList[events.Call](data, "calls")
 		if err != nil {
 			t.Fatalf("page of %d items: %v", len(raws), err)
 		}
 		var (
-			items    []Call
+			items    []events.Call
 			rejected []Rejection
 		)
 		for _, raw := range raws {
-			var c Call
+			var c events.Call
 			if err := json.Unmarshal(raw, &c); err != nil {
 				r := rejectionOf(err)
 				r.Resource, r.ID = "calls", itemID(raw)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/callbus/callbus/events"
 	"net/http"
 	"reflect"
 	"testing"
@@ -37,18 +38,18 @@ func TestOperations(t *testing.T) {
 			},
 			method: "GET", path: "/api/v1/users", query: map[string][]string{"page": {"2"}, "per_page": {"50"}},
 			check: func(t *testing.T, got any) {
-				p := got.(Page[User])
+				p := got.(Page[events.User])
 				if len(p.Items) != 1 || p.Items[0].ID != 7 || p.Meta != nil || p.Number != 2 || p.PerPage != 50 {
 					t.Errorf("page %+v", p)
 				}
 			}},
 		{name: "create user", status: 201, respBody: string(fixture(t, "user.json")),
 			call: func(ctx context.Context, c *Client) (any, error) {
-				return c.CreateUser(ctx, CreateUserRequest{Email: "ada@acme.example", Role: RoleAgent})
+				return c.CreateUser(ctx, CreateUserRequest{Email: "ada@acme.example", Role: events.RoleAgent})
 			},
 			method: "POST", path: "/api/v1/users", body: `{"email":"ada@acme.example","role":"Agent"}`,
 			check: func(t *testing.T, got any) {
-				if u := got.(User); u.ID != 7 || len(u.Raw) == 0 {
+				if u := got.(events.User); u.ID != 7 || len(u.Raw) == 0 {
 					t.Errorf("user %+v", u)
 				}
 			}},
@@ -56,13 +57,13 @@ func TestOperations(t *testing.T) {
 			call:   func(ctx context.Context, c *Client) (any, error) { return c.GetUser(ctx, 8) },
 			method: "GET", path: "/api/v1/users/8",
 			check: func(t *testing.T, got any) {
-				if u := got.(User); u.ID != 8 || u.Role != RoleSupervisor {
+				if u := got.(events.User); u.ID != 8 || u.Role != events.RoleSupervisor {
 					t.Errorf("user %+v", u)
 				}
 			}},
 		{name: "update user", status: 200, respBody: string(fixture(t, "user.json")),
 			call: func(ctx context.Context, c *Client) (any, error) {
-				return c.UpdateUser(ctx, 7, UpdateUserRequest{Role: ptr(RoleAdmin), Preference: ptr(1), Deleted: ptr(false)})
+				return c.UpdateUser(ctx, 7, UpdateUserRequest{Role: ptr(events.RoleAdmin), Preference: ptr(1), Deleted: ptr(false)})
 			},
 			method: "PUT", path: "/api/v1/users/7", body: `{"role":"Admin","preference":1,"deleted":false}`},
 		{name: "list user statuses", status: 200, respBody: string(fixture(t, "user_statuses.json")),
@@ -78,11 +79,11 @@ func TestOperations(t *testing.T) {
 			method: "GET", path: "/api/v1/teams", query: map[string][]string{"per_page": {"1000"}}},
 		{name: "create team", status: 201, respBody: string(fixture(t, "team.json")),
 			call: func(ctx context.Context, c *Client) (any, error) {
-				return c.CreateTeam(ctx, TeamRequest{Name: ptr("Support"), Users: []UserRef{{ID: 7}, {ID: 8}}})
+				return c.CreateTeam(ctx, TeamRequest{Name: ptr("Support"), Users: []events.UserRef{{ID: 7}, {ID: 8}}})
 			},
 			method: "POST", path: "/api/v1/teams", body: `{"name":"Support","users":[{"id":7},{"id":8}]}`,
 			check: func(t *testing.T, got any) {
-				if tm := got.(Team); tm.ID != 2 || len(tm.Users) != 2 {
+				if tm := got.(events.Team); tm.ID != 2 || len(tm.Users) != 2 {
 					t.Errorf("team %+v", tm)
 				}
 			}},
@@ -91,7 +92,7 @@ func TestOperations(t *testing.T) {
 			method: "GET", path: "/api/v1/teams/2"},
 		{name: "update team", status: 200, respBody: string(fixture(t, "team.json")),
 			call: func(ctx context.Context, c *Client) (any, error) {
-				return c.UpdateTeam(ctx, 2, TeamRequest{Description: ptr("x"), Users: []UserRef{}})
+				return c.UpdateTeam(ctx, 2, TeamRequest{Description: ptr("x"), Users: []events.UserRef{}})
 			},
 			method: "PUT", path: "/api/v1/teams/2", body: `{"description":"x","users":[]}`},
 		{name: "list calls", status: 200, respBody: string(fixture(t, "calls_page.json")),
@@ -103,7 +104,7 @@ func TestOperations(t *testing.T) {
 			method: "GET", path: "/api/v1/calls",
 			query: map[string][]string{"page": {"3"}, "per_page": {"1000"}, "by_time[from]": {"2024-03-05T10:00:00Z"}, "by_time[to]": {"2024-03-05T11:00:02Z"}},
 			check: func(t *testing.T, got any) {
-				if p := got.(Page[Call]); len(p.Items) != 2 || p.Meta == nil || p.Meta.TotalPages != 6 {
+				if p := got.(Page[events.Call]); len(p.Items) != 2 || p.Meta == nil || p.Meta.TotalPages != 6 {
 					t.Errorf("page %+v", p)
 				}
 			}},
@@ -111,7 +112,7 @@ func TestOperations(t *testing.T) {
 			call:   func(ctx context.Context, c *Client) (any, error) { return c.GetCall(ctx, 812) },
 			method: "GET", path: "/api/v1/calls/812",
 			check: func(t *testing.T, got any) {
-				if c := got.(Call); c.ID != 812 || len(c.Participants) != 2 {
+				if c := got.(events.Call); c.ID != 812 || len(c.Participants) != 2 {
 					t.Errorf("call %+v", c)
 				}
 			}},
@@ -124,7 +125,7 @@ func TestOperations(t *testing.T) {
 			method: "GET", path: "/api/v1/call_metrics",
 			query: map[string][]string{"per_page": {"100"}, "include": {"life_cycle"}, "by_time[from]": {"2024-03-05T10:00:00Z"}, "by_time[to]": {"2024-03-05T11:00:00Z"}},
 			check: func(t *testing.T, got any) {
-				if p := got.(Page[CallMetric]); len(p.Items) != 1 || len(p.Items[0].LifeCycle) != 1 || !p.IsLast() {
+				if p := got.(Page[events.CallMetric]); len(p.Items) != 1 || len(p.Items[0].LifeCycle) != 1 || !p.IsLast() {
 					t.Errorf("page %+v", p)
 				}
 			}},
@@ -132,7 +133,7 @@ func TestOperations(t *testing.T) {
 			call:   func(ctx context.Context, c *Client) (any, error) { return c.GetCallMetric(ctx, 812) },
 			method: "GET", path: "/api/v1/calls/812/call_metrics",
 			check: func(t *testing.T, got any) {
-				if m := got.(CallMetric); m.ID != 900 || len(m.LifeCycle) != 4 {
+				if m := got.(events.CallMetric); m.ID != 900 || len(m.LifeCycle) != 4 {
 					t.Errorf("metric %+v", m)
 				}
 			}},

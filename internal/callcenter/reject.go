@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/apijson"
 )
 
@@ -107,20 +108,20 @@ func itemID(raw json.RawMessage) int64 {
 // decoding ("" when none is, or v has no rules).
 func insane(v any) (field, reason string) {
 	switch r := v.(type) {
-	case *Call:
+	case *events.Call:
 		return insaneCall(r)
-	case *CallMetric:
+	case *events.CallMetric:
 		switch {
 		case r.CallID <= 0:
 			return "call_id", RejectMissingID
 		case r.CreatedTime.IsZero():
 			return "created_time", RejectNullTime
 		}
-	case *User:
+	case *events.User:
 		if r.ID <= 0 {
 			return "id", RejectMissingID
 		}
-	case *Team:
+	case *events.Team:
 		if r.ID <= 0 {
 			return "id", RejectMissingID
 		}
@@ -134,7 +135,7 @@ func insane(v any) (field, reason string) {
 // conclusion from it (callsInWindow, listOrder). A null updated_time is
 // tolerated too: the diff dates such a change by the call or the read, and never
 // ends a call twice for it.
-func insaneCall(c *Call) (string, string) {
+func insaneCall(c *events.Call) (string, string) {
 	if c.ID <= 0 {
 		return "id", RejectMissingID
 	}

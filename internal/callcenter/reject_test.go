@@ -1,6 +1,7 @@
 package callcenter
 
 import (
+	"github.com/callbus/callbus/events"
 	"strings"
 	"sync"
 	"testing"
@@ -31,7 +32,7 @@ func TestDecodeListRejects(t *testing.T) {
 
 func checkRejects(t *testing.T, body string, keepRaw bool) {
 	t.Helper()
-	env, err := decodeListRaw[Call]([]byte(body), "calls", keepRaw)
+	env, err := decodeListRaw[events.Call]([]byte(body), "calls", keepRaw)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package callcenter
 import (
 	"context"
 	"errors"
+	"github.com/callbus/callbus/events"
 	"net"
 	"net/http"
 	"strings"
@@ -78,7 +79,7 @@ func TestRetries(t *testing.T) {
 			c := newTestClient(t, s, opts...)
 			var err error
 			if tt.post {
-				_, err = c.CreateUser(t.Context(), CreateUserRequest{Email: "a@b.example", Role: RoleAgent})
+				_, err = c.CreateUser(t.Context(), CreateUserRequest{Email: "a@b.example", Role: events.RoleAgent})
 			} else {
 				_, err = c.GetUser(t.Context(), 1)
 			}
@@ -167,7 +168,7 @@ func TestNetworkErrors(t *testing.T) {
 	}
 	s2 := newServer(t, newFakeClock(), drop)
 	c2 := newTestClient(t, s2)
-	if _, err := c2.CreateUser(t.Context(), CreateUserRequest{Email: "a@b.example", Role: RoleAgent}); err == nil {
+	if _, err := c2.CreateUser(t.Context(), CreateUserRequest{Email: "a@b.example", Role: events.RoleAgent}); err == nil {
 		t.Error("post retried after the server may have acted on it")
 	}
 	if n := s2.count(); n != 1 {
@@ -188,7 +189,7 @@ func TestNetworkErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = c3.CreateUser(t.Context(), CreateUserRequest{Email: "a@b.example", Role: RoleAgent})
+	_, err = c3.CreateUser(t.Context(), CreateUserRequest{Email: "a@b.example", Role: events.RoleAgent})
 	if err == nil || !strings.Contains(err.Error(), "giving up") {
 		t.Errorf("error %v", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/callcenter"
 )
 
@@ -211,7 +212,7 @@ func TestSimGetCallMetric(t *testing.T) {
 	o.PerPage = callcenter.MaxPerPage
 	page, err := c.ListCallMetrics(ctx, o)
 	must(t, p, "list call metrics", err)
-	var listed *callcenter.CallMetric
+	var listed *events.CallMetric
 	for i, m := range page.Items {
 		if m.CreatedTime.After(simStart) && len(m.LifeCycle) > 0 && m.BillDuration != nil {
 			listed = &page.Items[i]

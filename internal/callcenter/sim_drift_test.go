@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/callcenter"
 	"github.com/callbus/callbus/internal/sim"
 )
@@ -27,7 +28,7 @@ func TestSimDrift(t *testing.T) {
 	}
 	stats := e.sim.Stats()
 
-	var users []callcenter.User
+	var users []events.User
 	for u, err := range c.AllUsers(ctx, callcenter.ListOptions{PerPage: 6}) {
 		must(t, p, "all users", err)
 		users = append(users, u)
@@ -46,7 +47,7 @@ func TestSimDrift(t *testing.T) {
 		}
 	}
 
-	var calls []callcenter.Call
+	var calls []events.Call
 	raw := ""
 	for call, err := range c.AllCalls(ctx, callcenter.ListCallsOptions{ListOptions: callcenter.ListOptions{PerPage: 7}}) {
 		must(t, p, "all calls", err)
@@ -57,7 +58,7 @@ func TestSimDrift(t *testing.T) {
 		t.Errorf("%d calls (%d distinct), want %d", len(calls), len(slices.Compact(sorted(callIDs(calls)))), stats.Calls)
 	}
 	for _, call := range calls {
-		if call.ID <= 0 || (call.Direction != callcenter.DirectionIncoming && call.Direction != callcenter.DirectionOutgoing) {
+		if call.ID <= 0 || (call.Direction != events.DirectionIncoming && call.Direction != events.DirectionOutgoing) {
 			t.Errorf("call %d direction %q", call.ID, call.Direction)
 		}
 		utc(fmt.Sprintf("call %d created", call.ID), call.CreatedTime)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/callcenter"
 	"github.com/callbus/callbus/internal/sim"
 )
@@ -103,7 +104,7 @@ func TestSimForbidden(t *testing.T) {
 			return err
 		}},
 		{"create user", func() error {
-			_, err := c.CreateUser(ctx, callcenter.CreateUserRequest{Email: "eve@callbus.example", Role: callcenter.RoleAdmin})
+			_, err := c.CreateUser(ctx, callcenter.CreateUserRequest{Email: "eve@callbus.example", Role: events.RoleAdmin})
 			return err
 		}},
 		{"update team", func() error { _, err := c.UpdateTeam(ctx, 1, callcenter.TeamRequest{Name: ptrTo("mine")}); return err }},
@@ -170,7 +171,7 @@ func TestSimErrorsNeverRevealKey(t *testing.T) {
 		}, callcenter.IsForbidden},
 		{"404", func() error { _, err := admin.GetUser(ctx, 9999); return err }, callcenter.IsNotFound},
 		{"422", func() error {
-			_, err := admin.UpdateUser(ctx, 2, callcenter.UpdateUserRequest{Preference: ptrTo(callcenter.UserAfterCallWork)})
+			_, err := admin.UpdateUser(ctx, 2, callcenter.UpdateUserRequest{Preference: ptrTo(events.UserAfterCallWork)})
 			return err
 		}, callcenter.IsValidation},
 		{"refused by the client", func() error {

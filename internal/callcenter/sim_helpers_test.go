@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/callcenter"
 	"github.com/callbus/callbus/internal/secret"
 	"github.com/callbus/callbus/internal/sim"
@@ -218,7 +219,7 @@ func newOpsEnv(t *testing.T) *simEnv {
 }
 
 // allCalls lists every call in one page, newest first.
-func allCalls(ctx context.Context, t *testing.T, c *callcenter.Client, p *probe) []callcenter.Call {
+func allCalls(ctx context.Context, t *testing.T, c *callcenter.Client, p *probe) []events.Call {
 	t.Helper()
 	page, err := c.ListCalls(ctx, callcenter.ListCallsOptions{ListOptions: callcenter.ListOptions{PerPage: callcenter.MaxPerPage}})
 	must(t, p, "list calls", err)
@@ -229,7 +230,7 @@ func allCalls(ctx context.Context, t *testing.T, c *callcenter.Client, p *probe)
 }
 
 // callWithRecording returns an ended call that has a recording.
-func callWithRecording(t *testing.T, calls []callcenter.Call) callcenter.Call {
+func callWithRecording(t *testing.T, calls []events.Call) events.Call {
 	t.Helper()
 	for _, c := range calls {
 		if c.Recording != nil && c.Recording.ID > 0 {
@@ -237,10 +238,10 @@ func callWithRecording(t *testing.T, calls []callcenter.Call) callcenter.Call {
 		}
 	}
 	t.Fatalf("none of %d calls has a recording", len(calls))
-	return callcenter.Call{}
+	return events.Call{}
 }
 
-func callIDs(calls []callcenter.Call) []int64 {
+func callIDs(calls []events.Call) []int64 {
 	ids := make([]int64, len(calls))
 	for i, c := range calls {
 		ids[i] = c.ID

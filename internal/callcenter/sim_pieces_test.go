@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/callcenter"
 	"github.com/callbus/callbus/internal/sim"
 )
@@ -14,7 +15,7 @@ func metricsRead(t *testing.T, e *simEnv, c *callcenter.Client, p *probe, w call
 	t.Helper()
 	before := e.served("api")
 	seen := map[int64]int{}
-	err := c.CallMetricsSince(testCtx(t, time.Minute), callcenter.ListCallMetricsOptions{ByTime: w}, func(page []callcenter.CallMetric) error {
+	err := c.CallMetricsSince(testCtx(t, time.Minute), callcenter.ListCallMetricsOptions{ByTime: w}, func(page []events.CallMetric) error {
 		for _, m := range page {
 			seen[m.CallID]++
 		}

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/callcenter"
 	"github.com/callbus/callbus/internal/sim"
 )
@@ -26,7 +27,7 @@ func TestSimSince(t *testing.T) {
 				ctx := testCtx(t, time.Minute)
 				w := callcenter.TimeWindow{From: from, To: simStart.Add(time.Hour)}
 				calls := map[int64]int{}
-				err := c.CallsSince(ctx, callcenter.ListCallsOptions{ByTime: w}, func(page []callcenter.Call) error {
+				err := c.CallsSince(ctx, callcenter.ListCallsOptions{ByTime: w}, func(page []events.Call) error {
 					for _, call := range page {
 						calls[call.ID]++
 						if call.CreatedTime.Before(from) {
@@ -39,7 +40,7 @@ func TestSimSince(t *testing.T) {
 				bestEffort := ignore && order == sim.RandomOrder
 				checkOnce(t, "calls", calls, want, bestEffort)
 				metrics := map[int64]int{}
-				err = c.CallMetricsSince(ctx, callcenter.ListCallMetricsOptions{ByTime: w}, func(page []callcenter.CallMetric) error {
+				err = c.CallMetricsSince(ctx, callcenter.ListCallMetricsOptions{ByTime: w}, func(page []events.CallMetric) error {
 					for _, m := range page {
 						metrics[m.CallID]++
 					}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/callcenter"
 )
 
@@ -27,7 +28,7 @@ func TestSimTeams(t *testing.T) {
 		}
 	}
 
-	created, err := c.CreateTeam(ctx, callcenter.TeamRequest{Name: ptrTo("Escalations"), Description: ptrTo("Second line"), Users: []callcenter.UserRef{{ID: 2}, {ID: 3}}})
+	created, err := c.CreateTeam(ctx, callcenter.TeamRequest{Name: ptrTo("Escalations"), Description: ptrTo("Second line"), Users: []events.UserRef{{ID: 2}, {ID: 3}}})
 	must(t, p, "create team", err)
 	if created.ID != 5 || created.Name != "Escalations" || created.Description != "Second line" ||
 		!slices.Equal(refIDs(created.Users), []int64{2, 3}) {
@@ -38,18 +39,18 @@ func TestSimTeams(t *testing.T) {
 	if read.ID != created.ID || read.Name != created.Name || !slices.Equal(refIDs(read.Users), []int64{2, 3}) {
 		t.Errorf("get team: %+v, want %+v", read, created)
 	}
-	updated, err := c.UpdateTeam(ctx, created.ID, callcenter.TeamRequest{Description: ptrTo("Third line"), Users: []callcenter.UserRef{}})
+	updated, err := c.UpdateTeam(ctx, created.ID, callcenter.TeamRequest{Description: ptrTo("Third line"), Users: []events.UserRef{}})
 	must(t, p, "update team", err)
 	if updated.Name != "Escalations" || updated.Description != "Third line" || len(updated.Users) != 0 {
 		t.Errorf("updated %+v: want the name kept, the description changed, no members", updated)
 	}
-	updated, err = c.UpdateTeam(ctx, created.ID, callcenter.TeamRequest{Users: []callcenter.UserRef{{ID: 4}}})
+	updated, err = c.UpdateTeam(ctx, created.ID, callcenter.TeamRequest{Users: []events.UserRef{{ID: 4}}})
 	must(t, p, "update team members", err)
 	if updated.Description != "Third line" || !slices.Equal(refIDs(updated.Users), []int64{4}) {
 		t.Errorf("updated %+v: want the description kept, member 4", updated)
 	}
 
-	_, err = c.UpdateTeam(ctx, created.ID, callcenter.TeamRequest{Users: []callcenter.UserRef{{ID: 9999}}})
+	_, err = c.UpdateTeam(ctx, created.ID, callcenter.TeamRequest{Users: []events.UserRef{{ID: 9999}}})
 	var ae *callcenter.APIError
 	if p.keep(err) == nil || !errors.As(err, &ae) || ae.Status != http.StatusUnprocessableEntity || !callcenter.IsValidation(err) {
 		t.Errorf("update team with unknown user: %v, want a 422 from the server", err)
@@ -61,7 +62,7 @@ func TestSimTeams(t *testing.T) {
 	}
 }
 
-func refIDs(refs []callcenter.UserRef) []int64 {
+func refIDs(refs []events.UserRef) []int64 {
 	ids := make([]int64, len(refs))
 	for i, r := range refs {
 		ids[i] = r.ID

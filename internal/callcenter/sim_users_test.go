@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/callcenter"
 )
 
@@ -24,8 +25,8 @@ func TestSimUsers(t *testing.T) {
 	var got []int64
 	for _, u := range page.Items {
 		got = append(got, u.ID)
-		if u.ID == 1 && u.Role != callcenter.RoleAccountAdmin {
-			t.Errorf("user 1 role %q, want %q", u.Role, callcenter.RoleAccountAdmin)
+		if u.ID == 1 && u.Role != events.RoleAccountAdmin {
+			t.Errorf("user 1 role %q, want %q", u.Role, events.RoleAccountAdmin)
 		}
 	}
 	if !slices.Equal(sorted(got), ids) {
@@ -37,9 +38,9 @@ func TestSimUsers(t *testing.T) {
 		t.Errorf("page 2 of 5: %d users starting at %d, want 5 starting at %d", len(second.Items), second.Items[0].ID, page.Items[5].ID)
 	}
 
-	created, err := c.CreateUser(ctx, callcenter.CreateUserRequest{Email: "grace@callbus.example", Role: callcenter.RoleAgent})
+	created, err := c.CreateUser(ctx, callcenter.CreateUserRequest{Email: "grace@callbus.example", Role: events.RoleAgent})
 	must(t, p, "create user", err)
-	if slices.Contains(ids, created.ID) || created.Email != "grace@callbus.example" || created.Role != callcenter.RoleAgent || len(created.Raw) == 0 {
+	if slices.Contains(ids, created.ID) || created.Email != "grace@callbus.example" || created.Role != events.RoleAgent || len(created.Raw) == 0 {
 		t.Errorf("created %+v", created)
 	}
 	read, err := c.GetUser(ctx, created.ID)
@@ -48,13 +49,13 @@ func TestSimUsers(t *testing.T) {
 		t.Errorf("get user %d: %+v, want %+v", created.ID, read, created)
 	}
 	updated, err := c.UpdateUser(ctx, created.ID, callcenter.UpdateUserRequest{
-		Role: ptrTo(callcenter.RoleSupervisor), Preference: ptrTo(4), MobileAppPreference: ptrTo(6)})
+		Role: ptrTo(events.RoleSupervisor), Preference: ptrTo(4), MobileAppPreference: ptrTo(6)})
 	must(t, p, "update user", err)
-	if updated.ID != created.ID || updated.Role != callcenter.RoleSupervisor || updated.Preference != 4 ||
+	if updated.ID != created.ID || updated.Role != events.RoleSupervisor || updated.Preference != 4 ||
 		updated.MobileAppPreference != 6 || updated.Email != created.Email {
 		t.Errorf("updated %+v, want role Supervisor, preferences 4 and 6, email kept", updated)
 	}
-	if read, err = c.GetUser(ctx, created.ID); p.keep(err) != nil || read.Role != callcenter.RoleSupervisor || read.Preference != 4 {
+	if read, err = c.GetUser(ctx, created.ID); p.keep(err) != nil || read.Role != events.RoleSupervisor || read.Preference != 4 {
 		t.Errorf("get user after update: %+v, %v", read, err)
 	}
 	// A pointer to false is sent: the user is deleted, then restored.
@@ -73,7 +74,7 @@ func TestSimUsers(t *testing.T) {
 		field  string // named in the error
 	}{
 		{name: "duplicate email in other case", server: true, field: "email", call: func() error {
-			_, err := c.CreateUser(ctx, callcenter.CreateUserRequest{Email: "GRACE@callbus.example", Role: callcenter.RoleAdmin})
+			_, err := c.CreateUser(ctx, callcenter.CreateUserRequest{Email: "GRACE@callbus.example", Role: events.RoleAdmin})
 			return err
 		}},
 		{name: "duplicate email on update", server: true, field: "email", call: func() error {
@@ -81,7 +82,7 @@ func TestSimUsers(t *testing.T) {
 			return err
 		}},
 		{name: "busy preference", server: true, field: "preference", call: func() error {
-			_, err := c.UpdateUser(ctx, created.ID, callcenter.UpdateUserRequest{Preference: ptrTo(callcenter.UserBusy)})
+			_, err := c.UpdateUser(ctx, created.ID, callcenter.UpdateUserRequest{Preference: ptrTo(events.UserBusy)})
 			return err
 		}},
 		{name: "unknown status preference", server: true, field: "preference", call: func() error {
@@ -97,11 +98,11 @@ func TestSimUsers(t *testing.T) {
 			return err
 		}},
 		{name: "bad email", field: "email", call: func() error {
-			_, err := c.CreateUser(ctx, callcenter.CreateUserRequest{Email: "ada at callbus", Role: callcenter.RoleAgent})
+			_, err := c.CreateUser(ctx, callcenter.CreateUserRequest{Email: "ada at callbus", Role: events.RoleAgent})
 			return err
 		}},
 		{name: "named email", field: "email", call: func() error {
-			_, err := c.CreateUser(ctx, callcenter.CreateUserRequest{Email: "Ada <ada@callbus.example>", Role: callcenter.RoleAgent})
+			_, err := c.CreateUser(ctx, callcenter.CreateUserRequest{Email: "Ada <ada@callbus.example>", Role: events.RoleAgent})
 			return err
 		}},
 	}

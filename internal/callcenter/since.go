@@ -3,6 +3,7 @@ package callcenter
 import (
 	"context"
 	"errors"
+	"github.com/callbus/callbus/events"
 	"time"
 )
 
@@ -30,7 +31,7 @@ var errIgnoresByTime = errors.New("the API ignores by_time on /calls")
 // and count as read when the window's completeness is checked. It stops at the
 // first error: a failed page (errors name the page), or each's own error,
 // returned as is.
-func (c *Client) CallsSince(ctx context.Context, o ListCallsOptions, each func([]Call) error) error {
+func (c *Client) CallsSince(ctx context.Context, o ListCallsOptions, each func([]events.Call) error) error {
 	if p := sinceProblems(o.ListOptions, o.ByTime); p != nil {
 		return invalid("calls since", p)
 	}
@@ -57,11 +58,11 @@ func (c *Client) CallsSince(ctx context.Context, o ListCallsOptions, each func([
 // earlier, so a metric created exactly at From is included. o.Page is ignored;
 // o.PerPage is the page size (0: MaxPerPage). It stops at the first error: a
 // failed page, or each's own error, returned as is.
-func (c *Client) CallMetricsSince(ctx context.Context, o ListCallMetricsOptions, each func([]CallMetric) error) error {
+func (c *Client) CallMetricsSince(ctx context.Context, o ListCallMetricsOptions, each func([]events.CallMetric) error) error {
 	if p := sinceProblems(o.ListOptions, o.ByTime); p != nil {
 		return invalid("call metrics since", p)
 	}
-	fetch := func(ctx context.Context, w TimeWindow, n, per int) (Page[CallMetric], error) {
+	fetch := func(ctx context.Context, w TimeWindow, n, per int) (Page[events.CallMetric], error) {
 		o.Page, o.PerPage, o.ByTime = n, per, w
 		return c.ListCallMetrics(ctx, o)
 	}
@@ -74,7 +75,7 @@ func (c *Client) CallMetricsSince(ctx context.Context, o ListCallMetricsOptions,
 // API's present (ServerTime, or our clock when later) proves nothing: a server
 // that filters on a record's real time lists a record it dates ahead (a lie)
 // within a window that ends now; nor does a call without created_time.
-func (c *Client) callsInWindow(ctx context.Context, w TimeWindow, n, per int) (Page[Call], error) {
+func (c *Client) callsInWindow(ctx context.Context, w TimeWindow, n, per int) (Page[events.Call], error) {
 	pg, err := c.ListCalls(ctx, ListCallsOptions{ListOptions: ListOptions{Page: n, PerPage: per}, ByTime: w})
 	if err != nil {
 		return pg, err
@@ -122,9 +123,9 @@ func perPageOr(n int) int {
 }
 
 var (
-	callKeys   = recordKeys[Call]{id: callID, created: func(c Call) time.Time { return c.CreatedTime }}
-	metricKeys = recordKeys[CallMetric]{id: metricCallID, created: func(m CallMetric) time.Time { return m.CreatedTime }}
+	callKeys   = recordKeys[events.Call]{id: callID, created: func(c events.Call) time.Time { return c.CreatedTime }}
+	metricKeys = recordKeys[events.CallMetric]{id: metricCallID, created: func(m events.CallMetric) time.Time { return m.CreatedTime }}
 )
 
-func callID(c Call) int64             { return c.ID }
-func metricCallID(m CallMetric) int64 { return m.CallID }
+func callID(c events.Call) int64             { return c.ID }
+func metricCallID(m events.CallMetric) int64 { return m.CallID }

@@ -1,6 +1,7 @@
 package callcenter
 
 import (
+	"github.com/callbus/callbus/events"
 	"net/http"
 	"testing"
 	"time"
@@ -11,15 +12,15 @@ import (
 type collect struct {
 	t    *testing.T
 	per  int
-	got  map[int64]Call
+	got  map[int64]events.Call
 	hand int // batches handed
 }
 
 func newCollect(t *testing.T, per int) *collect {
-	return &collect{t: t, per: per, got: map[int64]Call{}}
+	return &collect{t: t, per: per, got: map[int64]events.Call{}}
 }
 
-func (c *collect) each(page []Call) error {
+func (c *collect) each(page []events.Call) error {
 	c.hand++
 	if len(page) > c.per+1 {
 		c.t.Errorf("a batch of %d calls, want a page (%d) at most", len(page), c.per)
@@ -101,7 +102,7 @@ func TestCallMetricsSince(t *testing.T) {
 			cl := newTestClient(t, s)
 			got := map[int64]int{}
 			o := ListCallMetricsOptions{ListOptions: ListOptions{PerPage: 25}, ByTime: TimeWindow{From: api.at(10), To: api.at(120)}, IncludeLifeCycle: true}
-			err := cl.CallMetricsSince(t.Context(), o, func(page []CallMetric) error {
+			err := cl.CallMetricsSince(t.Context(), o, func(page []events.CallMetric) error {
 				for _, m := range page {
 					got[m.CallID]++
 				}
@@ -132,11 +133,11 @@ func TestCallMetricsSince(t *testing.T) {
 func TestSinceNeedsAWindow(t *testing.T) {
 	s := newServer(t, newFakeClock(), newListAPI(1, "newest").handle)
 	cl := newTestClient(t, s)
-	none := func([]Call) error { return nil }
+	none := func([]events.Call) error { return nil }
 	if err := cl.CallsSince(t.Context(), ListCallsOptions{}, none); !IsValidation(err) {
 		t.Errorf("CallsSince without a window: %v, want a validation error", err)
 	}
-	err := cl.CallMetricsSince(t.Context(), ListCallMetricsOptions{ByTime: TimeWindow{From: w0}}, func([]CallMetric) error { return nil })
+	err := cl.CallMetricsSince(t.Context(), ListCallMetricsOptions{ByTime: TimeWindow{From: w0}}, func([]events.CallMetric) error { return nil })
 	if !IsValidation(err) {
 		t.Errorf("CallMetricsSince without To: %v, want a validation error", err)
 	}

@@ -1,14 +1,16 @@
 package callcenter
 
+import "github.com/callbus/callbus/events"
+
 // The bodies of the write operations on users and teams.
 
 // TeamRequest is the body of CreateTeam and UpdateTeam. Only the fields that are set
 // are sent: a nil Users leaves the members alone, an empty non-nil Users removes
 // them all.
 type TeamRequest struct {
-	Name        *string   `json:"name,omitempty"`
-	Description *string   `json:"description,omitempty"`
-	Users       []UserRef `json:"users,omitzero"`
+	Name        *string          `json:"name,omitempty"`
+	Description *string          `json:"description,omitempty"`
+	Users       []events.UserRef `json:"users,omitzero"`
 }
 
 // CreateUserRequest is the body of CreateUser. Both fields are required; Role is

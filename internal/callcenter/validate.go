@@ -2,6 +2,7 @@ package callcenter
 
 import (
 	"fmt"
+	"github.com/callbus/callbus/events"
 	"net/mail"
 )
 
@@ -31,7 +32,7 @@ func emailProblem(email string) []string {
 
 func roleProblem(role string) []string {
 	switch role {
-	case RoleAccountAdmin, RoleAdmin, RoleSupervisor, RoleAgent:
+	case events.RoleAccountAdmin, events.RoleAdmin, events.RoleSupervisor, events.RoleAgent:
 		return nil
 	default:
 		return []string{fmt.Sprintf("role %q: want Account Admin, Admin, Supervisor or Agent", role)}

@@ -3,6 +3,7 @@ package callcenter
 import (
 	"context"
 	"errors"
+	"github.com/callbus/callbus/events"
 	"net/http"
 	"strings"
 	"testing"
@@ -21,11 +22,11 @@ func TestClientSideValidation(t *testing.T) {
 		want string // a problem the error must list
 	}{
 		{"create user bad email", func(ctx context.Context, c *Client) error {
-			_, err := c.CreateUser(ctx, CreateUserRequest{Email: "not an email", Role: RoleAgent})
+			_, err := c.CreateUser(ctx, CreateUserRequest{Email: "not an email", Role: events.RoleAgent})
 			return err
 		}, `email "not an email"`},
 		{"create user display name", func(ctx context.Context, c *Client) error {
-			_, err := c.CreateUser(ctx, CreateUserRequest{Email: "Ada <ada@x.example>", Role: RoleAgent})
+			_, err := c.CreateUser(ctx, CreateUserRequest{Email: "Ada <ada@x.example>", Role: events.RoleAgent})
 			return err
 		}, "not a plain email address"},
 		{"create user bad role", func(ctx context.Context, c *Client) error {
@@ -42,7 +43,7 @@ func TestClientSideValidation(t *testing.T) {
 		}, "user id 0"},
 		{"get call bad id", func(ctx context.Context, c *Client) error { _, err := c.GetCall(ctx, -1); return err }, "call id -1"},
 		{"team member id", func(ctx context.Context, c *Client) error {
-			_, err := c.CreateTeam(ctx, TeamRequest{Users: []UserRef{{ID: 0}}})
+			_, err := c.CreateTeam(ctx, TeamRequest{Users: []events.UserRef{{ID: 0}}})
 			return err
 		}, "users[0] id 0"},
 		{"per_page too big", func(ctx context.Context, c *Client) error {

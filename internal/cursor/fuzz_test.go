@@ -2,12 +2,12 @@ package cursor
 
 import (
 	"encoding/json"
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/schemas"
 	"reflect"
 	"testing"
 	"time"
 
-	"github.com/callbus/callbus/internal/event"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -57,7 +57,7 @@ func FuzzDecodeOutboxEntry(f *testing.F) {
 func exampleBodies(f *testing.F) []string {
 	var out []string
 	for name, b := range schemas.Examples() {
-		var e event.Envelope
+		var e events.Envelope
 		if err := json.Unmarshal(b, &e); err != nil {
 			f.Fatalf("%s: %v", name, err)
 		}
@@ -71,7 +71,7 @@ func exampleBodies(f *testing.F) []string {
 // time of its body when the body is an envelope.
 func requireHeadOfBody(t *testing.T, r OutboxRecord) {
 	t.Helper()
-	var e event.Envelope
+	var e events.Envelope
 	if json.Unmarshal(r.Data, &e) != nil {
 		return
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/event"
 	"github.com/redis/go-redis/v9"
 )
@@ -179,7 +180,7 @@ func toRecord(m redis.XMessage) (OutboxRecord, error) {
 	str := func(f string) string { v, _ := m.Values[f].(string); return v }
 	_, hasType := m.Values["type"]
 	return entryFields{
-		id: str("id"), subject: str("subject"), typ: event.Type(str("type")), at: str("time"),
+		id: str("id"), subject: str("subject"), typ: events.Type(str("type")), at: str("time"),
 		data: []byte(str("data")), headers: []byte(str("headers")), hasType: hasType,
 	}.record(m.ID)
 }
@@ -188,7 +189,7 @@ func toRecord(m redis.XMessage) (OutboxRecord, error) {
 // a missing field reads as empty.
 type entryFields struct {
 	id, subject string
-	typ         event.Type
+	typ         events.Type
 	at          string // RFC 3339
 	data        []byte
 	headers     []byte // JSON object of strings

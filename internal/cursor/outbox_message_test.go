@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/event"
 	"github.com/redis/go-redis/v9"
 )
@@ -18,7 +19,7 @@ func TestOutboxKeepsTheMessage(t *testing.T) {
 	at := time.Date(2026, 11, 24, 7, 30, 1, 123456789, time.UTC)
 	start := time.Now()
 	ids := mustCommit(t, e.store, l, Batch{Events: []OutboxEntry{
-		{ID: "e1", Subject: "callcenter.acme.call.created", Type: event.CallCreated, Time: at, Data: []byte(`{}`),
+		{ID: "e1", Subject: "callcenter.acme.call.created", Type: events.CallCreated, Time: at, Data: []byte(`{}`),
 			Headers: map[string]string{"traceparent": "00-abc-def-01"}},
 		{ID: "e2", Subject: "callcenter.acme.call.ended", Data: []byte(`{"type":"call.ended"}`)}, // no type, no time: kept so
 	}}).StreamIDs
@@ -35,8 +36,8 @@ func TestOutboxKeepsTheMessage(t *testing.T) {
 			t.Fatalf("%s: %d records, want 2", name, len(recs))
 		}
 		r := recs[0]
-		if r.Type != event.CallCreated || !r.Time.Equal(at) || r.Headers["traceparent"] != "00-abc-def-01" {
-			t.Errorf("%s: %+v, want type %s, time %v and the traceparent", name, r, event.CallCreated, at)
+		if r.Type != events.CallCreated || !r.Time.Equal(at) || r.Headers["traceparent"] != "00-abc-def-01" {
+			t.Errorf("%s: %+v, want type %s, time %v and the traceparent", name, r, events.CallCreated, at)
 		}
 		if id, _ := parseStreamID(ids[0]); !r.CommittedAt.Equal(id.time()) || r.CommittedAt.Before(start.Add(-time.Second)) {
 			t.Errorf("%s: committed at %v, want %v (stream id %s)", name, r.CommittedAt, id.time(), ids[0])
@@ -53,7 +54,7 @@ func TestOutboxKeepsTheMessage(t *testing.T) {
 func TestOutboxReadsEntriesOfEarlierReleases(t *testing.T) {
 	e := newEnv(t)
 	ctx := ctxT(t)
-	env, err := event.New("acme", event.CallEnded, "calls/812", "k1", time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC), map[string]int{"id": 812})
+	env, err := event.New("acme", events.CallEnded, "calls/812", "k1", time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC), map[string]int{"id": 812})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +71,7 @@ func TestOutboxReadsEntriesOfEarlierReleases(t *testing.T) {
 	if err != nil || len(recs) != 2 {
 		t.Fatalf("ReadOutbox = %d records, %v; want both entries", len(recs), err)
 	}
-	if r := recs[0]; r.ID != env.ID || r.Type != event.CallEnded || !r.Time.Equal(env.Time) ||
+	if r := recs[0]; r.ID != env.ID || r.Type != events.CallEnded || !r.Time.Equal(env.Time) ||
 		string(r.Data) != string(body) || r.Headers["traceparent"] != "00-1-2-01" {
 		t.Errorf("old entry read as %+v, want type and time from its body", r)
 	}

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/callbus/callbus/internal/event"
+	"github.com/callbus/callbus/events"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -94,7 +94,7 @@ func decodeXRange(raw []byte) ([]OutboxRecord, error) {
 			case "headers":
 				f.headers = v
 			case "type":
-				f.typ, f.hasType = event.Type(intern(v)), true
+				f.typ, f.hasType = events.Type(intern(v)), true
 			case "time":
 				f.at = string(v)
 			}

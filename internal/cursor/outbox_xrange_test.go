@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/callbus/callbus/internal/event"
+	"github.com/callbus/callbus/events"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -55,7 +55,7 @@ func TestDecodeXRangeAsGoRedis(t *testing.T) {
 			t.Errorf("entry %d read as %+v, want %+v", i, got[i], want[i])
 		}
 	}
-	if got[0].Subject != got[1].Subject || got[1].Type != event.CallCreated {
+	if got[0].Subject != got[1].Subject || got[1].Type != events.CallCreated {
 		t.Errorf("subjects %q %q, type %q", got[0].Subject, got[1].Subject, got[1].Type)
 	}
 }

@@ -4,14 +4,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/callbus/callbus/internal/callcenter"
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/cpumeter"
 )
 
 // benchCall is an ended call as the simulator's backlog serves it: assignment,
 // names, notes, a recording with a transcription and one to redact, two
 // participants.
-func benchCall() callcenter.Call {
+func benchCall() events.Call {
 	calls := schemaCalls()[0]
 	c := calls[len(calls)-1]
 	c.ID = 1001098

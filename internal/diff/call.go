@@ -5,8 +5,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/callbus/callbus/internal/callcenter"
-	"github.com/callbus/callbus/internal/event"
+	"github.com/callbus/callbus/events"
 )
 
 // callSnap is what callbus keeps of a call between polls.
@@ -38,7 +37,7 @@ type CallState struct {
 
 // CallResult is the outcome of one call observation.
 type CallResult struct {
-	Events  []event.Envelope
+	Events  []events.Envelope
 	Snap    []byte // the next snapshot; equal to the previous one when !Changed
 	Changed bool
 	State   CallState
@@ -57,7 +56,7 @@ type CallResult struct {
 // updated_time (or none) may only move things forward (see forward and gains), so a
 // stale replica's copy never turns a change back. Quiet fields (bill_duration)
 // change silently while the call is open: call.ended carries their final value.
-func Call(scope Scope, prev []byte, c callcenter.Call, seen time.Time) (CallResult, error) {
+func Call(scope Scope, prev []byte, c events.Call, seen time.Time) (CallResult, error) {
 	if seen.IsZero() {
 		return CallResult{}, fmt.Errorf("diff call %d: no time of the read", c.ID)
 	}
@@ -96,17 +95,17 @@ func Call(scope Scope, prev []byte, c callcenter.Call, seen time.Time) (CallResu
 		// A call without created_time is dated when first seen: the read that
 		// creates its snapshot. Its id does not depend on the date (a creation
 		// has no transition), so a read again after a crash dedupes.
-		em.emit(event.CallCreated, entity, orTime(c.CreatedTime, seen), &event.CallData{Call: c})
+		em.emit(events.CallCreated, entity, orTime(c.CreatedTime, seen), &events.CallData{Call: c})
 	}
 	if ch := s.fields(c, creating, newer, ending, sc); len(ch) > 0 {
-		em.emit(event.CallUpdated, entity, c.UpdatedTime, &event.CallUpdatedData{Call: c, Changes: ch})
+		em.emit(events.CallUpdated, entity, c.UpdatedTime, &events.CallUpdatedData{Call: c, Changes: ch})
 	}
 	for _, p := range parts {
 		em.emit(p.typ, p.entity, p.at, p.data)
 	}
 	if ending {
 		s.End = ms(end)
-		em.emit(event.CallEnded, entity, end, &event.CallData{Call: c})
+		em.emit(events.CallEnded, entity, end, &events.CallData{Call: c})
 	}
 	s.Upd, s.Seq = max(s.Upd, upd), em.seq
 	if em.err != nil {
@@ -132,14 +131,14 @@ func (s *callSnap) forgetAhead(read time.Time) {
 	}
 }
 
-func (s *callSnap) state(c callcenter.Call) CallState {
+func (s *callSnap) state(c events.Call) CallState {
 	return CallState{Created: c.CreatedTime, Ended: s.End != 0, EndedAt: fromMS(s.End)}
 }
 
 // ended reports whether the call ends with this observation (it had not yet, and
 // every participant still listed is terminal), and when: the last terminal update,
 // or when no participant has an updated_time, the call's, or seen.
-func (s *callSnap) ended(c callcenter.Call, seen time.Time) (time.Time, bool) {
+func (s *callSnap) ended(c events.Call, seen time.Time) (time.Time, bool) {
 	if s.End != 0 {
 		return time.Time{}, false
 	}
@@ -149,7 +148,7 @@ func (s *callSnap) ended(c callcenter.Call, seen time.Time) (time.Time, bool) {
 		if p.Gone {
 			continue
 		}
-		if !callcenter.CallStatusTerminal(p.S) {
+		if !events.CallStatusTerminal(p.S) {
 			return time.Time{}, false
 		}
 		last, listed = max(last, p.U), listed+1

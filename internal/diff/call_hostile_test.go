@@ -6,26 +6,25 @@ import (
 	"testing"
 	"time"
 
-	"github.com/callbus/callbus/internal/callcenter"
-	"github.com/callbus/callbus/internal/event"
+	"github.com/callbus/callbus/events"
 )
 
 // nullPart is a participant whose updated_time is null.
-func nullPart(id int64, status int) callcenter.Participant {
+func nullPart(id int64, status int) events.Participant {
 	p := part(id, status, 0)
 	p.UpdatedTime = time.Time{}
 	return p
 }
 
 // statusPairs lists the participant.status_changed events as previous→current.
-func statusPairs(t *testing.T, evs []event.Envelope) [][2]int {
+func statusPairs(t *testing.T, evs []events.Envelope) [][2]int {
 	t.Helper()
 	var out [][2]int
 	for _, e := range evs {
-		if e.Type != event.ParticipantStatusChanged {
+		if e.Type != events.ParticipantStatusChanged {
 			continue
 		}
-		var d event.ParticipantStatusData
+		var d events.ParticipantStatusData
 		if err := json.Unmarshal(e.Data, &d); err != nil {
 			t.Fatal(err)
 		}
@@ -34,7 +33,7 @@ func statusPairs(t *testing.T, evs []event.Envelope) [][2]int {
 	return out
 }
 
-func count(evs []event.Envelope, typ event.Type) int {
+func count(evs []events.Envelope, typ events.Type) int {
 	n := 0
 	for _, e := range evs {
 		if e.Type == typ {
@@ -51,20 +50,20 @@ func TestCallNullTimesEndOnce(t *testing.T) {
 	nullCall.UpdatedTime = time.Time{}
 	for _, tc := range []struct {
 		name string
-		obs  []callcenter.Call
+		obs  []events.Call
 		want time.Time
 	}{
-		{"participant time null", []callcenter.Call{call(0, part(10, 8, 0)), call(9, nullPart(10, 1)), call(9, nullPart(10, 1)), call(12, nullPart(10, 1))}, at(9)},
-		{"every time null", []callcenter.Call{call(0, part(10, 8, 0)), nullCall, nullCall, nullCall}, at(901)},
+		{"participant time null", []events.Call{call(0, part(10, 8, 0)), call(9, nullPart(10, 1)), call(9, nullPart(10, 1)), call(12, nullPart(10, 1))}, at(9)},
+		{"every time null", []events.Call{call(0, part(10, 8, 0)), nullCall, nullCall, nullCall}, at(901)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			evs, _, st := apply(t, tc.obs...)
-			var ended []event.Envelope
+			var ended []events.Envelope
 			for _, e := range evs {
 				if e.Time.Year() < 2000 {
 					t.Errorf("%s dated %s", e.Type, e.Time)
 				}
-				if e.Type == event.CallEnded {
+				if e.Type == events.CallEnded {
 					ended = append(ended, e)
 				}
 			}
@@ -81,18 +80,18 @@ func TestCallVanishedParticipant(t *testing.T) {
 	two := call(0, part(10, 8, 0), part(11, 8, 0))
 	for _, tc := range []struct {
 		name  string
-		obs   []callcenter.Call
+		obs   []events.Call
 		ended int
 	}{
-		{"newer copy without it: ends", []callcenter.Call{two, call(5, part(10, 1, 5))}, 1},
-		{"same updated_time without it: open", []callcenter.Call{two, call(0, part(10, 1, 0))}, 0},
-		{"listed again: holds the call open again", []callcenter.Call{two, call(5, part(10, 8, 5)), call(6, part(10, 1, 6), part(11, 8, 0))}, 0},
-		{"listed again, terminal: ends", []callcenter.Call{two, call(5, part(10, 8, 5)), call(6, part(10, 1, 6), part(11, 1, 6))}, 1},
-		{"every participant gone: open", []callcenter.Call{two, call(5)}, 0},
+		{"newer copy without it: ends", []events.Call{two, call(5, part(10, 1, 5))}, 1},
+		{"same updated_time without it: open", []events.Call{two, call(0, part(10, 1, 0))}, 0},
+		{"listed again: holds the call open again", []events.Call{two, call(5, part(10, 8, 5)), call(6, part(10, 1, 6), part(11, 8, 0))}, 0},
+		{"listed again, terminal: ends", []events.Call{two, call(5, part(10, 8, 5)), call(6, part(10, 1, 6), part(11, 1, 6))}, 1},
+		{"every participant gone: open", []events.Call{two, call(5)}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			evs, _, st := apply(t, tc.obs...)
-			if n := count(evs, event.CallEnded); n != tc.ended || st.Ended != (tc.ended == 1) {
+			if n := count(evs, events.CallEnded); n != tc.ended || st.Ended != (tc.ended == 1) {
 				t.Fatalf("%d call.ended, state %+v; want %d (%v)", n, st, tc.ended, types(evs))
 			}
 		})
@@ -105,20 +104,20 @@ func TestCallVanishedParticipant(t *testing.T) {
 func TestCallStaleCopyAtEqualTime(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		obs  []callcenter.Call
+		obs  []events.Call
 		want [][2]int
 	}{
-		{"stale hold/talk copies, then the real change", []callcenter.Call{
+		{"stale hold/talk copies, then the real change", []events.Call{
 			call(0, part(10, 8, 0)), call(5, part(10, 12, 5)), call(5, part(10, 8, 5)),
 			call(5, part(10, 12, 5)), call(5, part(10, 8, 5)), call(9, part(10, 8, 9)),
 		}, [][2]int{{8, 12}, {12, 8}}},
-		{"forward at equal time", []callcenter.Call{
+		{"forward at equal time", []events.Call{
 			call(0, part(10, 6, 0)), call(0, part(10, 13, 0)), call(0, part(10, 8, 0)), call(0, part(10, 1, 0)),
 		}, [][2]int{{6, 13}, {13, 8}, {8, 1}}},
-		{"terminal never goes back at equal time", []callcenter.Call{
+		{"terminal never goes back at equal time", []events.Call{
 			call(0, part(10, 8, 0)), call(3, part(10, 1, 3)), call(3, part(10, 8, 3)), call(3, part(10, 3, 3)),
 		}, [][2]int{{8, 1}}},
-		{"null time is an equal time", []callcenter.Call{
+		{"null time is an equal time", []events.Call{
 			call(0, part(10, 12, 0)), call(0, nullPart(10, 8)), call(0, nullPart(10, 5)),
 		}, [][2]int{{12, 5}}},
 	} {
@@ -137,11 +136,11 @@ func TestCallFieldsAtEqualTime(t *testing.T) {
 	base := call(5, part(10, 1, 5))
 	base.CallNotes = "first"
 	recorded := base
-	recorded.Recording = &callcenter.Recording{ID: 99, URL: "u", Duration: 30}
+	recorded.Recording = &events.Recording{ID: 99, URL: "u", Duration: 30}
 	noted := recorded
 	noted.CallNotes = "stale notes"
 	evs, _, _ := apply(t, base, recorded, base, recorded, noted)
-	if got := types(evs); !slices.Equal(got, []event.Type{event.CallCreated, event.ParticipantJoined, event.CallEnded, event.CallUpdated}) {
+	if got := types(evs); !slices.Equal(got, []events.Type{events.CallCreated, events.ParticipantJoined, events.CallEnded, events.CallUpdated}) {
 		t.Fatalf("got %v; want one call.updated (the recording)", got)
 	}
 }
@@ -149,7 +148,7 @@ func TestCallFieldsAtEqualTime(t *testing.T) {
 // bill_duration, which ticks while the call is live, changes quietly while it is
 // open; call.ended carries its final value; a later change gives one call.updated.
 func TestCallQuietBillDuration(t *testing.T) {
-	billed := func(upd int, bill int64, parts ...callcenter.Participant) callcenter.Call {
+	billed := func(upd int, bill int64, parts ...events.Participant) events.Call {
 		c := call(upd, parts...)
 		c.BillDuration = bill
 		return c
@@ -158,12 +157,12 @@ func TestCallQuietBillDuration(t *testing.T) {
 		billed(0, 0, part(10, 8, 0)), billed(1, 1, part(10, 8, 0)), billed(2, 2, part(10, 8, 0)),
 		billed(3, 3, part(10, 1, 3)), billed(4, 3, part(10, 1, 3)), billed(9, 4, part(10, 1, 3)), billed(10, 4, part(10, 1, 3)),
 	)
-	want := []event.Type{event.CallCreated, event.ParticipantJoined, event.ParticipantStatusChanged, event.CallEnded, event.CallUpdated}
+	want := []events.Type{events.CallCreated, events.ParticipantJoined, events.ParticipantStatusChanged, events.CallEnded, events.CallUpdated}
 	if got := types(evs); !slices.Equal(got, want) {
 		t.Fatalf("got  %v\nwant %v", got, want)
 	}
-	var ended event.CallData
-	var updated event.CallUpdatedData
+	var ended events.CallData
+	var updated events.CallUpdatedData
 	if err := json.Unmarshal(evs[3].Data, &ended); err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +196,7 @@ func TestCallNullCreatedTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := types(a); !slices.Equal(got, []event.Type{event.CallCreated, event.ParticipantJoined}) {
+	if got := types(a); !slices.Equal(got, []events.Type{events.CallCreated, events.ParticipantJoined}) {
 		t.Fatalf("events %v, want call.created and participant.joined", got)
 	}
 	if !a[0].Time.Equal(first) {
@@ -218,13 +217,13 @@ func TestCallNullCreatedTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := types(evs); !slices.Equal(got, []event.Type{event.ParticipantStatusChanged, event.CallEnded}) {
+	if got := types(evs); !slices.Equal(got, []events.Type{events.ParticipantStatusChanged, events.CallEnded}) {
 		t.Errorf("after the first sight: %v, want the status change and call.ended", got)
 	}
 }
 
 // callOnce diffs c against prev, read at seen.
-func callOnce(c callcenter.Call, prev []byte, seen time.Time) ([]event.Envelope, []byte, error) {
+func callOnce(c events.Call, prev []byte, seen time.Time) ([]events.Envelope, []byte, error) {
 	r, err := Call(Scope{Account: "acme", Epoch: "e1"}, prev, c, seen)
 	return r.Events, r.Snap, err
 }

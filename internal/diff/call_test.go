@@ -6,8 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/callbus/callbus/internal/callcenter"
-	"github.com/callbus/callbus/internal/event"
+	"github.com/callbus/callbus/events"
 )
 
 var t0 = time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
@@ -16,19 +15,19 @@ func at(sec int) time.Time { return t0.Add(time.Duration(sec) * time.Second) }
 
 func ptr[T any](v T) *T { return &v }
 
-func part(id int64, status int, upd int) callcenter.Participant {
-	return callcenter.Participant{ID: id, CallID: 1, CallStatus: status, CreatedTime: at(0), UpdatedTime: at(upd)}
+func part(id int64, status int, upd int) events.Participant {
+	return events.Participant{ID: id, CallID: 1, CallStatus: status, CreatedTime: at(0), UpdatedTime: at(upd)}
 }
 
-func call(upd int, parts ...callcenter.Participant) callcenter.Call {
-	return callcenter.Call{
+func call(upd int, parts ...events.Participant) events.Call {
+	return events.Call{
 		ID: 1, Direction: "incoming", CreatedTime: at(0), UpdatedTime: at(upd),
 		AssignedAgentID: ptr(int64(7)), AssignedAgentName: ptr("Ann"), Participants: parts,
 	}
 }
 
-func types(evs []event.Envelope) []event.Type {
-	var out []event.Type
+func types(evs []events.Envelope) []events.Type {
+	var out []events.Type
 	for _, e := range evs {
 		out = append(out, e.Type)
 	}
@@ -36,10 +35,10 @@ func types(evs []event.Envelope) []event.Type {
 }
 
 // apply runs the call diff over observations in order, returning every event.
-func apply(t *testing.T, obs ...callcenter.Call) ([]event.Envelope, []byte, CallState) {
+func apply(t *testing.T, obs ...events.Call) ([]events.Envelope, []byte, CallState) {
 	t.Helper()
 	var snap []byte
-	var all []event.Envelope
+	var all []events.Envelope
 	var st CallState
 	for _, c := range obs {
 		r, err := Call(Scope{Account: "acme"}, snap, c, orTime(c.UpdatedTime, at(900)).Add(time.Second))
@@ -62,34 +61,34 @@ func TestCallDiff(t *testing.T) {
 	earlier.AssignedAgentName = nil // the earlier form has no name fields
 	earlier.IntegratedResources = nil
 	recorded := call(30, part(10, 1, 30))
-	recorded.Recording = &callcenter.Recording{ID: 99, URL: "u", Duration: 30}
+	recorded.Recording = &events.Recording{ID: 99, URL: "u", Duration: 30}
 	tests := []struct {
 		name string
-		obs  []callcenter.Call
-		want []event.Type
+		obs  []events.Call
+		want []events.Type
 	}{
-		{"first sight", []callcenter.Call{call(0, part(10, 13, 0))},
-			[]event.Type{event.CallCreated, event.ParticipantJoined}},
-		{"no change no event", []callcenter.Call{call(0, part(10, 13, 0)), call(0, part(10, 13, 0)), call(1, part(10, 13, 0))},
-			[]event.Type{event.CallCreated, event.ParticipantJoined}},
-		{"status change", []callcenter.Call{call(0, part(10, 13, 0)), call(5, part(10, 8, 5))},
-			[]event.Type{event.CallCreated, event.ParticipantJoined, event.ParticipantStatusChanged}},
-		{"participant joins later", []callcenter.Call{call(0, part(10, 8, 0)), call(5, part(10, 8, 0), part(11, 13, 5))},
-			[]event.Type{event.CallCreated, event.ParticipantJoined, event.ParticipantJoined}},
-		{"ended once", []callcenter.Call{call(0, part(10, 8, 0)), call(9, part(10, 1, 9)), call(12, part(10, 1, 9))},
-			[]event.Type{event.CallCreated, event.ParticipantJoined, event.ParticipantStatusChanged, event.CallEnded}},
-		{"first seen already ended", []callcenter.Call{call(9, part(10, 17, 9))},
-			[]event.Type{event.CallCreated, event.ParticipantJoined, event.CallEnded}},
-		{"not ended while one leg is open", []callcenter.Call{call(9, part(10, 1, 9), part(11, 12, 9))},
-			[]event.Type{event.CallCreated, event.ParticipantJoined, event.ParticipantJoined}},
-		{"tracked field change", []callcenter.Call{call(0, part(10, 8, 5)), withNotes},
-			[]event.Type{event.CallCreated, event.ParticipantJoined, event.CallUpdated}},
-		{"earlier form is no change", []callcenter.Call{call(0, part(10, 8, 5)), earlier},
-			[]event.Type{event.CallCreated, event.ParticipantJoined}},
-		{"stale observation ignored", []callcenter.Call{call(0, part(10, 13, 0)), call(9, part(10, 1, 9)), call(5, part(10, 8, 5))},
-			[]event.Type{event.CallCreated, event.ParticipantJoined, event.ParticipantStatusChanged, event.CallEnded}},
-		{"recording attached with end", []callcenter.Call{call(0, part(10, 8, 5)), recorded},
-			[]event.Type{event.CallCreated, event.ParticipantJoined, event.CallUpdated, event.ParticipantStatusChanged, event.CallEnded}},
+		{"first sight", []events.Call{call(0, part(10, 13, 0))},
+			[]events.Type{events.CallCreated, events.ParticipantJoined}},
+		{"no change no event", []events.Call{call(0, part(10, 13, 0)), call(0, part(10, 13, 0)), call(1, part(10, 13, 0))},
+			[]events.Type{events.CallCreated, events.ParticipantJoined}},
+		{"status change", []events.Call{call(0, part(10, 13, 0)), call(5, part(10, 8, 5))},
+			[]events.Type{events.CallCreated, events.ParticipantJoined, events.ParticipantStatusChanged}},
+		{"participant joins later", []events.Call{call(0, part(10, 8, 0)), call(5, part(10, 8, 0), part(11, 13, 5))},
+			[]events.Type{events.CallCreated, events.ParticipantJoined, events.ParticipantJoined}},
+		{"ended once", []events.Call{call(0, part(10, 8, 0)), call(9, part(10, 1, 9)), call(12, part(10, 1, 9))},
+			[]events.Type{events.CallCreated, events.ParticipantJoined, events.ParticipantStatusChanged, events.CallEnded}},
+		{"first seen already ended", []events.Call{call(9, part(10, 17, 9))},
+			[]events.Type{events.CallCreated, events.ParticipantJoined, events.CallEnded}},
+		{"not ended while one leg is open", []events.Call{call(9, part(10, 1, 9), part(11, 12, 9))},
+			[]events.Type{events.CallCreated, events.ParticipantJoined, events.ParticipantJoined}},
+		{"tracked field change", []events.Call{call(0, part(10, 8, 5)), withNotes},
+			[]events.Type{events.CallCreated, events.ParticipantJoined, events.CallUpdated}},
+		{"earlier form is no change", []events.Call{call(0, part(10, 8, 5)), earlier},
+			[]events.Type{events.CallCreated, events.ParticipantJoined}},
+		{"stale observation ignored", []events.Call{call(0, part(10, 13, 0)), call(9, part(10, 1, 9)), call(5, part(10, 8, 5))},
+			[]events.Type{events.CallCreated, events.ParticipantJoined, events.ParticipantStatusChanged, events.CallEnded}},
+		{"recording attached with end", []events.Call{call(0, part(10, 8, 5)), recorded},
+			[]events.Type{events.CallCreated, events.ParticipantJoined, events.CallUpdated, events.ParticipantStatusChanged, events.CallEnded}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -117,10 +116,10 @@ func TestCallChainAndState(t *testing.T) {
 	prev := 13
 	var n int
 	for _, e := range evs {
-		if e.Type != event.ParticipantStatusChanged {
+		if e.Type != events.ParticipantStatusChanged {
 			continue
 		}
-		var d event.ParticipantStatusData
+		var d events.ParticipantStatusData
 		if err := json.Unmarshal(e.Data, &d); err != nil {
 			t.Fatal(err)
 		}
@@ -145,7 +144,7 @@ func TestCallChangesCarryPreviousAndCurrent(t *testing.T) {
 	moved := call(5, part(10, 8, 5))
 	moved.AssignedAgentID = ptr(int64(8))
 	evs, _, _ := apply(t, call(0, part(10, 8, 0)), moved)
-	var d event.CallUpdatedData
+	var d events.CallUpdatedData
 	if err := json.Unmarshal(evs[len(evs)-1].Data, &d); err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +155,7 @@ func TestCallChangesCarryPreviousAndCurrent(t *testing.T) {
 }
 
 func TestCallIDsDeterministic(t *testing.T) {
-	obs := []callcenter.Call{call(0, part(10, 13, 0)), call(3, part(10, 8, 3)), call(3, part(10, 8, 3)), call(9, part(10, 1, 9))}
+	obs := []events.Call{call(0, part(10, 13, 0)), call(3, part(10, 8, 3)), call(3, part(10, 8, 3)), call(9, part(10, 1, 9))}
 	a, _, _ := apply(t, obs...)
 	b, _, _ := apply(t, obs...)
 	seen := map[string]bool{}

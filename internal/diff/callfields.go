@@ -3,8 +3,7 @@ package diff
 import (
 	"slices"
 
-	"github.com/callbus/callbus/internal/callcenter"
-	"github.com/callbus/callbus/internal/event"
+	"github.com/callbus/callbus/events"
 )
 
 // QuietCallFields are the tracked call fields that tick while a call is live
@@ -19,7 +18,7 @@ var QuietCallFields = []string{"bill_duration"}
 // updated_time than the snapshot; a copy with the same one (or none) only counts
 // where it gains a value that was empty (gains), so a stale replica's copy neither
 // reverts a field nor flips it back. ending: c is the observation that ends the call.
-func (s *callSnap) fields(c callcenter.Call, creating, newer, ending bool, sc *scratch) []event.Change {
+func (s *callSnap) fields(c events.Call, creating, newer, ending bool, sc *scratch) []events.Change {
 	fs := callFields(c, s.F, sc)
 	open := s.End == 0 && !ending
 	for i, f := range fs {
@@ -35,7 +34,7 @@ func (s *callSnap) fields(c callcenter.Call, creating, newer, ending bool, sc *s
 	}
 	ch := compare(s.F, fs, creating)
 	if ending {
-		ch = slices.DeleteFunc(ch, func(c event.Change) bool { return slices.Contains(QuietCallFields, c.Field) })
+		ch = slices.DeleteFunc(ch, func(c events.Change) bool { return slices.Contains(QuietCallFields, c.Field) })
 	}
 	return ch
 }

@@ -5,7 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 
-	"github.com/callbus/callbus/internal/event"
+	"github.com/callbus/callbus/events"
 )
 
 // The parts of a transition (see transition in digest.go), in digest order.
@@ -27,20 +27,20 @@ type spans [transitionParts][2]int
 // data again. data is a pointer to one of the events package's data types.
 func (w *jsonWriter) eventData(data any) (sp spans, err error) {
 	switch d := data.(type) {
-	case *event.CallData:
+	case *events.CallData:
 		w.lit(`{"call":`)
 		w.call(&d.Call)
-	case *event.CallUpdatedData:
+	case *events.CallUpdatedData:
 		w.lit(`{"call":`)
 		w.call(&d.Call)
 		w.lit(`,"changes":`)
 		sp.part(w, partChanges, func() { w.changes(d.Changes) })
-	case *event.ParticipantData:
+	case *events.ParticipantData:
 		w.lit(`{"call_id":`)
 		w.int(d.CallID)
 		w.lit(`,"participant":`)
 		w.participant(&d.Participant)
-	case *event.ParticipantStatusData:
+	case *events.ParticipantStatusData:
 		w.lit(`{"call_id":`)
 		w.int(d.CallID)
 		w.lit(`,"participant":`)
@@ -49,14 +49,14 @@ func (w *jsonWriter) eventData(data any) (sp spans, err error) {
 		sp.part(w, partPrevious, func() { w.callStatus(d.Previous) })
 		w.lit(`,"current":`)
 		sp.part(w, partCurrent, func() { w.callStatus(d.Current) })
-	case *event.UserData:
+	case *events.UserData:
 		w.lit(`{"user":`)
 		w.user(&d.User)
 		if len(d.Changes) > 0 {
 			w.lit(`,"changes":`)
 			sp.part(w, partChanges, func() { w.changes(d.Changes) })
 		}
-	case *event.UserStatusData:
+	case *events.UserStatusData:
 		w.lit(`{"user":`)
 		w.user(&d.User)
 		w.lit(`,"previous":`)
@@ -65,7 +65,7 @@ func (w *jsonWriter) eventData(data any) (sp spans, err error) {
 		sp.part(w, partCurrent, func() { w.userState(&d.Current) })
 		w.lit(`,"changed":`)
 		w.strs(d.Changed)
-	case *event.TeamData:
+	case *events.TeamData:
 		w.lit(`{"team":`)
 		w.team(&d.Team)
 		if len(d.MembersAdded) > 0 {
@@ -80,7 +80,7 @@ func (w *jsonWriter) eventData(data any) (sp spans, err error) {
 			w.lit(`,"changes":`)
 			sp.part(w, partChanges, func() { w.changes(d.Changes) })
 		}
-	case *event.MetricData:
+	case *events.MetricData:
 		w.lit(`{"call_id":`)
 		w.int(d.CallID)
 		w.lit(`,"metric":`)
@@ -119,8 +119,8 @@ func (sp *spans) appendDigest(b, data []byte) []byte {
 	return hex.AppendEncode(b, sum[:digestSize])
 }
 
-func (w *jsonWriter) changes(cs []event.Change) {
-	list(w, cs, func(w *jsonWriter, c event.Change) {
+func (w *jsonWriter) changes(cs []events.Change) {
+	list(w, cs, func(w *jsonWriter, c events.Change) {
 		w.lit(`{"field":`)
 		w.str(c.Field)
 		w.lit(`,"previous":`)
@@ -131,7 +131,7 @@ func (w *jsonWriter) changes(cs []event.Change) {
 	})
 }
 
-func (w *jsonWriter) callStatus(s event.CallStatus) {
+func (w *jsonWriter) callStatus(s events.CallStatus) {
 	w.lit(`{"code":`)
 	w.int(int64(s.Code))
 	w.lit(`,"label":`)
@@ -139,7 +139,7 @@ func (w *jsonWriter) callStatus(s event.CallStatus) {
 	w.b = append(w.b, '}')
 }
 
-func (w *jsonWriter) userState(s *event.UserState) {
+func (w *jsonWriter) userState(s *events.UserState) {
 	w.lit(`{"status":`)
 	w.int(int64(s.Status))
 	w.lit(`,"status_name":`)

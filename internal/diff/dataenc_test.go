@@ -9,25 +9,24 @@ import (
 	"testing"
 	"time"
 
-	"github.com/callbus/callbus/internal/callcenter"
-	"github.com/callbus/callbus/internal/event"
+	"github.com/callbus/callbus/events"
 )
 
 // dataTypes are the data of every event type the diff emits.
-var dataTypes = map[event.Type]any{
-	event.CallCreated:              &event.CallData{},
-	event.CallEnded:                &event.CallData{},
-	event.CallUpdated:              &event.CallUpdatedData{},
-	event.ParticipantJoined:        &event.ParticipantData{},
-	event.ParticipantStatusChanged: &event.ParticipantStatusData{},
-	event.UserCreated:              &event.UserData{},
-	event.UserUpdated:              &event.UserData{},
-	event.UserDeleted:              &event.UserData{},
-	event.UserStatusChanged:        &event.UserStatusData{},
-	event.TeamCreated:              &event.TeamData{},
-	event.TeamUpdated:              &event.TeamData{},
-	event.MetricFinalized:          &event.MetricData{},
-	event.MetricUpdated:            &event.MetricData{},
+var dataTypes = map[events.Type]any{
+	events.CallCreated:              &events.CallData{},
+	events.CallEnded:                &events.CallData{},
+	events.CallUpdated:              &events.CallUpdatedData{},
+	events.ParticipantJoined:        &events.ParticipantData{},
+	events.ParticipantStatusChanged: &events.ParticipantStatusData{},
+	events.UserCreated:              &events.UserData{},
+	events.UserUpdated:              &events.UserData{},
+	events.UserDeleted:              &events.UserData{},
+	events.UserStatusChanged:        &events.UserStatusData{},
+	events.TeamCreated:              &events.TeamData{},
+	events.TeamUpdated:              &events.TeamData{},
+	events.MetricFinalized:          &events.MetricData{},
+	events.MetricUpdated:            &events.MetricData{},
 }
 
 // requireAsEncodingJSON fails unless eventData writes data as json.Marshal does
@@ -67,7 +66,7 @@ func requireAsEncodingJSON(t *testing.T, name string, data any) {
 // bytes and digest.
 func TestDataEncodingExamples(t *testing.T) {
 	for name, data := range exampleData(t) {
-		typ, ok := dataTypes[event.Type(name)]
+		typ, ok := dataTypes[events.Type(name)]
 		if !ok {
 			t.Fatalf("example %s: no data type", name)
 		}
@@ -195,47 +194,47 @@ func TestDataEncodingTable(t *testing.T) {
 	odd := "José <b>&amp;</b> \"q\" \\ \t\n\u2028\u2029 \xff 日本 😀"
 	at := time.Date(2026, 11, 24, 9, 30, 0, 123456789, time.FixedZone("x", 3600))
 	cost, id := 0.000001, int64(7)
-	call := callcenter.Call{ID: 1, Direction: "incoming", PhoneNumber: odd, AssignedAgentName: &odd, CallNotes: odd,
+	call := events.Call{ID: 1, Direction: "incoming", PhoneNumber: odd, AssignedAgentName: &odd, CallNotes: odd,
 		CreatedTime: at, UpdatedTime: at, ParentCallID: &id,
-		Recording:           &callcenter.Recording{ID: 2, URL: "https://x/?a=1&b=<2>", TranscriptionURL: &odd},
-		RecordingToRedact:   &callcenter.RecordingToRedact{URL: odd},
-		IntegratedResources: []callcenter.IntegratedResource{{ID: 3, IntegrationName: odd, Type: "<t>"}},
-		Participants:        []callcenter.Participant{{ID: 4, CallerName: &odd, Cost: &cost, EnqueuedTime: &at, CreatedTime: at}},
+		Recording:           &events.Recording{ID: 2, URL: "https://x/?a=1&b=<2>", TranscriptionURL: &odd},
+		RecordingToRedact:   &events.RecordingToRedact{URL: odd},
+		IntegratedResources: []events.IntegratedResource{{ID: 3, IntegrationName: odd, Type: "<t>"}},
+		Participants:        []events.Participant{{ID: 4, CallerName: &odd, Cost: &cost, EnqueuedTime: &at, CreatedTime: at}},
 		ParallelCallGroups:  []json.RawMessage{json.RawMessage(`{"a": "<&>" }`), nil},
 	}
-	user := callcenter.User{ID: 5, Name: odd, Language: &odd, LastSeenTime: &at, Teams: []callcenter.TeamRef{{ID: 1}}}
-	team := callcenter.Team{ID: 6, Name: odd, Description: odd, Users: []callcenter.UserRef{{ID: 5}}}
-	metric := callcenter.CallMetric{CallID: 1, Cost: &cost, Csat: &callcenter.Csat{Outcome: json.RawMessage(`"<ok>"`)},
-		Tags:      []callcenter.Tag{{Raw: json.RawMessage(`{"name":"x&y"}`)}, {}},
-		LifeCycle: []callcenter.LifeCycleEvent{{Type: odd, QueueID: &id, Timestamp: at}, {Type: "hangup"}}}
-	changes := []event.Change{{Field: odd, Previous: json.RawMessage(`"<a>"`), Current: json.RawMessage("null")}, {Field: "x"}}
-	state := event.UserState{StatusName: odd}
+	user := events.User{ID: 5, Name: odd, Language: &odd, LastSeenTime: &at, Teams: []events.TeamRef{{ID: 1}}}
+	team := events.Team{ID: 6, Name: odd, Description: odd, Users: []events.UserRef{{ID: 5}}}
+	metric := events.CallMetric{CallID: 1, Cost: &cost, Csat: &events.Csat{Outcome: json.RawMessage(`"<ok>"`)},
+		Tags:      []events.Tag{{Raw: json.RawMessage(`{"name":"x&y"}`)}, {}},
+		LifeCycle: []events.LifeCycleEvent{{Type: odd, QueueID: &id, Timestamp: at}, {Type: "hangup"}}}
+	changes := []events.Change{{Field: odd, Previous: json.RawMessage(`"<a>"`), Current: json.RawMessage("null")}, {Field: "x"}}
+	state := events.UserState{StatusName: odd}
 	cases := map[string]any{
-		"zero call":           &event.CallData{},
-		"zero call updated":   &event.CallUpdatedData{},
-		"zero participant":    &event.ParticipantData{},
-		"zero status":         &event.ParticipantStatusData{},
-		"zero user":           &event.UserData{},
-		"zero user status":    &event.UserStatusData{},
-		"zero team":           &event.TeamData{},
-		"zero metric":         &event.MetricData{},
-		"empty lists call":    &event.CallUpdatedData{Call: callcenter.Call{Participants: []callcenter.Participant{}, IntegratedResources: []callcenter.IntegratedResource{}, ParallelCallGroups: []json.RawMessage{}}, Changes: []event.Change{}},
-		"empty lists user":    &event.UserData{User: callcenter.User{Teams: []callcenter.TeamRef{}}, Changes: []event.Change{}},
-		"empty lists status":  &event.UserStatusData{Changed: []string{}},
-		"empty lists team":    &event.TeamData{Team: callcenter.Team{Users: []callcenter.UserRef{}}, MembersAdded: []int64{}, MembersRemoved: []int64{}, Changes: []event.Change{}},
-		"empty lists metric":  &event.MetricData{Metric: callcenter.CallMetric{Tags: []callcenter.Tag{}, LifeCycle: []callcenter.LifeCycleEvent{}}, Changes: []event.Change{}},
-		"odd call":            &event.CallData{Call: call},
-		"odd call updated":    &event.CallUpdatedData{Call: call, Changes: changes},
-		"odd participant":     &event.ParticipantData{CallID: 1, Participant: call.Participants[0]},
-		"odd status":          &event.ParticipantStatusData{Participant: call.Participants[0], Previous: event.CallStatus{Label: odd}},
-		"odd user":            &event.UserData{User: user, Changes: changes},
-		"odd user status":     &event.UserStatusData{User: user, Previous: state, Current: state, Changed: []string{odd}},
-		"odd team":            &event.TeamData{Team: team, MembersAdded: []int64{1, -2}, Changes: changes},
-		"odd metric":          &event.MetricData{CallID: 1, Metric: metric, Changes: changes},
-		"invalid raw":         &event.CallUpdatedData{Changes: []event.Change{{Previous: json.RawMessage("{bad")}}},
-		"time out of range":   &event.UserData{User: callcenter.User{LastSeenTime: ptr(time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC))}},
-		"float out of range":  &event.MetricData{Metric: callcenter.CallMetric{Cost: ptr(math.Inf(1))}},
-		"float with exponent": &event.MetricData{Metric: callcenter.CallMetric{Cost: ptr(1e21)}},
+		"zero call":           &events.CallData{},
+		"zero call updated":   &events.CallUpdatedData{},
+		"zero participant":    &events.ParticipantData{},
+		"zero status":         &events.ParticipantStatusData{},
+		"zero user":           &events.UserData{},
+		"zero user status":    &events.UserStatusData{},
+		"zero team":           &events.TeamData{},
+		"zero metric":         &events.MetricData{},
+		"empty lists call":    &events.CallUpdatedData{Call: events.Call{Participants: []events.Participant{}, IntegratedResources: []events.IntegratedResource{}, ParallelCallGroups: []json.RawMessage{}}, Changes: []events.Change{}},
+		"empty lists user":    &events.UserData{User: events.User{Teams: []events.TeamRef{}}, Changes: []events.Change{}},
+		"empty lists status":  &events.UserStatusData{Changed: []string{}},
+		"empty lists team":    &events.TeamData{Team: events.Team{Users: []events.UserRef{}}, MembersAdded: []int64{}, MembersRemoved: []int64{}, Changes: []events.Change{}},
+		"empty lists metric":  &events.MetricData{Metric: events.CallMetric{Tags: []events.Tag{}, LifeCycle: []events.LifeCycleEvent{}}, Changes: []events.Change{}},
+		"odd call":            &events.CallData{Call: call},
+		"odd call updated":    &events.CallUpdatedData{Call: call, Changes: changes},
+		"odd participant":     &events.ParticipantData{CallID: 1, Participant: call.Participants[0]},
+		"odd status":          &events.ParticipantStatusData{Participant: call.Participants[0], Previous: events.CallStatus{Label: odd}},
+		"odd user":            &events.UserData{User: user, Changes: changes},
+		"odd user status":     &events.UserStatusData{User: user, Previous: state, Current: state, Changed: []string{odd}},
+		"odd team":            &events.TeamData{Team: team, MembersAdded: []int64{1, -2}, Changes: changes},
+		"odd metric":          &events.MetricData{CallID: 1, Metric: metric, Changes: changes},
+		"invalid raw":         &events.CallUpdatedData{Changes: []events.Change{{Previous: json.RawMessage("{bad")}}},
+		"time out of range":   &events.UserData{User: events.User{LastSeenTime: ptr(time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC))}},
+		"float out of range":  &events.MetricData{Metric: events.CallMetric{Cost: ptr(math.Inf(1))}},
+		"float with exponent": &events.MetricData{Metric: events.CallMetric{Cost: ptr(1e21)}},
 	}
 	for name, data := range cases {
 		requireAsEncodingJSON(t, name, data)

@@ -10,7 +10,7 @@ import (
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/callbus/callbus/internal/event"
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/schemas"
 )
 
@@ -53,7 +53,7 @@ func exampleData(tb testing.TB) map[string][]byte {
 // eventData wrote its parts; BenchmarkTransitionDigestEncodingJSON the same read by
 // encoding/json (as earlier releases did).
 func BenchmarkTransitionDigest(b *testing.B) {
-	var d event.ParticipantStatusData
+	var d events.ParticipantStatusData
 	if err := json.Unmarshal(exampleData(b)["participant.status_changed"], &d); err != nil {
 		b.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func reparseDigest(data []byte) string {
 // (json.Marshal, then the data read again for the digest).
 func BenchmarkEventData(b *testing.B) {
 	for name, raw := range exampleData(b) {
-		v := reflect.New(reflect.TypeOf(dataTypes[event.Type(name)]).Elem()).Interface()
+		v := reflect.New(reflect.TypeOf(dataTypes[events.Type(name)]).Elem()).Interface()
 		if err := json.Unmarshal(raw, v); err != nil {
 			b.Fatal(err)
 		}

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/callbus/callbus/internal/callcenter"
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/diff"
 )
 
@@ -14,10 +14,10 @@ import (
 func TestIDBindsTheTransition(t *testing.T) {
 	scope := diff.Scope{Account: "acme", Epoch: "e1"}
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	team := func(name string, members ...int64) callcenter.Team {
-		tm := callcenter.Team{ID: 2, Name: name}
+	team := func(name string, members ...int64) events.Team {
+		tm := events.Team{ID: 2, Name: name}
 		for _, m := range members {
-			tm.Users = append(tm.Users, callcenter.UserRef{ID: m})
+			tm.Users = append(tm.Users, events.UserRef{ID: m})
 		}
 		return tm
 	}
@@ -25,7 +25,7 @@ func TestIDBindsTheTransition(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id := func(tm callcenter.Team) string {
+	id := func(tm events.Team) string {
 		r, err := diff.Team(scope, created.Snap, tm, at)
 		if err != nil || len(r.Events) != 1 {
 			t.Fatalf("diff %v: %v, %d events", tm, err, len(r.Events))
@@ -35,7 +35,7 @@ func TestIDBindsTheTransition(t *testing.T) {
 	first := id(team("Sales", 1, 2))
 	tests := []struct {
 		name string
-		next callcenter.Team
+		next events.Team
 		same bool
 	}{
 		{"the same transition again", team("Sales", 1, 2), true},

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/event"
 )
 
@@ -35,7 +36,7 @@ type emitter struct {
 	// latest, when set, is the time of the read: an API time more than maxAhead
 	// after it is broken data and dates no event.
 	latest time.Time
-	events []event.Envelope
+	events []events.Envelope
 	err    error
 	// buf holds the data of the events emitted so far, one after the other: an
 	// entity's events take one allocation for their data, not one each. Each
@@ -45,7 +46,7 @@ type emitter struct {
 	// call seen for the first time, whose events (created, joined per
 	// participant, ended) then fit in one buffer.
 	bufSize int
-	source  string // event.Source of the account, made at the first event
+	source  string // events.Source of the account, made at the first event
 }
 
 // emitBuf is the usual size of an emitter's data buffer: most reads yield one or
@@ -55,7 +56,7 @@ const emitBuf = 2048
 // emit adds an event of type t about entity at time at. data is a pointer to one
 // of the events package's data types (see eventData); it does not escape, so the
 // callers' data stays on their stack.
-func (e *emitter) emit(t event.Type, entity string, at time.Time, data any) {
+func (e *emitter) emit(t events.Type, entity string, at time.Time, data any) {
 	if e.err != nil {
 		return
 	}
@@ -86,10 +87,10 @@ func (e *emitter) emit(t event.Type, entity string, at time.Time, data any) {
 		key = d
 	}
 	if e.source == "" {
-		e.source = event.Source(e.scope.Account)
+		e.source = events.Source(e.scope.Account)
 	}
 	if e.events == nil {
-		e.events = make([]event.Envelope, 0, 4)
+		e.events = make([]events.Envelope, 0, 4)
 	}
 	e.events = append(e.events, event.NewData(e.scope.Account, e.source, t, entity, key, at, b))
 }

@@ -3,7 +3,7 @@ package diff
 import (
 	"encoding/json"
 
-	"github.com/callbus/callbus/internal/event"
+	"github.com/callbus/callbus/events"
 )
 
 // field is one tracked field of a record: its name and its canonical JSON, or
@@ -20,8 +20,8 @@ func known(name string, v any) field { return field{name, raw(v), true} }
 // compare applies fields to the stored values and returns the changes in field
 // order. stored is updated in place; on the first observation (creating) nothing is
 // reported as a change.
-func compare(stored map[string]string, fields []field, creating bool) []event.Change {
-	var out []event.Change
+func compare(stored map[string]string, fields []field, creating bool) []events.Change {
+	var out []events.Change
 	for _, f := range fields {
 		if !f.known {
 			continue
@@ -31,7 +31,7 @@ func compare(stored map[string]string, fields []field, creating bool) []event.Ch
 		if creating || !had || old == f.value {
 			continue
 		}
-		out = append(out, event.Change{Field: f.name, Previous: json.RawMessage(old), Current: json.RawMessage(f.value)})
+		out = append(out, events.Change{Field: f.name, Previous: json.RawMessage(old), Current: json.RawMessage(f.value)})
 	}
 	return out
 }

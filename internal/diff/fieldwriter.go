@@ -1,6 +1,8 @@
 package diff
 
-import "github.com/callbus/callbus/internal/callcenter"
+import (
+	"github.com/callbus/callbus/events"
+)
 
 // fieldWriter makes the tracked fields of a call or a metric, each value written
 // by jsonWriter: the bytes raw gives (json.Marshal's, or null where it fails)
@@ -107,7 +109,7 @@ func (f *fieldWriter) optionalStr(name string, p *string) {
 
 // callFields are the tracked fields of a call for call.updated, in sc (see
 // newFieldWriter); stored are the snapshot's values (may be nil).
-func callFields(c callcenter.Call, stored map[string]string, sc *scratch) []field {
+func callFields(c events.Call, stored map[string]string, sc *scratch) []field {
 	f := newFieldWriter(sc, stored)
 	f.optInt("parent_call_id", c.ParentCallID)
 	f.optInt("root_call_id", c.RootCallID)
@@ -154,7 +156,7 @@ func callFields(c callcenter.Call, stored map[string]string, sc *scratch) []fiel
 
 // metricFields are the fields whose later change gives metric.updated, in sc
 // (see newFieldWriter); stored are the snapshot's values (may be nil).
-func metricFields(m callcenter.CallMetric, stored map[string]string, sc *scratch) []field {
+func metricFields(m events.CallMetric, stored map[string]string, sc *scratch) []field {
 	f := newFieldWriter(sc, stored)
 	f.int("ivr_time", m.IVRTime)
 	f.int("hold_duration", m.HoldDuration)

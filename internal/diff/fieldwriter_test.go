@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/callbus/callbus/internal/callcenter"
+	"github.com/callbus/callbus/events"
 )
 
 // optional is a field whose nil means "not sent" rather than "null".
@@ -31,7 +31,7 @@ func optionalSlice[T any](name string, s []T) field {
 // rawCallFields and rawMetricFields are the tracked fields as earlier releases
 // made them, through raw (encoding/json): the reference of callFields and
 // metricFields.
-func rawCallFields(c callcenter.Call) []field {
+func rawCallFields(c events.Call) []field {
 	var rec, transcription field
 	if c.Recording != nil {
 		r := *c.Recording
@@ -62,7 +62,7 @@ func rawCallFields(c callcenter.Call) []field {
 	}
 }
 
-func rawMetricFields(m callcenter.CallMetric) []field {
+func rawMetricFields(m events.CallMetric) []field {
 	return []field{
 		known("ivr_time", m.IVRTime),
 		known("hold_duration", m.HoldDuration),
@@ -88,8 +88,8 @@ func knownFields(fs []field) []field {
 func TestFieldWriterAsRaw(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for i := range 5000 {
-		var c callcenter.Call
-		var m callcenter.CallMetric
+		var c events.Call
+		var m events.CallMetric
 		fill(t, r, reflect.ValueOf(&c).Elem())
 		fill(t, r, reflect.ValueOf(&m).Elem())
 		if i == 0 {

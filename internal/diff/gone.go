@@ -6,8 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/callbus/callbus/internal/callcenter"
-	"github.com/callbus/callbus/internal/event"
+	"github.com/callbus/callbus/events"
 )
 
 // UserGone diffs the disappearance of user id from the users list against its
@@ -25,14 +24,14 @@ func UserGone(scope Scope, prev []byte, id int64, seen time.Time) (Result, error
 		if err != nil {
 			return Result{}, fmt.Errorf("diff gone user %d: %w", id, err)
 		}
-		em.emit(event.UserDeleted, "users/"+strconv.FormatInt(id, 10), seen, &event.UserData{User: u})
+		em.emit(events.UserDeleted, "users/"+strconv.FormatInt(id, 10), seen, &events.UserData{User: u})
 	}
 	return Result{Events: em.events, Changed: true}, em.err
 }
 
 // lastUser rebuilds the user as its snapshot last saw it (the fields the diff
 // tracks; times it does not track are null).
-func lastUser(id int64, s userSnap) (callcenter.User, error) {
+func lastUser(id int64, s userSnap) (events.User, error) {
 	obj := map[string]json.RawMessage{}
 	for k, v := range s.F {
 		obj[k] = json.RawMessage(v)
@@ -42,11 +41,11 @@ func lastUser(id int64, s userSnap) (callcenter.User, error) {
 	}
 	b, err := json.Marshal(obj)
 	if err != nil {
-		return callcenter.User{}, err
+		return events.User{}, err
 	}
-	var u callcenter.User
+	var u events.User
 	if err := json.Unmarshal(b, &u); err != nil {
-		return callcenter.User{}, fmt.Errorf("rebuild from snapshot: %w", err)
+		return events.User{}, fmt.Errorf("rebuild from snapshot: %w", err)
 	}
 	u.Raw = nil
 	return u, nil
@@ -62,16 +61,16 @@ func TeamGone(scope Scope, prev []byte, id int64, seen time.Time) (Result, error
 	if err := json.Unmarshal(prev, &s); err != nil {
 		return Result{}, fmt.Errorf("diff gone team %d: decode snapshot: %w", id, err)
 	}
-	t := callcenter.Team{ID: id, Users: []callcenter.UserRef{}}
+	t := events.Team{ID: id, Users: []events.UserRef{}}
 	for k, dst := range map[string]any{"name": &t.Name, "description": &t.Description, "omni_channel": &t.OmniChannel} {
 		if v, ok := s.F[k]; ok {
 			_ = json.Unmarshal([]byte(v), dst) // the diff stored it from the same type
 		}
 	}
 	em := &emitter{scope: scope, seq: s.Seq}
-	em.emit(event.TeamUpdated, "teams/"+strconv.FormatInt(id, 10), seen, &event.TeamData{
+	em.emit(events.TeamUpdated, "teams/"+strconv.FormatInt(id, 10), seen, &events.TeamData{
 		Team: t, MembersRemoved: s.M,
-		Changes: []event.Change{{Field: "deleted", Previous: json.RawMessage("false"), Current: json.RawMessage("true")}},
+		Changes: []events.Change{{Field: "deleted", Previous: json.RawMessage("false"), Current: json.RawMessage("true")}},
 	})
 	return Result{Events: em.events, Changed: true}, em.err
 }

@@ -4,8 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/callbus/callbus/internal/callcenter"
-	"github.com/callbus/callbus/internal/event"
+	"github.com/callbus/callbus/events"
 )
 
 // metricSnap is kept only once a metric is final: before that it yields no event.
@@ -17,7 +16,7 @@ type metricSnap struct {
 
 // MetricResult is the outcome of one metric observation.
 type MetricResult struct {
-	Events  []event.Envelope
+	Events  []events.Envelope
 	Snap    []byte // nil while the metric is not final
 	Changed bool
 	Final   bool
@@ -29,7 +28,7 @@ type MetricResult struct {
 // after-call work), or the call is Overdue; then metric.finalized is emitted, once
 // per call. Later changes
 // to the tracked fields (csat, tags, durations, cost) give metric.updated.
-func Metric(scope Scope, prev []byte, m callcenter.CallMetric, call CallState) (MetricResult, error) {
+func Metric(scope Scope, prev []byte, m events.CallMetric, call CallState) (MetricResult, error) {
 	if prev == nil {
 		if !call.Ended || (!m.UpdatedTime.After(call.EndedAt) && !call.Overdue) {
 			return MetricResult{}, nil
@@ -40,7 +39,7 @@ func Metric(scope Scope, prev []byte, m callcenter.CallMetric, call CallState) (
 		compare(s.F, metricFields(m, nil, sc), true)
 		s.Upd = ms(m.UpdatedTime)
 		em := &emitter{scope: scope, seq: s.Seq}
-		em.emit(event.MetricFinalized, metricEntity(m), m.UpdatedTime, &event.MetricData{CallID: m.CallID, Metric: m})
+		em.emit(events.MetricFinalized, metricEntity(m), m.UpdatedTime, &events.MetricData{CallID: m.CallID, Metric: m})
 		return metricResult(s, em, prev, m)
 	}
 	sc := getScratch()
@@ -61,7 +60,7 @@ func Metric(scope Scope, prev []byte, m callcenter.CallMetric, call CallState) (
 	}
 	em := &emitter{scope: scope, seq: s.Seq}
 	if ch := compare(s.F, fs, false); len(ch) > 0 {
-		em.emit(event.MetricUpdated, metricEntity(m), m.UpdatedTime, &event.MetricData{CallID: m.CallID, Metric: m, Changes: ch})
+		em.emit(events.MetricUpdated, metricEntity(m), m.UpdatedTime, &events.MetricData{CallID: m.CallID, Metric: m, Changes: ch})
 	}
 	s.Upd = ms(m.UpdatedTime)
 	return metricResult(s, em, prev, m)
@@ -69,11 +68,11 @@ func Metric(scope Scope, prev []byte, m callcenter.CallMetric, call CallState) (
 
 // metricEntity is the entity of m's events (made only for them: most reads of a
 // metric yield none).
-func metricEntity(m callcenter.CallMetric) string {
+func metricEntity(m events.CallMetric) string {
 	return "calls/" + strconv.FormatInt(m.CallID, 10) + "/metric"
 }
 
-func metricResult(s metricSnap, em *emitter, prev []byte, m callcenter.CallMetric) (MetricResult, error) {
+func metricResult(s metricSnap, em *emitter, prev []byte, m events.CallMetric) (MetricResult, error) {
 	if em.err != nil {
 		return MetricResult{}, fmt.Errorf("diff metric of call %d: %w", m.CallID, em.err)
 	}

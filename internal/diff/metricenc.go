@@ -1,10 +1,12 @@
 package diff
 
-import "github.com/callbus/callbus/internal/callcenter"
+import (
+	"github.com/callbus/callbus/events"
+)
 
 // The metric records as encoding/json writes them (see recordenc.go).
 
-func (w *jsonWriter) metric(m *callcenter.CallMetric) {
+func (w *jsonWriter) metric(m *events.CallMetric) {
 	w.lit(`{"id":`)
 	w.int(m.ID)
 	w.lit(`,"call_id":`)
@@ -66,7 +68,7 @@ func (w *jsonWriter) metric(m *callcenter.CallMetric) {
 	w.b = append(w.b, '}')
 }
 
-func (w *jsonWriter) lifeCycleEvent(e *callcenter.LifeCycleEvent) {
+func (w *jsonWriter) lifeCycleEvent(e *events.LifeCycleEvent) {
 	w.lit(`{"type":`)
 	w.str(e.Type)
 	if e.QueueID != nil { // omitempty
@@ -82,7 +84,7 @@ func (w *jsonWriter) lifeCycleEvent(e *callcenter.LifeCycleEvent) {
 	w.b = append(w.b, '}')
 }
 
-func (w *jsonWriter) csat(c *callcenter.Csat) {
+func (w *jsonWriter) csat(c *events.Csat) {
 	if c == nil {
 		w.lit("null")
 		return
@@ -100,8 +102,8 @@ func (w *jsonWriter) csat(c *callcenter.Csat) {
 
 // tags writes tags as their MarshalJSON does: each tag's JSON (null when empty),
 // compacted and HTML-escaped by encoding/json.
-func (w *jsonWriter) tags(ts []callcenter.Tag) {
-	list(w, ts, func(w *jsonWriter, t callcenter.Tag) {
+func (w *jsonWriter) tags(ts []events.Tag) {
+	list(w, ts, func(w *jsonWriter, t events.Tag) {
 		if len(t.Raw) == 0 {
 			w.lit("null")
 		} else {

@@ -5,12 +5,11 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/callbus/callbus/internal/callcenter"
-	"github.com/callbus/callbus/internal/event"
+	"github.com/callbus/callbus/events"
 )
 
-func metric(upd int, talk int64) callcenter.CallMetric {
-	return callcenter.CallMetric{ID: 5, CallID: 1, CreatedTime: at(0), UpdatedTime: at(upd), TalkTime: talk}
+func metric(upd int, talk int64) events.CallMetric {
+	return events.CallMetric{ID: 5, CallID: 1, CreatedTime: at(0), UpdatedTime: at(upd), TalkTime: talk}
 }
 
 func TestMetricDiff(t *testing.T) {
@@ -19,28 +18,28 @@ func TestMetricDiff(t *testing.T) {
 	tests := []struct {
 		name  string
 		steps []struct {
-			m    callcenter.CallMetric
+			m    events.CallMetric
 			call CallState
 		}
-		want []event.Type
+		want []events.Type
 	}{
 		{"open call: nothing", steps(metric(0, 0), open, metric(5, 3), open), nil},
 		{"ended but metric not updated since", steps(metric(9, 3), ended), nil},
 		{"overdue: final without an update after the end", steps(metric(9, 3), ended, metric(9, 3), CallState{Ended: true, EndedAt: at(9), Overdue: true}),
-			[]event.Type{event.MetricFinalized}},
+			[]events.Type{events.MetricFinalized}},
 		{"finalized once", steps(metric(0, 0), open, metric(20, 9), ended, metric(20, 9), ended),
-			[]event.Type{event.MetricFinalized}},
+			[]events.Type{events.MetricFinalized}},
 		{"later change is metric.updated", steps(metric(20, 9), ended, metric(40, 11), ended),
-			[]event.Type{event.MetricFinalized, event.MetricUpdated}},
+			[]events.Type{events.MetricFinalized, events.MetricUpdated}},
 		{"stale after final ignored", steps(metric(40, 11), ended, metric(20, 9), ended),
-			[]event.Type{event.MetricFinalized}},
+			[]events.Type{events.MetricFinalized}},
 		{"update without tracked change is silent", steps(metric(20, 9), ended, metric(30, 9), ended),
-			[]event.Type{event.MetricFinalized}},
+			[]events.Type{events.MetricFinalized}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var snap []byte
-			var got []event.Type
+			var got []events.Type
 			for _, s := range tc.steps {
 				r, err := Metric(Scope{Account: "acme"}, snap, s.m, s.call)
 				if err != nil {
@@ -57,57 +56,71 @@ func TestMetricDiff(t *testing.T) {
 }
 
 func steps(args ...any) []struct {
-	m    callcenter.CallMetric
+	m    events.CallMetric
 	call CallState
 } {
 	var out []struct {
-		m    callcenter.CallMetric
+		m    events.CallMetric
 		call CallState
 	}
 	for i := 0; i < len(args); i += 2 {
 		out = append(out, struct {
-			m    callcenter.CallMetric
+			m    events.CallMetric
 			call CallState
-		}{args[i].(callcenter.CallMetric), args[i+1].(CallState)})
+		}{args[i].(events.CallMetric), args[i+1].(CallState)})
 	}
 	return out
 }
 
-var statuses = []callcenter.UserStatus{
-	{ID: 0, Name: "Offline", StatusType: "offline"},
-	{ID: 1, Name: "Online", StatusType: "online"},
-	{ID: 2, Name: "Busy", StatusType: "busy"},
-	{ID: 3, Name: "After call work", StatusType: "acw"},
-	{ID: 7, Name: "Lunch", StatusType: "offline"},
+// statuses are the account's user statuses of these tests: id, status_type, name.
+var statuses = []struct {
+	id         int64
+	statusType string
+	name       string
+}{
+	{0, "offline", "Offline"},
+	{1, "online", "Online"},
+	{2, "busy", "Busy"},
+	{3, "acw", "After call work"},
+	{7, "offline", "Lunch"},
 }
 
-func user(status, pref int) callcenter.User {
-	return callcenter.User{ID: 3, Name: "Ann", Email: "ann@example.com", Role: "Agent", Status: status, Preference: pref, Teams: []callcenter.TeamRef{{ID: 2}}}
+// testNames indexes statuses as poll does, one at a time.
+func testNames() StatusNames {
+	var n StatusNames
+	for _, s := range statuses {
+		n.Add(s.id, s.statusType, s.name)
+	}
+	return n
+}
+
+func user(status, pref int) events.User {
+	return events.User{ID: 3, Name: "Ann", Email: "ann@example.com", Role: "Agent", Status: status, Preference: pref, Teams: []events.TeamRef{{ID: 2}}}
 }
 
 func TestUserDiff(t *testing.T) {
-	names := NewStatusNames(statuses)
+	names := testNames()
 	promoted := user(1, 1)
 	promoted.Role = "Supervisor"
 	deleted := user(0, 0)
 	deleted.Deleted = true
 	tests := []struct {
 		name string
-		obs  []callcenter.User
-		want []event.Type
+		obs  []events.User
+		want []events.Type
 	}{
-		{"created", []callcenter.User{user(1, 1)}, []event.Type{event.UserCreated}},
-		{"no change", []callcenter.User{user(1, 1), user(1, 1)}, []event.Type{event.UserCreated}},
-		{"status", []callcenter.User{user(1, 1), user(2, 1), user(1, 1)},
-			[]event.Type{event.UserCreated, event.UserStatusChanged, event.UserStatusChanged}},
-		{"role", []callcenter.User{user(1, 1), promoted}, []event.Type{event.UserCreated, event.UserUpdated}},
-		{"deleted", []callcenter.User{user(1, 1), deleted}, []event.Type{event.UserCreated, event.UserDeleted, event.UserStatusChanged}},
-		{"undeleted", []callcenter.User{deleted, user(0, 0)}, []event.Type{event.UserCreated, event.UserUpdated}},
+		{"created", []events.User{user(1, 1)}, []events.Type{events.UserCreated}},
+		{"no change", []events.User{user(1, 1), user(1, 1)}, []events.Type{events.UserCreated}},
+		{"status", []events.User{user(1, 1), user(2, 1), user(1, 1)},
+			[]events.Type{events.UserCreated, events.UserStatusChanged, events.UserStatusChanged}},
+		{"role", []events.User{user(1, 1), promoted}, []events.Type{events.UserCreated, events.UserUpdated}},
+		{"deleted", []events.User{user(1, 1), deleted}, []events.Type{events.UserCreated, events.UserDeleted, events.UserStatusChanged}},
+		{"undeleted", []events.User{deleted, user(0, 0)}, []events.Type{events.UserCreated, events.UserUpdated}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var snap []byte
-			var got []event.Type
+			var got []events.Type
 			for _, u := range tc.obs {
 				r, err := User(Scope{Account: "acme"}, snap, u, names, at(1))
 				if err != nil {
@@ -124,19 +137,19 @@ func TestUserDiff(t *testing.T) {
 }
 
 func TestUserStatusNamesAndChain(t *testing.T) {
-	names := NewStatusNames(statuses)
+	names := testNames()
 	var snap []byte
-	var evs []event.Envelope
-	for _, u := range []callcenter.User{user(1, 1), user(2, 1), user(3, 1), user(0, 7)} {
+	var evs []events.Envelope
+	for _, u := range []events.User{user(1, 1), user(2, 1), user(3, 1), user(0, 7)} {
 		r, err := User(Scope{Account: "acme"}, snap, u, names, at(1))
 		if err != nil {
 			t.Fatal(err)
 		}
 		evs, snap = append(evs, r.Events...), r.Snap
 	}
-	var prev *event.UserState
+	var prev *events.UserState
 	for _, e := range evs[1:] {
-		var d event.UserStatusData
+		var d events.UserStatusData
 		if err := json.Unmarshal(e.Data, &d); err != nil {
 			t.Fatal(err)
 		}
@@ -151,30 +164,51 @@ func TestUserStatusNamesAndChain(t *testing.T) {
 }
 
 func TestTeamDiff(t *testing.T) {
-	team := func(name string, members ...int64) callcenter.Team {
-		tm := callcenter.Team{ID: 2, Name: name}
+	team := func(name string, members ...int64) events.Team {
+		tm := events.Team{ID: 2, Name: name}
 		for _, m := range members {
-			tm.Users = append(tm.Users, callcenter.UserRef{ID: m})
+			tm.Users = append(tm.Users, events.UserRef{ID: m})
 		}
 		return tm
 	}
 	var snap []byte
-	var evs []event.Envelope
-	for _, tm := range []callcenter.Team{team("Sales", 1, 2), team("Sales", 2, 1), team("Sales", 2, 3), team("Sales EU", 2, 3)} {
+	var evs []events.Envelope
+	for _, tm := range []events.Team{team("Sales", 1, 2), team("Sales", 2, 1), team("Sales", 2, 3), team("Sales EU", 2, 3)} {
 		r, err := Team(Scope{Account: "acme"}, snap, tm, at(1))
 		if err != nil {
 			t.Fatal(err)
 		}
 		evs, snap = append(evs, r.Events...), r.Snap
 	}
-	if got, want := types(evs), []event.Type{event.TeamCreated, event.TeamUpdated, event.TeamUpdated}; !slices.Equal(got, want) {
+	if got, want := types(evs), []events.Type{events.TeamCreated, events.TeamUpdated, events.TeamUpdated}; !slices.Equal(got, want) {
 		t.Fatalf("got %v want %v", got, want)
 	}
-	var d event.TeamData
+	var d events.TeamData
 	if err := json.Unmarshal(evs[1].Data, &d); err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Equal(d.MembersAdded, []int64{3}) || !slices.Equal(d.MembersRemoved, []int64{1}) {
 		t.Fatalf("members %+v", d)
+	}
+}
+
+// TestStatusNamesOrder: the default status of a type is its lowest id, in
+// whatever order the API lists the statuses.
+func TestStatusNamesOrder(t *testing.T) {
+	var n StatusNames
+	for i := len(statuses) - 1; i >= 0; i-- {
+		n.Add(statuses[i].id, statuses[i].statusType, statuses[i].name)
+	}
+	want := testNames()
+	for v := -1; v <= 4; v++ {
+		if got, w := n.Status(v), want.Status(v); got != w {
+			t.Errorf("Status(%d) = %q, want %q", v, got, w)
+		}
+	}
+	if got := n.Status(0); got != "Offline" {
+		t.Errorf("Status(0) = %q, want Offline (id 0 before Lunch's 7)", got)
+	}
+	if got := n.Preference(7); got != "Lunch" {
+		t.Errorf("Preference(7) = %q, want Lunch", got)
 	}
 }

@@ -5,15 +5,14 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/callbus/callbus/internal/callcenter"
-	"github.com/callbus/callbus/internal/event"
+	"github.com/callbus/callbus/events"
 )
 
 // pending is an event decided before its turn to be emitted: participants are
 // diffed before the call's fields (whether the call ends decides how quiet fields
 // are treated) but their events follow call.updated.
 type pending struct {
-	typ    event.Type
+	typ    events.Type
 	entity string
 	at     time.Time
 	data   any
@@ -24,7 +23,7 @@ type pending struct {
 // no longer lists is marked gone; one listed again is back. undated is the time of
 // a status change whose participant has no updated_time; read is the time of the
 // read, beyond which an updated_time is not believed (see upTo).
-func (s *callSnap) participants(out []pending, callEntity string, c callcenter.Call, newer bool, undated, read time.Time) []pending {
+func (s *callSnap) participants(out []pending, callEntity string, c events.Call, newer bool, undated, read time.Time) []pending {
 	listed := make([]string, 0, 8) // a handful: on the stack
 	for _, p := range c.Participants {
 		key := strconv.FormatInt(p.ID, 10)
@@ -49,13 +48,13 @@ func (s *callSnap) participants(out []pending, callEntity string, c callcenter.C
 // is ignored; one with the same updated_time, or none, changes the status only
 // forward (see forward): the equal-time rule that keeps a stale copy from turning a
 // change back. A change without updated_time is taken as of undated.
-func (s *callSnap) participant(key string, callID int64, p callcenter.Participant, undated, read time.Time) (pending, bool) {
+func (s *callSnap) participant(key string, callID int64, p events.Participant, undated, read time.Time) (pending, bool) {
 	upd := apiTime(p.UpdatedTime, read)
 	old, seen := s.P[key]
 	switch {
 	case !seen:
 		s.P[key] = partSnap{S: p.CallStatus, U: upd}
-		return pending{event.ParticipantJoined, "", p.CreatedTime, &event.ParticipantData{CallID: callID, Participant: p}}, true
+		return pending{events.ParticipantJoined, "", p.CreatedTime, &events.ParticipantData{CallID: callID, Participant: p}}, true
 	case upd != 0 && upd < old.U:
 		old.Gone = false // older than what we have: keep it, but it is listed
 		s.P[key] = old
@@ -64,10 +63,10 @@ func (s *callSnap) participant(key string, callID int64, p callcenter.Participan
 			upd = ms(undated)
 		}
 		s.P[key] = partSnap{S: p.CallStatus, U: max(upd, old.U)}
-		return pending{event.ParticipantStatusChanged, "", p.UpdatedTime, &event.ParticipantStatusData{
+		return pending{events.ParticipantStatusChanged, "", p.UpdatedTime, &events.ParticipantStatusData{
 			CallID: callID, Participant: p,
-			Previous: event.CallStatus{Code: old.S, Label: callcenter.CallStatusLabel(old.S)},
-			Current:  event.CallStatus{Code: p.CallStatus, Label: callcenter.CallStatusLabel(p.CallStatus)},
+			Previous: events.CallStatus{Code: old.S, Label: events.CallStatusLabel(old.S)},
+			Current:  events.CallStatus{Code: p.CallStatus, Label: events.CallStatusLabel(p.CallStatus)},
 		}}, true
 	default:
 		s.P[key] = partSnap{S: old.S, U: max(upd, old.U)}
@@ -88,7 +87,7 @@ func forward(a, b int) bool {
 const stageTerminal = 4
 
 func stage(status int) int {
-	if callcenter.CallStatusTerminal(status) {
+	if events.CallStatusTerminal(status) {
 		return stageTerminal
 	}
 	switch status {

@@ -3,7 +3,7 @@ package diff
 import (
 	"encoding/json"
 
-	"github.com/callbus/callbus/internal/callcenter"
+	"github.com/callbus/callbus/events"
 )
 
 // The records of the events package as encoding/json writes them: fields in
@@ -11,7 +11,7 @@ import (
 // added to a record must be added here too; TestDataEncodingAsEncodingJSON fills
 // every field of every record by reflection and fails until it is.
 
-func (w *jsonWriter) call(c *callcenter.Call) {
+func (w *jsonWriter) call(c *events.Call) {
 	w.lit(`{"id":`)
 	w.int(c.ID)
 	w.lit(`,"direction":`)
@@ -82,7 +82,7 @@ func (w *jsonWriter) call(c *callcenter.Call) {
 	w.b = append(w.b, '}')
 }
 
-func (w *jsonWriter) recording(r *callcenter.Recording) {
+func (w *jsonWriter) recording(r *events.Recording) {
 	w.lit(`{"id":`)
 	w.int(r.ID)
 	w.lit(`,"url":`)
@@ -96,7 +96,7 @@ func (w *jsonWriter) recording(r *callcenter.Recording) {
 	w.b = append(w.b, '}')
 }
 
-func (w *jsonWriter) recordingToRedact(r *callcenter.RecordingToRedact) {
+func (w *jsonWriter) recordingToRedact(r *events.RecordingToRedact) {
 	w.lit(`{"id":`)
 	w.int(r.ID)
 	w.lit(`,"url":`)
@@ -108,8 +108,8 @@ func (w *jsonWriter) recordingToRedact(r *callcenter.RecordingToRedact) {
 	w.b = append(w.b, '}')
 }
 
-func (w *jsonWriter) integratedResources(rs []callcenter.IntegratedResource) {
-	list(w, rs, func(w *jsonWriter, r callcenter.IntegratedResource) {
+func (w *jsonWriter) integratedResources(rs []events.IntegratedResource) {
+	list(w, rs, func(w *jsonWriter, r events.IntegratedResource) {
 		w.lit(`{"id":`)
 		w.int(r.ID)
 		w.lit(`,"integration_name":`)
@@ -125,7 +125,7 @@ func (w *jsonWriter) rawList(vs []json.RawMessage) {
 	list(w, vs, func(w *jsonWriter, v json.RawMessage) { w.raw(v) })
 }
 
-func (w *jsonWriter) participant(p *callcenter.Participant) {
+func (w *jsonWriter) participant(p *events.Participant) {
 	w.lit(`{"id":`)
 	w.int(p.ID)
 	w.lit(`,"call_id":`)
@@ -161,7 +161,7 @@ func (w *jsonWriter) participant(p *callcenter.Participant) {
 	w.b = append(w.b, '}')
 }
 
-func (w *jsonWriter) user(u *callcenter.User) {
+func (w *jsonWriter) user(u *events.User) {
 	w.lit(`{"id":`)
 	w.int(u.ID)
 	w.lit(`,"name":`)
@@ -208,7 +208,7 @@ func (w *jsonWriter) user(u *callcenter.User) {
 	w.b = append(w.b, '}')
 }
 
-func (w *jsonWriter) team(t *callcenter.Team) {
+func (w *jsonWriter) team(t *events.Team) {
 	w.lit(`{"id":`)
 	w.int(t.ID)
 	w.lit(`,"name":`)

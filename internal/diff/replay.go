@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/callbus/callbus/internal/callcenter"
+	"github.com/callbus/callbus/events"
 )
 
 // ApplyParticipant brings the call snapshot prev up to a participant event the
@@ -13,7 +13,7 @@ import (
 // It is how the poller rebuilds Redis from the stream after a rollback or loss: a
 // participant event carries the participant, not the call, so diffing is not
 // possible. A nil prev (the call's own events are gone from the stream) gives nil.
-func ApplyParticipant(prev []byte, p callcenter.Participant) ([]byte, error) {
+func ApplyParticipant(prev []byte, p events.Participant) ([]byte, error) {
 	if prev == nil {
 		return nil, nil
 	}

@@ -3,7 +3,7 @@ package diff
 import (
 	"testing"
 
-	"github.com/callbus/callbus/internal/event"
+	"github.com/callbus/callbus/events"
 )
 
 // A participant event replayed onto the call snapshot leaves nothing to announce
@@ -27,7 +27,7 @@ func TestApplyParticipant(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, e := range again.Events {
-		if e.Type == event.ParticipantStatusChanged || e.Type == event.ParticipantJoined {
+		if e.Type == events.ParticipantStatusChanged || e.Type == events.ParticipantJoined {
 			t.Errorf("replayed participant announced again: %s %s", e.Type, e.Subject)
 		}
 	}
@@ -37,7 +37,7 @@ func TestApplyParticipant(t *testing.T) {
 	}
 	changed := 0
 	for _, e := range ended.Events {
-		if e.Type == event.ParticipantStatusChanged {
+		if e.Type == events.ParticipantStatusChanged {
 			changed++
 		}
 	}

@@ -7,7 +7,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/callbus/callbus/internal/callcenter"
+	"github.com/callbus/callbus/events"
 )
 
 // A read that sameMetricSnap tells unchanged is one the full diff finds
@@ -19,7 +19,7 @@ func TestSameMetricSnapAsDiff(t *testing.T) {
 	overdue := CallState{Ended: true, Overdue: true}
 	same := 0
 	for range 3000 {
-		var m0 callcenter.CallMetric
+		var m0 events.CallMetric
 		fill(t, r, reflect.ValueOf(&m0).Elem())
 		first, err := Metric(Scope{Account: "acme"}, nil, m0, overdue)
 		if err != nil || first.Snap == nil {
@@ -60,8 +60,8 @@ func TestSameMetricSnapAsDiff(t *testing.T) {
 func TestSnapshotFieldsRoundTrip(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	for i := range 3000 {
-		var c callcenter.Call
-		var m callcenter.CallMetric
+		var c events.Call
+		var m events.CallMetric
 		fill(t, r, reflect.ValueOf(&c).Elem())
 		fill(t, r, reflect.ValueOf(&m).Elem())
 		f := map[string]string{}

@@ -7,14 +7,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/callbus/callbus/internal/callcenter"
+	"github.com/callbus/callbus/events"
 )
 
 // callIDs runs the call diff over obs, switching the snapshot to the JSON of the
 // previous release (json.Marshal of the same struct, as that release stored it)
 // before observation jsonAt (-1: never), and returns every event id and the last
 // snapshot.
-func callIDs(t *testing.T, obs []callcenter.Call, jsonAt int) ([]string, []byte) {
+func callIDs(t *testing.T, obs []events.Call, jsonAt int) ([]string, []byte) {
 	t.Helper()
 	var snap []byte
 	var ids []string

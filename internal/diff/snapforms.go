@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/callbus/callbus/internal/callcenter"
+	"github.com/callbus/callbus/events"
 )
 
 // decodeLegacySnap decodes b into s when b is the JSON snapshot of an earlier
@@ -163,7 +163,7 @@ func decodeMetricSnapIn(b []byte, s *metricSnap, sc *scratch) error {
 // m with fields fs leaves when it changes nothing: the same sequence, updated
 // time and fields. Most reads of a final metric are such; they are told without
 // decoding prev.
-func sameMetricSnap(prev []byte, m callcenter.CallMetric, fs []field) bool {
+func sameMetricSnap(prev []byte, m events.CallMetric, fs []field) bool {
 	if len(prev) == 0 || prev[0] != snapV1 {
 		return false
 	}

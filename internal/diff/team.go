@@ -7,8 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/callbus/callbus/internal/callcenter"
-	"github.com/callbus/callbus/internal/event"
+	"github.com/callbus/callbus/events"
 )
 
 type teamSnap struct {
@@ -21,7 +20,7 @@ type teamSnap struct {
 // seen), stamping events with seen (teams carry no updated_time). Events:
 // team.created, team.updated with the members added and removed and the changed
 // name, description or omni_channel.
-func Team(scope Scope, prev []byte, t callcenter.Team, seen time.Time) (Result, error) {
+func Team(scope Scope, prev []byte, t events.Team, seen time.Time) (Result, error) {
 	var s teamSnap
 	if prev != nil {
 		if err := json.Unmarshal(prev, &s); err != nil {
@@ -48,9 +47,9 @@ func Team(scope Scope, prev []byte, t callcenter.Team, seen time.Time) (Result, 
 	added, removed := setDiff(s.M, members)
 	switch {
 	case creating:
-		em.emit(event.TeamCreated, entity, seen, &event.TeamData{Team: t})
+		em.emit(events.TeamCreated, entity, seen, &events.TeamData{Team: t})
 	case len(ch) > 0 || len(added) > 0 || len(removed) > 0:
-		em.emit(event.TeamUpdated, entity, seen, &event.TeamData{Team: t, MembersAdded: added, MembersRemoved: removed, Changes: ch})
+		em.emit(events.TeamUpdated, entity, seen, &events.TeamData{Team: t, MembersAdded: added, MembersRemoved: removed, Changes: ch})
 	}
 	s.M, s.Seq = members, em.seq
 	return result(em, s, prev, "team", t.ID)

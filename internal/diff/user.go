@@ -7,32 +7,37 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/callbus/callbus/internal/callcenter"
-	"github.com/callbus/callbus/internal/event"
+	"github.com/callbus/callbus/events"
 )
 
 // StatusNames resolves user status values to names from the account's user
-// statuses.
+// statuses. The zero value names nothing; Add indexes one status at a time, so
+// diff needs no type of the API client (poll reads the statuses and adds them).
 type StatusNames struct {
 	byID   map[int64]string
-	byType map[string]string // status_type → name of the default status of that type
+	byType map[string]typeDefault // status_type → the default status of that type
 }
 
-// NewStatusNames indexes the list of user statuses. A user's `status` (0 offline,
+// typeDefault is the status that names a status_type: the lowest id seen of it.
+type typeDefault struct {
+	id   int64
+	name string
+}
+
+// Add indexes one of the account's user statuses. A user's `status` (0 offline,
 // 1 online, 2 busy, 3 after-call work) is named after the status of the matching
-// status_type (the lowest id wins, which is the default one); preferences are
-// status ids and are named after that status.
-func NewStatusNames(list []callcenter.UserStatus) StatusNames {
-	sorted := slices.Clone(list)
-	slices.SortFunc(sorted, func(a, b callcenter.UserStatus) int { return int(a.ID - b.ID) })
-	n := StatusNames{byID: map[int64]string{}, byType: map[string]string{}}
-	for _, s := range sorted {
-		n.byID[s.ID] = s.Name
-		if _, ok := n.byType[s.StatusType]; !ok {
-			n.byType[s.StatusType] = s.Name
-		}
+// status_type (the lowest id wins, which is the default one, whatever the order
+// of the list); preferences are status ids and are named after that status.
+func (n *StatusNames) Add(id int64, statusType, name string) {
+	if n.byID == nil {
+		n.byID, n.byType = map[int64]string{}, map[string]typeDefault{}
 	}
-	return n
+	if _, ok := n.byID[id]; !ok {
+		n.byID[id] = name
+	}
+	if d, ok := n.byType[statusType]; !ok || id < d.id {
+		n.byType[statusType] = typeDefault{id, name}
+	}
 }
 
 var statusTypes = [...]string{"offline", "online", "busy", "acw"}
@@ -42,8 +47,8 @@ func (n StatusNames) Status(v int) string {
 	if v < 0 || v >= len(statusTypes) {
 		return ""
 	}
-	if name, ok := n.byType[statusTypes[v]]; ok {
-		return name
+	if d, ok := n.byType[statusTypes[v]]; ok {
+		return d.name
 	}
 	return statusTypes[v]
 }
@@ -51,8 +56,8 @@ func (n StatusNames) Status(v int) string {
 // Preference names a status id; "" when the id is not in the list.
 func (n StatusNames) Preference(id int) string { return n.byID[int64(id)] }
 
-func (n StatusNames) state(s [3]int) event.UserState {
-	return event.UserState{
+func (n StatusNames) state(s [3]int) events.UserState {
+	return events.UserState{
 		Status: s[0], StatusName: n.Status(s[0]),
 		Preference: s[1], PreferenceName: n.Preference(s[1]),
 		MobileAppPreference: s[2], MobileAppPreferenceName: n.Preference(s[2]),
@@ -68,7 +73,7 @@ type userSnap struct {
 
 // Result is the outcome of one user or team observation.
 type Result struct {
-	Events  []event.Envelope
+	Events  []events.Envelope
 	Snap    []byte
 	Changed bool
 }
@@ -79,7 +84,7 @@ type Result struct {
 // (role, email, name, phone, teams, language, time zone, confirmed; also un-deleted),
 // user.deleted (deleted turns true), user.status_changed (status, preference or
 // mobile_app_preference).
-func User(scope Scope, prev []byte, u callcenter.User, names StatusNames, seen time.Time) (Result, error) {
+func User(scope Scope, prev []byte, u events.User, names StatusNames, seen time.Time) (Result, error) {
 	var s userSnap
 	if prev != nil {
 		if err := json.Unmarshal(prev, &s); err != nil {
@@ -96,14 +101,14 @@ func User(scope Scope, prev []byte, u callcenter.User, names StatusNames, seen t
 	ch := compare(s.F, userFields(u), creating)
 	switch {
 	case creating:
-		em.emit(event.UserCreated, entity, seen, &event.UserData{User: u})
+		em.emit(events.UserCreated, entity, seen, &events.UserData{User: u})
 	case u.Deleted && !s.Del:
-		em.emit(event.UserDeleted, entity, seen, &event.UserData{User: u, Changes: ch})
+		em.emit(events.UserDeleted, entity, seen, &events.UserData{User: u, Changes: ch})
 	case !u.Deleted && s.Del:
-		ch = append(ch, event.Change{Field: "deleted", Previous: json.RawMessage("true"), Current: json.RawMessage("false")})
+		ch = append(ch, events.Change{Field: "deleted", Previous: json.RawMessage("true"), Current: json.RawMessage("false")})
 		fallthrough
 	case len(ch) > 0:
-		em.emit(event.UserUpdated, entity, seen, &event.UserData{User: u, Changes: ch})
+		em.emit(events.UserUpdated, entity, seen, &events.UserData{User: u, Changes: ch})
 	}
 	if !creating && cur != s.S {
 		var changed []string
@@ -112,7 +117,7 @@ func User(scope Scope, prev []byte, u callcenter.User, names StatusNames, seen t
 				changed = append(changed, name)
 			}
 		}
-		em.emit(event.UserStatusChanged, entity, seen, &event.UserStatusData{
+		em.emit(events.UserStatusChanged, entity, seen, &events.UserStatusData{
 			User: u, Previous: names.state(s.S), Current: names.state(cur), Changed: changed,
 		})
 	}
@@ -120,7 +125,7 @@ func User(scope Scope, prev []byte, u callcenter.User, names StatusNames, seen t
 	return result(em, s, prev, "user", u.ID)
 }
 
-func userFields(u callcenter.User) []field {
+func userFields(u events.User) []field {
 	teams := make([]int64, 0, len(u.Teams))
 	for _, t := range u.Teams {
 		teams = append(teams, t.ID)

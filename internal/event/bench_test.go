@@ -2,6 +2,7 @@ package event
 
 import (
 	"encoding/json"
+	"github.com/callbus/callbus/events"
 	"os"
 	"testing"
 )
@@ -13,20 +14,20 @@ import (
 // benchEvents are two example events of the catalog (schemas/examples): the data
 // decoded into the types the differ passes to New, and the envelope New makes.
 func benchEvents(b *testing.B) map[string]struct {
-	env  Envelope
+	env  events.Envelope
 	data any
 } {
 	b.Helper()
 	out := map[string]struct {
-		env  Envelope
+		env  events.Envelope
 		data any
 	}{}
-	for name, data := range map[string]any{"call.created": &CallData{}, "participant.status_changed": &ParticipantStatusData{}} {
+	for name, data := range map[string]any{"call.created": &events.CallData{}, "participant.status_changed": &events.ParticipantStatusData{}} {
 		raw, err := os.ReadFile("../../schemas/examples/" + name + ".json")
 		if err != nil {
 			b.Fatal(err)
 		}
-		var e Envelope
+		var e events.Envelope
 		if err := json.Unmarshal(raw, &e); err != nil {
 			b.Fatal(err)
 		}
@@ -37,7 +38,7 @@ func benchEvents(b *testing.B) map[string]struct {
 			b.Fatal(err)
 		}
 		out[name] = struct {
-			env  Envelope
+			env  events.Envelope
 			data any
 		}{e, data}
 	}
@@ -86,7 +87,7 @@ func BenchmarkEnvelopeMessage(b *testing.B) {
 func BenchmarkID(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
-		if len(ID("acme", ParticipantStatusChanged, "calls/812/participants/4431", "3f9a0c21d7e4/5/9c1e07a2b4d3")) != 32 {
+		if len(ID("acme", events.ParticipantStatusChanged, "calls/812/participants/4431", "3f9a0c21d7e4/5/9c1e07a2b4d3")) != 32 {
 			b.Fatal("id length")
 		}
 	}

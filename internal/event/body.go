@@ -2,6 +2,7 @@ package event
 
 import (
 	"encoding/json"
+	"github.com/callbus/callbus/events"
 	"time"
 	"unicode/utf8"
 )
@@ -12,7 +13,7 @@ const envelopeSize = 256
 
 // appendEnvelope appends the JSON of e to b, attribute by attribute in the order and
 // form json.Marshal(e) writes them, and e.Data as it is ("null" when nil).
-func appendEnvelope(b []byte, e Envelope) ([]byte, error) {
+func appendEnvelope(b []byte, e events.Envelope) ([]byte, error) {
 	b = append(b, `{"specversion":`...)
 	b = appendString(b, e.SpecVersion)
 	b = append(b, `,"id":`...)

@@ -4,23 +4,24 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"github.com/callbus/callbus/events"
 	"strings"
 	"testing"
 	"time"
 )
 
 func TestIDDeterministicAndDistinct(t *testing.T) {
-	a := ID("acme", CallCreated, "calls/1", "v1")
-	if a != ID("acme", CallCreated, "calls/1", "v1") {
+	a := ID("acme", events.CallCreated, "calls/1", "v1")
+	if a != ID("acme", events.CallCreated, "calls/1", "v1") {
 		t.Fatal("same inputs gave different ids")
 	}
 	seen := map[string]bool{a: true}
 	for _, other := range []string{
-		ID("acme2", CallCreated, "calls/1", "v1"),
-		ID("acme", CallEnded, "calls/1", "v1"),
-		ID("acme", CallCreated, "calls/2", "v1"),
-		ID("acme", CallCreated, "calls/1", "v2"),
-		ID("acm", CallCreated, "ecalls/1", "v1"),
+		ID("acme2", events.CallCreated, "calls/1", "v1"),
+		ID("acme", events.CallEnded, "calls/1", "v1"),
+		ID("acme", events.CallCreated, "calls/2", "v1"),
+		ID("acme", events.CallCreated, "calls/1", "v2"),
+		ID("acm", events.CallCreated, "ecalls/1", "v1"),
 	} {
 		if seen[other] {
 			t.Fatalf("id collision: %s", other)
@@ -33,16 +34,16 @@ func TestIDDeterministicAndDistinct(t *testing.T) {
 }
 
 func TestSubjects(t *testing.T) {
-	s := Subject("callcenter", "acme", ParticipantStatusChanged)
+	s := events.Subject("callcenter", "acme", events.ParticipantStatusChanged)
 	if s != "callcenter.acme.participant.status_changed" {
 		t.Fatalf("got %s", s)
 	}
-	acct, typ, err := ParseSubject("callcenter", s)
-	if err != nil || acct != "acme" || typ != ParticipantStatusChanged {
+	acct, typ, err := events.ParseSubject("callcenter", s)
+	if err != nil || acct != "acme" || typ != events.ParticipantStatusChanged {
 		t.Fatalf("parse: got %q %q %v", acct, typ, err)
 	}
 	for _, bad := range []string{"other.acme.call.created", "callcenter.acme.call.nope", "callcenter.acme"} {
-		if _, _, err := ParseSubject("callcenter", bad); err == nil {
+		if _, _, err := events.ParseSubject("callcenter", bad); err == nil {
 			t.Errorf("ParseSubject(%q): want error", bad)
 		}
 	}
@@ -50,7 +51,7 @@ func TestSubjects(t *testing.T) {
 		prefix, account string
 		ok              bool
 	}{{"callcenter", "acme", true}, {"call.center", "acme", false}, {"cc", "ac me", false}, {"cc", "a*", false}, {"", "a", false}, {"cc", "acme-1_x", true}} {
-		if err := CheckNames(tc.prefix, tc.account); (err == nil) != tc.ok {
+		if err := events.CheckNames(tc.prefix, tc.account); (err == nil) != tc.ok {
 			t.Errorf("CheckNames(%q,%q) = %v, want ok=%v", tc.prefix, tc.account, err, tc.ok)
 		}
 	}
@@ -58,7 +59,7 @@ func TestSubjects(t *testing.T) {
 
 func TestEnvelope(t *testing.T) {
 	at := time.Date(2026, 11, 21, 10, 0, 3, 0, time.FixedZone("x", 3600))
-	e, err := New("acme", CallCreated, "calls/812", "created", at, map[string]int{"id": 812})
+	e, err := New("acme", events.CallCreated, "calls/812", "created", at, map[string]int{"id": 812})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,8 +75,8 @@ func TestEnvelope(t *testing.T) {
 	if err := e.Validate(); err == nil || !strings.Contains(err.Error(), "unknown type") {
 		t.Fatalf("want unknown type error, got %v", err)
 	}
-	for _, i := range Catalog {
-		if !Known(i.Type) || i.When == "" || i.Data == "" {
+	for _, i := range events.Catalog {
+		if !events.Known(i.Type) || i.When == "" || i.Data == "" {
 			t.Errorf("catalog entry %+v incomplete", i)
 		}
 	}
@@ -83,7 +84,7 @@ func TestEnvelope(t *testing.T) {
 
 // idBefore is ID as earlier releases computed it: ids of events stored in the
 // stream must not change.
-func idBefore(account string, t Type, entity, stateKey string) string {
+func idBefore(account string, t events.Type, entity, stateKey string) string {
 	h := sha256.New()
 	for _, s := range []string{account, string(t), entity, stateKey} {
 		h.Write([]byte(s))
@@ -97,7 +98,7 @@ func TestIDAsBefore(t *testing.T) {
 	for _, c := range [][4]string{{"acme", "call.created", "calls/812", "e1/1"}, {"", "", "", ""},
 		{"acme", "participant.status_changed", "calls/812/participants/4431", "3f9a0c21d7e4/5/9c1e07a2b4d3"},
 		{"a\x00b", "t", long, long}} {
-		if got, want := ID(c[0], Type(c[1]), c[2], c[3]), idBefore(c[0], Type(c[1]), c[2], c[3]); got != want {
+		if got, want := ID(c[0], events.Type(c[1]), c[2], c[3]), idBefore(c[0], events.Type(c[1]), c[2], c[3]); got != want {
 			t.Errorf("ID%q = %s, earlier releases %s", c, got, want)
 		}
 	}

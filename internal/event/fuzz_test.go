@@ -3,6 +3,7 @@ package event
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/schemas"
 	"testing"
 	"time"
@@ -25,7 +26,7 @@ func addExamples(f *testing.F) {
 func FuzzDecodeEnvelope(f *testing.F) {
 	addExamples(f)
 	f.Fuzz(func(t *testing.T, body []byte) {
-		var e Envelope
+		var e events.Envelope
 		if json.Unmarshal(body, &e) != nil {
 			return
 		}
@@ -57,13 +58,13 @@ func FuzzDecodeEnvelope(f *testing.F) {
 
 // requireRoundTrip fails unless e encodes, decodes to an equal envelope and
 // encodes to the same bytes again.
-func requireRoundTrip(t *testing.T, e Envelope) {
+func requireRoundTrip(t *testing.T, e events.Envelope) {
 	t.Helper()
 	b, err := json.Marshal(e)
 	if err != nil {
 		t.Fatalf("decoded envelope %+v does not encode: %v", e, err)
 	}
-	var e2 Envelope
+	var e2 events.Envelope
 	if err := json.Unmarshal(b, &e2); err != nil {
 		t.Fatalf("encoded envelope %s does not decode: %v", b, err)
 	}
@@ -82,8 +83,8 @@ func FuzzRestoreHead(f *testing.F) {
 	addExamples(f)
 	at := time.Date(2026, 11, 24, 9, 30, 0, 0, time.UTC)
 	f.Fuzz(func(t *testing.T, body []byte) {
-		m := Message{ID: "x", Type: CallCreated, Time: at, Data: body}
-		if err := m.RestoreHead(); err != nil && (m.Type != CallCreated || !m.Time.Equal(at)) {
+		m := Message{ID: "x", Type: events.CallCreated, Time: at, Data: body}
+		if err := m.RestoreHead(); err != nil && (m.Type != events.CallCreated || !m.Time.Equal(at)) {
 			t.Fatalf("RestoreHead failed (%v) but changed the message to %q %v", err, m.Type, m.Time)
 		}
 	})

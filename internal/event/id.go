@@ -3,6 +3,7 @@ package event
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"github.com/callbus/callbus/events"
 )
 
 // ID is the deterministic id of an event: the same account, type, entity and new
@@ -14,7 +15,7 @@ import (
 // events that carry a transition, a digest of it ("3f9a0c21d7e4/5/9c1e07a2b4d3"), so
 // a later return to an earlier value is a different event, and a sequence number
 // reused after Redis rolled back cannot name a different transition.
-func ID(account string, t Type, entity, stateKey string) string {
+func ID(account string, t events.Type, entity, stateKey string) string {
 	return id(account, t, entity, []byte(stateKey))
 }
 
@@ -22,7 +23,7 @@ func ID(account string, t Type, entity, stateKey string) string {
 // of the SHA-256 of the four parts, each followed by a zero byte (so ("ab","c")
 // and ("a","bc") differ); hashed in one call over a stack buffer, it costs one
 // allocation, the id itself (the diff derives one per event).
-func id(account string, t Type, entity string, stateKey []byte) string {
+func id(account string, t events.Type, entity string, stateKey []byte) string {
 	var buf [256]byte
 	b := append(buf[:0], account...)
 	b = append(b, 0)

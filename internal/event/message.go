@@ -3,6 +3,7 @@ package event
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/callbus/callbus/events"
 	"time"
 )
 
@@ -10,11 +11,11 @@ import (
 // marshalled once, with what the outbox, the relay and the metrics need to know of
 // it, so that none of them decodes the body again.
 type Message struct {
-	ID      string    // the event id: HeaderID
-	Subject string    // the NATS subject, <prefix>.<account>.<type>
-	Type    Type      // the envelope's type
-	Time    time.Time // the envelope's time
-	Data    []byte    // the message body: the envelope as JSON
+	ID      string      // the event id: HeaderID
+	Subject string      // the NATS subject, <prefix>.<account>.<type>
+	Type    events.Type // the envelope's type
+	Time    time.Time   // the envelope's time
+	Data    []byte      // the message body: the envelope as JSON
 	// Headers are extra headers to publish with it, such as the trace context of
 	// the poll cycle that found the change (lower-case traceparent); may be nil.
 	Headers map[string]string
@@ -25,14 +26,14 @@ type Message struct {
 // e.Data, which is written as it is (not validated nor compacted again: New's data
 // is compact JSON already). It fails only when an attribute cannot be encoded (a
 // time outside the years 0–9999).
-func Encode(e Envelope, prefix, account string) (Message, error) {
+func Encode(e events.Envelope, prefix, account string) (Message, error) {
 	body, err := appendEnvelope(make([]byte, 0, envelopeSize+len(e.ID)+len(e.Source)+len(e.Subject)+len(e.Data)), e)
 	if err != nil {
 		return Message{}, fmt.Errorf("encode event %s: %w", e.ID, err)
 	}
 	return Message{
 		ID:      e.ID,
-		Subject: Subject(prefix, account, e.Type),
+		Subject: events.Subject(prefix, account, e.Type),
 		Type:    e.Type,
 		Time:    e.Time,
 		Data:    body,
@@ -45,8 +46,8 @@ func Encode(e Envelope, prefix, account string) (Message, error) {
 // JSON object with a string type and an RFC 3339 time (or none).
 func (m *Message) RestoreHead() error {
 	var head struct {
-		Type Type      `json:"type"`
-		Time time.Time `json:"time"`
+		Type events.Type `json:"type"`
+		Time time.Time   `json:"time"`
 	}
 	if err := json.Unmarshal(m.Data, &head); err != nil {
 		return fmt.Errorf("event %s: read type and time from the body: %w", m.ID, err)

@@ -2,13 +2,14 @@ package event
 
 import (
 	"encoding/json"
+	"github.com/callbus/callbus/events"
 	"testing"
 	"time"
 )
 
 func TestEnvelopeMessage(t *testing.T) {
 	at := time.Date(2026, 11, 24, 9, 30, 0, 5, time.FixedZone("x", 3600))
-	e, err := New("acme", ParticipantStatusChanged, "calls/812/participants/4431", "k/1", at, map[string]string{"current": "in_progress"})
+	e, err := New("acme", events.ParticipantStatusChanged, "calls/812/participants/4431", "k/1", at, map[string]string{"current": "in_progress"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -17,7 +18,7 @@ func TestEnvelopeMessage(t *testing.T) {
 		t.Fatal(err)
 	}
 	body, _ := json.Marshal(e)
-	if m.ID != e.ID || m.Subject != "callcenter.acme.participant.status_changed" || m.Type != ParticipantStatusChanged ||
+	if m.ID != e.ID || m.Subject != "callcenter.acme.participant.status_changed" || m.Type != events.ParticipantStatusChanged ||
 		!m.Time.Equal(at) || string(m.Data) != string(body) || m.Headers != nil {
 		t.Fatalf("got %+v\nwant the envelope's id, subject, type, time and body %s", m, body)
 	}
@@ -27,8 +28,8 @@ func TestEnvelopeMessage(t *testing.T) {
 	if err := old.RestoreHead(); err != nil || old.Type != m.Type || !old.Time.Equal(m.Time) {
 		t.Fatalf("RestoreHead: %q %v %v, want %q %v", old.Type, old.Time, err, m.Type, m.Time)
 	}
-	bad := Message{ID: "x", Data: []byte("not json"), Type: CallCreated}
-	if err := bad.RestoreHead(); err == nil || bad.Type != CallCreated {
+	bad := Message{ID: "x", Data: []byte("not json"), Type: events.CallCreated}
+	if err := bad.RestoreHead(); err == nil || bad.Type != events.CallCreated {
 		t.Fatalf("RestoreHead of a body that is no JSON: %v, type %q; want an error and m unchanged", err, bad.Type)
 	}
 }
@@ -37,18 +38,18 @@ func TestEnvelopeMessage(t *testing.T) {
 // attributes hold, as long as its data is compact JSON (as New makes it).
 func TestEncodeIsMarshal(t *testing.T) {
 	at := time.Date(2026, 11, 24, 9, 30, 0, 123456789, time.FixedZone("x", -5*3600))
-	base, err := New("acme", CallCreated, "calls/812", "k", at, map[string]any{"id": 812, "note": "<b>&</b>\u2028"})
+	base, err := New("acme", events.CallCreated, "calls/812", "k", at, map[string]any{"id": 812, "note": "<b>&</b>\u2028"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cases := map[string]func(e *Envelope){
-		"as made":     func(*Envelope) {},
-		"history":     func(e *Envelope) { e.History = true },
-		"no data":     func(e *Envelope) { e.Data = nil },
-		"zero time":   func(e *Envelope) { e.Time = time.Time{} },
-		"odd subject": func(e *Envelope) { e.Subject = "calls/<1>&\"q\"\n\u2028é\xff" },
-		"odd type":    func(e *Envelope) { e.Type = "t\x00\t" },
-		"raw data":    func(e *Envelope) { e.Data = json.RawMessage(`{"a":[1,2,{"b":null}]}`) },
+	cases := map[string]func(e *events.Envelope){
+		"as made":     func(*events.Envelope) {},
+		"history":     func(e *events.Envelope) { e.History = true },
+		"no data":     func(e *events.Envelope) { e.Data = nil },
+		"zero time":   func(e *events.Envelope) { e.Time = time.Time{} },
+		"odd subject": func(e *events.Envelope) { e.Subject = "calls/<1>&\"q\"\n\u2028é\xff" },
+		"odd type":    func(e *events.Envelope) { e.Type = "t\x00\t" },
+		"raw data":    func(e *events.Envelope) { e.Data = json.RawMessage(`{"a":[1,2,{"b":null}]}`) },
 	}
 	for name, edit := range cases {
 		e := base

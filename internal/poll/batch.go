@@ -5,9 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/callbus/callbus/internal/callcenter"
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/cursor"
-	"github.com/callbus/callbus/internal/event"
 	"github.com/callbus/callbus/internal/telemetry"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -100,10 +99,10 @@ type write struct {
 	remove   bool            // its snapshot is deleted (gone upstream)
 	open     *cursor.Tracked // the call enters the open index
 	terminal *cursor.Tracked // the call enters the terminal index
-	events   []event.Envelope
+	events   []events.Envelope
 	// call is the observation of a call the events come from, kept in Redis
 	// while they are committed in parts (resumeParts); ID 0 for other entities.
-	call callcenter.Call
+	call events.Call
 }
 
 // add queues one entity's writes. They land in one commit: the batch queued so

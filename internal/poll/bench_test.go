@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/cursor"
-	"github.com/callbus/callbus/internal/event"
 	"github.com/callbus/callbus/internal/redistest"
 	"github.com/rs/zerolog"
 )
@@ -25,7 +25,7 @@ func BenchmarkBatcherCommit(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var env event.Envelope
+	var env events.Envelope
 	if err := json.Unmarshal(raw, &env); err != nil {
 		b.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func BenchmarkBatcherCommit(b *testing.B) {
 	}
 	p.lease = func() cursor.Lease { return lease }
 	snap := make([]byte, 300)
-	evs := make([]event.Envelope, 1)
+	evs := make([]events.Envelope, 1)
 	b.ReportAllocs()
 	n := 0
 	for b.Loop() {

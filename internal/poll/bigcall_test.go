@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/cursor"
 	"github.com/callbus/callbus/internal/event"
 	"github.com/callbus/callbus/internal/redistest"
@@ -26,10 +27,10 @@ func bigWorld(legs int) sim.Config {
 }
 
 // joinedPerCall counts the participant.joined events of each call in evs.
-func joinedPerCall(evs []event.Envelope) map[string]int {
+func joinedPerCall(evs []events.Envelope) map[string]int {
 	out := map[string]int{}
 	for _, e := range evs {
-		if e.Type == event.ParticipantJoined {
+		if e.Type == events.ParticipantJoined {
 			out[e.Subject[:strings.Index(e.Subject, "/participants/")]]++
 		}
 	}
@@ -37,7 +38,7 @@ func joinedPerCall(evs []event.Envelope) map[string]int {
 }
 
 // biggest is the call with the most participant.joined events, and how many.
-func biggest(evs []event.Envelope) (string, int) {
+func biggest(evs []events.Envelope) (string, int) {
 	call, most := "", 0
 	for c, n := range joinedPerCall(evs) {
 		if n > most {
@@ -63,11 +64,11 @@ func TestBigCallInABusyCycle(t *testing.T) {
 	created, ended, lastJoined := -1, -1, -1 // positions in the outbox
 	for i, e := range evs {
 		switch {
-		case e.Subject == call && e.Type == event.CallCreated:
+		case e.Subject == call && e.Type == events.CallCreated:
 			created = i
-		case e.Subject == call && e.Type == event.CallEnded:
+		case e.Subject == call && e.Type == events.CallEnded:
 			ended = i
-		case e.Type == event.ParticipantJoined && strings.HasPrefix(e.Subject, call+"/"):
+		case e.Type == events.ParticipantJoined && strings.HasPrefix(e.Subject, call+"/"):
 			lastJoined = i
 			if created < 0 {
 				t.Fatalf("%s joined before its call was created", e.Subject)
@@ -103,10 +104,10 @@ func TestEntityCommitsTheBatchFirst(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	evs := make([]event.Envelope, 3200)
+	evs := make([]events.Envelope, 3200)
 	for i := range evs {
 		var err error
-		if evs[i], err = event.New("acme", event.ParticipantJoined, "calls/1/participants/"+itoa(i), "1/"+itoa(i), time.Unix(2, 0), json.RawMessage(`{}`)); err != nil {
+		if evs[i], err = event.New("acme", events.ParticipantJoined, "calls/1/participants/"+itoa(i), "1/"+itoa(i), time.Unix(2, 0), json.RawMessage(`{}`)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -173,8 +174,8 @@ func (c *crashBeforeLastPart) Commit(ctx context.Context, l cursor.Lease, b curs
 		return cursor.CommitResult{}, errCrash
 	}
 	for _, e := range b.Events {
-		var env event.Envelope
-		if e.Type == event.ParticipantJoined && json.Unmarshal(e.Data, &env) == nil {
+		var env events.Envelope
+		if e.Type == events.ParticipantJoined && json.Unmarshal(e.Data, &env) == nil {
 			c.started[env.Subject[:strings.Index(env.Subject, "/participants/")]] = true
 		}
 	}
@@ -231,7 +232,7 @@ func TestCrashBetweenPartsDedupes(t *testing.T) {
 	}
 	distinct := map[string]bool{}
 	for _, e := range after {
-		if e.Type == event.ParticipantJoined && strings.HasPrefix(e.Subject, call+"/") {
+		if e.Type == events.ParticipantJoined && strings.HasPrefix(e.Subject, call+"/") {
 			distinct[e.ID] = true
 		}
 	}
@@ -255,7 +256,7 @@ func TestCrashBetweenPartsDedupes(t *testing.T) {
 // checkChains fails unless every participant's status events chain, copies
 // (same id) taken once: each status_changed's previous is the status the one
 // before ended on, from participant.joined on.
-func checkChains(t *testing.T, evs []event.Envelope) {
+func checkChains(t *testing.T, evs []events.Envelope) {
 	t.Helper()
 	type data struct {
 		Participant struct {
@@ -266,7 +267,7 @@ func checkChains(t *testing.T, evs []event.Envelope) {
 	}
 	status, seen := map[string]int{}, map[string]bool{}
 	for _, e := range evs {
-		if seen[e.ID] || (e.Type != event.ParticipantJoined && e.Type != event.ParticipantStatusChanged) {
+		if seen[e.ID] || (e.Type != events.ParticipantJoined && e.Type != events.ParticipantStatusChanged) {
 			continue
 		}
 		seen[e.ID] = true
@@ -274,7 +275,7 @@ func checkChains(t *testing.T, evs []event.Envelope) {
 		if err := json.Unmarshal(e.Data, &d); err != nil {
 			t.Fatal(err)
 		}
-		if e.Type == event.ParticipantJoined {
+		if e.Type == events.ParticipantJoined {
 			status[e.Subject] = d.Participant.CallStatus
 			continue
 		}
@@ -346,7 +347,7 @@ func TestEventOverACommitIsSkipped(t *testing.T) {
 		if e.Subject == "calls/"+itoa(int(huge)) {
 			t.Errorf("%s of the call over the limit committed", e.Type)
 		}
-		if e.Type == event.CallCreated {
+		if e.Type == events.CallCreated {
 			created++
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/callcenter"
 	"github.com/callbus/callbus/internal/cursor"
 	"github.com/callbus/callbus/internal/diff"
@@ -94,7 +95,7 @@ func (p *Poller) pollCalls(ctx context.Context) error {
 // listCalls hands every call created at or after from to each, a page at a time,
 // each call once: the client reads the window completely whatever the list order,
 // and falls back to reading pages when /calls ignores by_time.
-func (p *Poller) listCalls(ctx context.Context, from time.Time, each func([]callcenter.Call) error) error {
+func (p *Poller) listCalls(ctx context.Context, from time.Time, each func([]events.Call) error) error {
 	o := callcenter.ListCallsOptions{ListOptions: callcenter.ListOptions{PerPage: p.cfg.PerPage},
 		ByTime: callcenter.TimeWindow{From: from, To: p.windowEnd()}}
 	if err := p.api.CallsSince(ctx, o, each); err != nil {
@@ -114,8 +115,8 @@ type callSink struct {
 	newest time.Time      // newest created_time among the calls
 }
 
-func (s *callSink) add(page []callcenter.Call) error {
-	fresh := unseen(s.seen, page, func(c callcenter.Call) int64 { return c.ID })
+func (s *callSink) add(page []events.Call) error {
+	fresh := unseen(s.seen, page, func(c events.Call) int64 { return c.ID })
 	newest, err := s.p.diffCalls(s.bt.ctx, s.bt, fresh, s.pruned)
 	if newest.After(s.newest) {
 		s.newest = newest
@@ -169,10 +170,10 @@ func minTime(a, b time.Time) time.Time {
 
 // diffCalls diffs each call against its snapshot and queues the results. It returns
 // the newest created_time among the calls.
-func (p *Poller) diffCalls(ctx context.Context, bt *batcher, calls []callcenter.Call, pruned time.Time) (time.Time, error) {
+func (p *Poller) diffCalls(ctx context.Context, bt *batcher, calls []events.Call, pruned time.Time) (time.Time, error) {
 	// Oldest first, whatever order the API listed them in: events then reach the
 	// stream roughly in the order things happened.
-	slices.SortStableFunc(calls, func(a, b callcenter.Call) int {
+	slices.SortStableFunc(calls, func(a, b events.Call) int {
 		if c := a.CreatedTime.Compare(b.CreatedTime); c != 0 {
 			return c
 		}
@@ -204,7 +205,7 @@ func (p *Poller) diffCalls(ctx context.Context, bt *batcher, calls []callcenter.
 // returns the call's created_time as it counts for the high water: never past the
 // poller's present (a call dated ahead would hide every call created in between),
 // zero when it does not count.
-func (p *Poller) diffCall(bt *batcher, id string, prev []byte, c callcenter.Call, pruned time.Time) (time.Time, error) {
+func (p *Poller) diffCall(bt *batcher, id string, prev []byte, c events.Call, pruned time.Time) (time.Time, error) {
 	p.saw(c.ID, c.UpdatedTime)
 	now := p.now()
 	created := minTime(c.CreatedTime, now)

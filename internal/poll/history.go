@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/callbus/callbus/internal/callcenter"
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/cursor"
 	"github.com/callbus/callbus/internal/diff"
 )
@@ -79,8 +79,8 @@ func (p *Poller) History(ctx context.Context, lease func() cursor.Lease) (*Histo
 
 // Calls diffs calls of the export and queues the results (committed by Commit,
 // or earlier when a batch fills).
-func (h *History) Calls(calls []callcenter.Call) error {
-	var never, maybe []callcenter.Call
+func (h *History) Calls(calls []events.Call) error {
+	var never, maybe []events.Call
 	for _, c := range calls {
 		if h.maybePruned(c.CreatedTime) {
 			maybe = append(maybe, c)
@@ -91,7 +91,7 @@ func (h *History) Calls(calls []callcenter.Call) error {
 	// Calls that may have been pruned are diffed only while they still have a
 	// snapshot: diffCalls skips unknown ones created before the horizon.
 	for _, g := range []struct {
-		calls  []callcenter.Call
+		calls  []events.Call
 		pruned time.Time
 	}{{never, time.Time{}}, {maybe, h.pruned}} {
 		newest, err := h.p.diffCalls(h.bt.ctx, h.bt, g.calls, g.pruned)
@@ -116,13 +116,13 @@ func (h *History) maybePruned(t time.Time) bool {
 
 // Metrics diffs call metrics of the export: a metric whose call has no snapshot
 // (not in the export, or pruned) is skipped.
-func (h *History) Metrics(metrics []callcenter.CallMetric) error {
+func (h *History) Metrics(metrics []events.CallMetric) error {
 	return h.p.diffMetrics(h.bt.ctx, h.bt, metrics)
 }
 
 // Users diffs users of the export against their snapshots (status names are read
 // from the API once).
-func (h *History) Users(ctx context.Context, users []callcenter.User) error {
+func (h *History) Users(ctx context.Context, users []events.User) error {
 	if !h.p.hasNames {
 		if err := h.p.pollStatuses(ctx); err != nil {
 			return err
@@ -136,7 +136,7 @@ func (h *History) Users(ctx context.Context, users []callcenter.User) error {
 }
 
 // Teams diffs teams of the export against their snapshots.
-func (h *History) Teams(ctx context.Context, teams []callcenter.Team) error {
+func (h *History) Teams(ctx context.Context, teams []events.Team) error {
 	seen := h.p.now()
 	return h.p.diffAll(ctx, "teams", kindTeam, len(teams), func(i int) int64 { return teams[i].ID },
 		func(i int, prev []byte) (diff.Result, error) { return diff.Team(h.p.scope, prev, teams[i], seen) })

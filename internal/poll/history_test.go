@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/callcenter"
 	"github.com/callbus/callbus/internal/cursor"
 	"github.com/callbus/callbus/internal/redistest"
@@ -17,10 +18,10 @@ import (
 // exported is what an export of the simulated world would hold: its calls,
 // metrics, users and teams, read from its lists.
 type exported struct {
-	calls   []callcenter.Call
-	metrics []callcenter.CallMetric
-	users   []callcenter.User
-	teams   []callcenter.Team
+	calls   []events.Call
+	metrics []events.CallMetric
+	users   []events.User
+	teams   []events.Team
 }
 
 func readExport(t *testing.T, p *Poller) exported {
@@ -289,7 +290,7 @@ func keys(m map[string]int) []string {
 	return out
 }
 
-func metricIDs(ms []callcenter.CallMetric) []int64 {
+func metricIDs(ms []events.CallMetric) []int64 {
 	out := make([]int64, len(ms))
 	for i, m := range ms {
 		out[i] = m.CallID
@@ -298,11 +299,11 @@ func metricIDs(ms []callcenter.CallMetric) []int64 {
 }
 
 // aged is calls as they were d earlier.
-func aged(calls []callcenter.Call, d time.Duration) []callcenter.Call {
-	out := make([]callcenter.Call, len(calls))
+func aged(calls []events.Call, d time.Duration) []events.Call {
+	out := make([]events.Call, len(calls))
 	for i, c := range calls {
 		c.CreatedTime, c.UpdatedTime = c.CreatedTime.Add(-d), c.UpdatedTime.Add(-d)
-		parts := make([]callcenter.Participant, len(c.Participants))
+		parts := make([]events.Participant, len(c.Participants))
 		for j, p := range c.Participants {
 			p.CreatedTime, p.UpdatedTime = p.CreatedTime.Add(-d), p.UpdatedTime.Add(-d)
 			if p.EnqueuedTime != nil {

@@ -11,9 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/callbus/callbus/internal/callcenter"
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/cursor"
-	"github.com/callbus/callbus/internal/event"
 	"github.com/callbus/callbus/internal/sim"
 )
 
@@ -120,15 +119,15 @@ func stepWorld(t *testing.T, p *Poller, s *sim.Sim, n int) {
 }
 
 // outboxEvents decodes every event of the outbox.
-func outboxEvents(t *testing.T, store *cursor.Store) []event.Envelope {
+func outboxEvents(t *testing.T, store *cursor.Store) []events.Envelope {
 	t.Helper()
 	recs, err := store.ReadOutbox(t.Context(), "", 100000)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := make([]event.Envelope, 0, len(recs))
+	out := make([]events.Envelope, 0, len(recs))
 	for _, r := range recs {
-		var e event.Envelope
+		var e events.Envelope
 		if err := json.Unmarshal(r.Data, &e); err != nil {
 			t.Fatal(err)
 		}
@@ -201,7 +200,7 @@ func TestNullParticipantTimesEndOnce(t *testing.T) {
 		if e.Time.Year() < 2000 {
 			t.Errorf("%s %s dated %s", e.Type, e.Subject, e.Time)
 		}
-		if e.Type == event.CallEnded {
+		if e.Type == events.CallEnded {
 			ended[e.Subject]++
 		}
 	}
@@ -272,7 +271,7 @@ func TestRunningBillDurationIsQuiet(t *testing.T) {
 		for _, pt := range parts {
 			m, _ := pt.(map[string]any)
 			st, _ := m["call_status"].(json.Number).Int64()
-			live = live || !callcenter.CallStatusTerminal(int(st))
+			live = live || !events.CallStatusTerminal(int(st))
 		}
 		if live {
 			ticks[callID(c)]++
@@ -284,10 +283,10 @@ func TestRunningBillDurationIsQuiet(t *testing.T) {
 	pollAll(t, p)
 	got := outboxTypes(t, store)
 	for _, e := range outboxEvents(t, store) {
-		if e.Type != event.CallUpdated {
+		if e.Type != events.CallUpdated {
 			continue
 		}
-		var d event.CallUpdatedData
+		var d events.CallUpdatedData
 		if err := json.Unmarshal(e.Data, &d); err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/callcenter"
 	"github.com/callbus/callbus/internal/cursor"
 	"github.com/callbus/callbus/internal/diff"
@@ -31,8 +32,8 @@ func (p *Poller) pollMetrics(ctx context.Context) error {
 	}
 	bt := p.newBatcher(ctx)
 	seen := watch(old)
-	each := func(page []callcenter.CallMetric) error {
-		return p.diffMetrics(ctx, bt, unseen(seen, page, func(m callcenter.CallMetric) int64 { return m.CallID }))
+	each := func(page []events.CallMetric) error {
+		return p.diffMetrics(ctx, bt, unseen(seen, page, func(m events.CallMetric) int64 { return m.CallID }))
 	}
 	o := callcenter.ListCallMetricsOptions{ListOptions: callcenter.ListOptions{PerPage: p.cfg.PerPage},
 		ByTime: callcenter.TimeWindow{From: from, To: p.windowEnd()}, IncludeLifeCycle: true}
@@ -55,7 +56,7 @@ func (p *Poller) pollMetrics(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("metrics: get metric of call %d: %w", id, err)
 		}
-		if err := each([]callcenter.CallMetric{m}); err != nil {
+		if err := each([]events.CallMetric{m}); err != nil {
 			return err
 		}
 	}
@@ -92,7 +93,7 @@ func (p *Poller) planMetrics(ctx context.Context, open []cursor.Tracked, now tim
 	return from, ids, nil
 }
 
-func (p *Poller) diffMetrics(ctx context.Context, bt *batcher, metrics []callcenter.CallMetric) error {
+func (p *Poller) diffMetrics(ctx context.Context, bt *batcher, metrics []events.CallMetric) error {
 	for start := 0; start < len(metrics); start += 1000 {
 		chunk := metrics[start:min(start+1000, len(metrics))]
 		ids := make([]string, len(chunk))

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/callbus/callbus/internal/event"
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/sim"
 	"github.com/callbus/callbus/schemas"
 )
@@ -60,12 +60,12 @@ func nullCreatedAnnounced(t *testing.T, cfg sim.Config) {
 		if err := v.Validate(r.Data); err != nil {
 			t.Errorf("%s: %v", r.Subject, err)
 		}
-		var e event.Envelope
+		var e events.Envelope
 		if err := json.Unmarshal(r.Data, &e); err != nil {
 			t.Fatal(err)
 		}
 		switch e.Type {
-		case event.CallCreated:
+		case events.CallCreated:
 			if _, dup := created[e.Subject]; dup {
 				t.Errorf("%s announced twice", e.Subject)
 			}
@@ -76,9 +76,9 @@ func nullCreatedAnnounced(t *testing.T, cfg sim.Config) {
 					t.Errorf("%s (no created_time) dated %s, world at %s", e.Subject, e.Time, s.Now())
 				}
 			}
-		case event.CallEnded:
+		case events.CallEnded:
 			ended[e.Subject]++
-		case event.ParticipantJoined:
+		case events.ParticipantJoined:
 			call := e.Subject[:strings.Index(e.Subject, "/participants/")]
 			if first, ok := joined[call]; !ok || e.Time.Before(first) {
 				joined[call] = e.Time

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/callcenter"
 	"github.com/callbus/callbus/internal/cursor"
 	"github.com/callbus/callbus/internal/diff"
@@ -194,7 +195,7 @@ func (p *Poller) readOpen(ctx context.Context, sink *callSink, ids []int64) erro
 			return fmt.Errorf("calls: get open call %d: %w", id, err)
 		}
 		delete(p.reads.missing, id)
-		if err := sink.add([]callcenter.Call{c}); err != nil {
+		if err := sink.add([]events.Call{c}); err != nil {
 			return err
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/callcenter"
 	"github.com/callbus/callbus/internal/cursor"
 	"github.com/callbus/callbus/internal/diff"
@@ -190,8 +191,8 @@ func TestOldOpenMetricsCost(t *testing.T) {
 // endedCall is the snapshot of call id, created at created and ended at ended.
 func endedCall(t *testing.T, id string, created, ended time.Time) []byte {
 	t.Helper()
-	c := callcenter.Call{ID: mustID(id), CreatedTime: created, UpdatedTime: ended,
-		Participants: []callcenter.Participant{{ID: 1, CallID: mustID(id), CallStatus: 1, CreatedTime: created, UpdatedTime: ended}}}
+	c := events.Call{ID: mustID(id), CreatedTime: created, UpdatedTime: ended,
+		Participants: []events.Participant{{ID: 1, CallID: mustID(id), CallStatus: 1, CreatedTime: created, UpdatedTime: ended}}}
 	r, err := diff.Call(diff.Scope{Account: "acme"}, nil, c, ended)
 	if err != nil {
 		t.Fatal(err)

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/callbus/callbus/internal/callcenter"
+	"github.com/callbus/callbus/events"
 )
 
 // resumeParts finishes the calls that a crash (or a failed commit) left
@@ -35,7 +35,7 @@ func (p *Poller) resumeParts(ctx context.Context, bt *batcher) error {
 		return fmt.Errorf("calls: read snapshots of the calls committed in part: %w", err)
 	}
 	for i, id := range ids {
-		var c callcenter.Call
+		var c events.Call
 		if err := json.Unmarshal(recs[i], &c); err != nil || strconv.FormatInt(c.ID, 10) != id {
 			p.log.Error().Err(err).Str("call_id", id).Msg("calls: the record of a call committed in part cannot be read; the call is diffed from the API's copy")
 		} else if _, err := p.diffCall(bt, id, snaps[id], c, time.Time{}); err != nil {

@@ -6,6 +6,7 @@ import (
 	"iter"
 	"strconv"
 
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/callcenter"
 	"github.com/callbus/callbus/internal/diff"
 )
@@ -13,14 +14,14 @@ import (
 // pollStatuses reads the account's user statuses, which name the values of
 // user.status_changed events.
 func (p *Poller) pollStatuses(ctx context.Context) error {
-	var list []callcenter.UserStatus
+	var names diff.StatusNames
 	for s, err := range p.api.AllUserStatuses(ctx, callcenter.ListOptions{PerPage: p.cfg.PerPage}) {
 		if err != nil {
 			return fmt.Errorf("user statuses: list: %w", err)
 		}
-		list = append(list, s)
+		names.Add(s.ID, s.StatusType, s.Name)
 	}
-	p.names, p.hasNames = diff.NewStatusNames(list), true
+	p.names, p.hasNames = names, true
 	return nil
 }
 
@@ -31,7 +32,7 @@ func (p *Poller) pollUsers(ctx context.Context) error {
 			return err
 		}
 	}
-	users, listed, err := readList(p.api.UsersPages(ctx, callcenter.ListOptions{PerPage: p.cfg.PerPage}), func(u callcenter.User) int64 { return u.ID })
+	users, listed, err := readList(p.api.UsersPages(ctx, callcenter.ListOptions{PerPage: p.cfg.PerPage}), func(u events.User) int64 { return u.ID })
 	if err != nil {
 		return fmt.Errorf("users: list: %w", err)
 	}
@@ -48,7 +49,7 @@ func (p *Poller) pollUsers(ctx context.Context) error {
 
 // pollTeams reads every team and diffs each against its snapshot.
 func (p *Poller) pollTeams(ctx context.Context) error {
-	teams, listed, err := readList(p.api.TeamsPages(ctx, callcenter.ListOptions{PerPage: p.cfg.PerPage}), func(t callcenter.Team) int64 { return t.ID })
+	teams, listed, err := readList(p.api.TeamsPages(ctx, callcenter.ListOptions{PerPage: p.cfg.PerPage}), func(t events.Team) int64 { return t.ID })
 	if err != nil {
 		return fmt.Errorf("teams: list: %w", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/callcenter"
 	"github.com/callbus/callbus/internal/cursor"
 	"github.com/callbus/callbus/internal/diff"
@@ -129,7 +130,7 @@ type Poller struct {
 // defaults in brackets.
 func New(cfg Config, api *callcenter.Client, store Store, log zerolog.Logger, opts ...Option) (*Poller, error) {
 	cfg.defaults()
-	if err := event.CheckNames(cfg.Prefix, cfg.Account); err != nil {
+	if err := events.CheckNames(cfg.Prefix, cfg.Account); err != nil {
 		return nil, fmt.Errorf("poller: %w", err)
 	}
 	if len(cfg.Intervals) == 0 {
@@ -161,7 +162,7 @@ func (p *Poller) Effective() map[string]time.Duration {
 // with trace, the trace context of the cycle that found it (telemetry.Inject; the
 // relay's publish span continues it), shared by the entries of a batcher and read
 // only.
-func (p *Poller) outboxEntry(e event.Envelope, trace map[string]string) (cursor.OutboxEntry, error) {
+func (p *Poller) outboxEntry(e events.Envelope, trace map[string]string) (cursor.OutboxEntry, error) {
 	e.History = p.history
 	m, err := event.Encode(e, p.cfg.Prefix, p.cfg.Account)
 	if err != nil {

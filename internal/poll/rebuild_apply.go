@@ -5,12 +5,11 @@ import (
 	"slices"
 
 	"github.com/callbus/callbus/events"
-	"github.com/callbus/callbus/internal/callcenter"
 	"github.com/callbus/callbus/internal/cursor"
 	"github.com/callbus/callbus/internal/diff"
 )
 
-func (rb *rebuilder) call(c callcenter.Call) error {
+func (rb *rebuilder) call(c events.Call) error {
 	prev, err := rb.get(kindCall, c.ID)
 	if err != nil {
 		return err
@@ -34,7 +33,7 @@ func (rb *rebuilder) call(c callcenter.Call) error {
 	return nil
 }
 
-func (rb *rebuilder) participant(callID int64, p callcenter.Participant) error {
+func (rb *rebuilder) participant(callID int64, p events.Participant) error {
 	prev, err := rb.get(kindCall, callID)
 	if err != nil || prev == nil {
 		return err // a call left alone (before the horizon) or unknown
@@ -48,7 +47,7 @@ func (rb *rebuilder) participant(callID int64, p callcenter.Participant) error {
 	return nil
 }
 
-func (rb *rebuilder) metric(m callcenter.CallMetric) error {
+func (rb *rebuilder) metric(m events.CallMetric) error {
 	call, err := rb.get(kindCall, m.CallID)
 	if err != nil || call == nil {
 		return err
@@ -70,7 +69,7 @@ func (rb *rebuilder) metric(m callcenter.CallMetric) error {
 	return nil
 }
 
-func (rb *rebuilder) user(u callcenter.User) error {
+func (rb *rebuilder) user(u events.User) error {
 	prev, err := rb.get(kindUser, u.ID)
 	if err != nil {
 		return err

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/callbus/callbus/internal/event"
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/sim"
 )
 
@@ -42,13 +42,13 @@ func TestStaleReplicaCopies(t *testing.T) {
 	p, store, s := newPollerVia(t, sim.Config{Agents: 8, CallRate: 4, Backlog: 10}, everything, (&hostile{edit: r.edit}).wrap)
 	stepWorld(t, p, s, 20)
 	pollAll(t, p)
-	last := map[string]event.Envelope{}
+	last := map[string]events.Envelope{}
 	ended := map[string]int{}
 	for _, e := range outboxEvents(t, store) {
-		if e.Type == event.CallEnded {
+		if e.Type == events.CallEnded {
 			ended[e.Subject]++
 		}
-		if e.Type != event.ParticipantStatusChanged {
+		if e.Type != events.ParticipantStatusChanged {
 			continue
 		}
 		if prev, ok := last[e.Subject]; ok && prev.Time.Equal(e.Time) && flips(t, prev, e) {
@@ -67,9 +67,9 @@ func TestStaleReplicaCopies(t *testing.T) {
 }
 
 // flips reports whether status event b reverts status event a.
-func flips(t *testing.T, a, b event.Envelope) bool {
+func flips(t *testing.T, a, b events.Envelope) bool {
 	t.Helper()
-	var da, db event.ParticipantStatusData
+	var da, db events.ParticipantStatusData
 	if err := json.Unmarshal(a.Data, &da); err != nil {
 		t.Fatal(err)
 	}

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/cursor"
 	"github.com/callbus/callbus/internal/diff"
-	"github.com/callbus/callbus/internal/event"
 	"github.com/callbus/callbus/internal/sim"
 )
 
@@ -92,10 +92,10 @@ func TestLateChangeOfALongCall(t *testing.T) {
 	stepWorld(t, p, s, 3)
 	var notes []string
 	for _, e := range outboxEvents(t, store) {
-		if e.Type != event.CallUpdated || e.Subject != "calls/"+itoa(int(id)) {
+		if e.Type != events.CallUpdated || e.Subject != "calls/"+itoa(int(id)) {
 			continue
 		}
-		var d event.CallUpdatedData
+		var d events.CallUpdatedData
 		if err := json.Unmarshal(e.Data, &d); err != nil {
 			t.Fatal(err)
 		}

@@ -3,6 +3,7 @@ package publish
 import (
 	"time"
 
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/event"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -43,8 +44,8 @@ func message(r Record, stream, msgID string) (*nats.Msg, int) {
 		// Set canonicalizes keys; trace headers must stay lower-case (W3C), so assign.
 		set(k, v)
 	}
-	set(event.HeaderID, msgID)
-	set(event.HeaderContentType, event.ContentType)
+	set(events.HeaderID, msgID)
+	set(events.HeaderContentType, events.ContentType)
 	set(jetstream.ExpectedStreamHeader, stream)
 	set(HeaderOutboxID, r.StreamID)
 	if len(h) != len(vals) { // a header of the record's own was replaced: counted twice

@@ -3,6 +3,7 @@ package publish
 import (
 	"testing"
 
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/event"
 )
 
@@ -12,19 +13,19 @@ func TestMessageHeaderSize(t *testing.T) {
 	for _, headers := range []map[string]string{
 		nil,
 		{"traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "tracestate": "a=1"},
-		{event.HeaderID: "not the id", "x": "y"},
+		{events.HeaderID: "not the id", "x": "y"},
 	} {
 		rec := Record{StreamID: "1-2", Message: event.Message{ID: "ev-1", Subject: "callcenter.acme.call.created", Data: []byte(`{}`), Headers: headers}}
 		msg, size := message(rec, "CALLCENTER", rec.ID)
 		if want := msg.Size() - len(msg.Subject) - len(msg.Data); size != want {
 			t.Errorf("headers %v: size %d, nats.go writes %d", headers, size, want)
 		}
-		if got := msg.Header.Get(event.HeaderID); got != "ev-1" {
-			t.Errorf("headers %v: %s %q, want ev-1", headers, event.HeaderID, got)
+		if got := msg.Header.Get(events.HeaderID); got != "ev-1" {
+			t.Errorf("headers %v: %s %q, want ev-1", headers, events.HeaderID, got)
 		}
-		msg.Header.Add(event.HeaderID, "added")
-		if got := msg.Header.Get(HeaderOutboxID); got != "1-2" || len(msg.Header.Values(event.HeaderID)) != 2 {
-			t.Errorf("headers %v after an Add: %s %q, %s %q", headers, HeaderOutboxID, got, event.HeaderID, msg.Header.Values(event.HeaderID))
+		msg.Header.Add(events.HeaderID, "added")
+		if got := msg.Header.Get(HeaderOutboxID); got != "1-2" || len(msg.Header.Values(events.HeaderID)) != 2 {
+			t.Errorf("headers %v after an Add: %s %q, %s %q", headers, HeaderOutboxID, got, events.HeaderID, msg.Header.Values(events.HeaderID))
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/cursor"
 	"github.com/callbus/callbus/internal/event"
 	"github.com/callbus/callbus/internal/natstest"
@@ -91,7 +92,7 @@ func (b *bed) commitBodies(t testing.TB, bodies ...[]byte) {
 		batch.Events = append(batch.Events, event.Message{
 			ID:      fmt.Sprintf("evt-%d", i),
 			Subject: "callcenter.acme.call.created",
-			Type:    event.CallCreated,
+			Type:    events.CallCreated,
 			Time:    time.Date(2026, 11, 24, 8, 0, i, 0, time.UTC),
 			Data:    body,
 			Headers: map[string]string{"traceparent": fmt.Sprintf("00-%032x-%016x-01", i+1, i+1)},
@@ -207,8 +208,8 @@ func checkInOrder(t *testing.T, msgs []*jetstream.RawStreamMsg, n int) {
 
 // The contract's header name is the one JetStream deduplicates by.
 func TestHeaderIDIsJetStreamsMsgID(t *testing.T) {
-	if event.HeaderID != jetstream.MsgIDHeader {
-		t.Fatalf("event.HeaderID %q, JetStream's %q", event.HeaderID, jetstream.MsgIDHeader)
+	if events.HeaderID != jetstream.MsgIDHeader {
+		t.Fatalf("events.HeaderID %q, JetStream's %q", events.HeaderID, jetstream.MsgIDHeader)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/event"
 	"github.com/callbus/callbus/internal/streamread"
 	"github.com/nats-io/nats.go/jetstream"
@@ -223,7 +224,7 @@ func (r *Relay) publishedSince(ctx context.Context, s jetstream.Stream, since ti
 		HeadersOnly: true,
 	}, func(m jetstream.Msg, md *jetstream.MsgMetadata) error {
 		if id := m.Headers().Get(HeaderOutboxID); id != "" && !outboxBefore(id, head) {
-			out[id] = stored{event: m.Headers().Get(event.HeaderID), seq: md.Sequence.Stream}
+			out[id] = stored{event: m.Headers().Get(events.HeaderID), seq: md.Sequence.Stream}
 			last = id
 		}
 		return nil

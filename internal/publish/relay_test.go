@@ -3,6 +3,7 @@ package publish
 import (
 	"context"
 	"encoding/json"
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/simtest"
 	"sync"
 	"testing"
@@ -75,7 +76,7 @@ func TestRelayPublishesInOrderWithHeaders(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(seen) != 100 || seen[7].Type != event.CallCreated || seen[7].Time.Second() != 7 || seen[7].CommittedAt.IsZero() {
+	if len(seen) != 100 || seen[7].Type != events.CallCreated || seen[7].Time.Second() != 7 || seen[7].CommittedAt.IsZero() {
 		t.Fatalf("OnPublished saw %d records; the 8th %+v, want its type, time and commit time", len(seen), seen[min(7, len(seen)-1)])
 	}
 }
@@ -181,7 +182,7 @@ func TestRelayReconcileWithdrawsEntriesAheadOfAGap(t *testing.T) {
 // OnPublished.
 func TestRelayPublishesEntriesOfEarlierReleases(t *testing.T) {
 	b := newBed(t, false)
-	env, err := event.New("acme", event.CallEnded, "calls/812", "k1", time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC), map[string]int{"id": 812})
+	env, err := event.New("acme", events.CallEnded, "calls/812", "k1", time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC), map[string]int{"id": 812})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +206,7 @@ func TestRelayPublishesEntriesOfEarlierReleases(t *testing.T) {
 	if len(msgs) != 1 || string(msgs[0].Data) != string(body) || msgs[0].Header.Get(jetstream.MsgIDHeader) != env.ID {
 		t.Fatalf("stream holds %d messages, want the old entry as it was", len(msgs))
 	}
-	if len(seen) != 1 || seen[0].Type != event.CallEnded || !seen[0].Time.Equal(env.Time) {
+	if len(seen) != 1 || seen[0].Type != events.CallEnded || !seen[0].Time.Equal(env.Time) {
 		t.Fatalf("OnPublished saw %+v, want type and time from the body", seen)
 	}
 	if n := b.outboxLen(t); n != 0 {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/event"
 	"github.com/callbus/callbus/schemas"
 )
@@ -89,8 +90,8 @@ func TestFitShapesValidate(t *testing.T) {
 			}
 		}
 	})
-	if len(types) != len(event.Catalog) {
-		t.Fatalf("%d examples for %d types", len(types), len(event.Catalog))
+	if len(types) != len(events.Catalog) {
+		t.Fatalf("%d examples for %d types", len(types), len(events.Catalog))
 	}
 	rng := rand.New(rand.NewPCG(23, 8))
 	for _, typ := range types {

@@ -8,9 +8,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/callcenter"
 	"github.com/callbus/callbus/internal/cursor"
-	"github.com/callbus/callbus/internal/event"
 	"github.com/callbus/callbus/internal/poll"
 	"github.com/callbus/callbus/internal/publish"
 	"github.com/callbus/callbus/internal/telemetry"
@@ -70,8 +70,8 @@ func publishObserver(ctx context.Context, m *telemetry.Metrics, also func([]publ
 	// WithoutCancel's own context allocates on every call.
 	ctx = telemetry.ContextWithAccount(context.WithoutCancel(ctx), m.Name())
 	var mu sync.Mutex // the relay calls from one goroutine; a drain after a run is another
-	attrs := map[event.Type]typeOpts{}
-	counts := map[event.Type]int64{}
+	attrs := map[events.Type]typeOpts{}
+	counts := map[events.Type]int64{}
 	return func(ps []publish.Published) {
 		mu.Lock()
 		now := time.Now()
@@ -103,7 +103,7 @@ type typeOpts struct {
 }
 
 // optsOf returns the options recording type=typ on m, made on first use.
-func optsOf(m *telemetry.Metrics, known map[event.Type]typeOpts, typ event.Type) typeOpts {
+func optsOf(m *telemetry.Metrics, known map[events.Type]typeOpts, typ events.Type) typeOpts {
 	o, ok := known[typ]
 	if !ok {
 		a := m.Attributes(attribute.String("type", string(typ)))

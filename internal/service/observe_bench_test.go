@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/event"
 	"github.com/callbus/callbus/internal/publish"
 	"github.com/callbus/callbus/internal/simtest"
@@ -25,7 +26,7 @@ func BenchmarkPublishObserver(b *testing.B) {
 	b.Cleanup(func() { _ = m.Shutdown(context.Background()) })
 	s := testSettings(&simtest.World{URL: "http://127.0.0.1:1"}, "nats://127.0.0.1:1", "redis://127.0.0.1:1", "i-1")
 	board := newStatusBoard("v").add(s)
-	types := []event.Type{event.CallCreated, event.CallEnded, event.Type("participant.status_changed"), event.Type("metric.finalized"), event.Type("user.status_changed"), event.Type("call.updated")}
+	types := []events.Type{events.CallCreated, events.CallEnded, events.Type("participant.status_changed"), events.Type("metric.finalized"), events.Type("user.status_changed"), events.Type("call.updated")}
 	ack := &jetstream.PubAck{Stream: "CALLCENTER"}
 	batch := make([]publish.Published, 512)
 	for i := range batch {

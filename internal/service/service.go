@@ -18,9 +18,9 @@ import (
 	"time"
 
 	"github.com/callbus/callbus/config"
+	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/callcenter"
 	"github.com/callbus/callbus/internal/cursor"
-	"github.com/callbus/callbus/internal/event"
 	"github.com/callbus/callbus/internal/poll"
 	"github.com/callbus/callbus/internal/publish"
 	"github.com/callbus/callbus/internal/telemetry"
@@ -139,7 +139,7 @@ func newLeaderSession(ctx context.Context, s config.Settings, o options, p parts
 		return leaderSession{}, fmt.Errorf("metrics: %w", err)
 	}
 	recordTargets(ctx, p.metrics, pollConfig(s).Intervals)
-	announced := publish.NewHistory(p.js, s.StreamName, event.AccountFilter(s.SubjectPrefix, s.Account))
+	announced := publish.NewHistory(p.js, s.StreamName, events.AccountFilter(s.SubjectPrefix, s.Account))
 	pollOpts := append([]poll.Option{poll.WithWake(relay.Wake), poll.WithTracer(tracer), poll.WithAnnounced(announced),
 		poll.WithCycleObserver(cycleObserver(p.metrics)), poll.WithIntervalObserver(intervalObserver(p.metrics))}, p.board.pollOptions()...)
 	poller, err := poll.New(pollConfig(s), api, p.store, log.With().Str("component", "poll").Logger(), append(pollOpts, o.poll...)...)
@@ -225,7 +225,7 @@ func newRelay(ctx context.Context, s config.Settings, p parts, fence *leaseFence
 	log zerolog.Logger, opts ...publish.RelayOption) *publish.Relay {
 	return publish.NewRelay(p.js, p.js, outbox{p.store}, publish.RelayConfig{
 		Stream: s.StreamName,
-		Filter: event.AccountFilter(s.SubjectPrefix, s.Account),
+		Filter: events.AccountFilter(s.SubjectPrefix, s.Account),
 	}, log, append([]publish.RelayOption{
 		publish.WithPublishObserver(publishObserver(ctx, p.metrics, published)),
 		publish.WithTruncationObserver(truncationObserver(ctx, p.metrics)),
