@@ -40,7 +40,7 @@ func benchReadOutbox(b *testing.B, n int, traced, cached bool) {
 	}
 	var bt Batch
 	for i := range n {
-		m := OutboxEntry{
+		m := event.Message{
 			ID: "ev-" + strconv.Itoa(i), Subject: "callcenter.bench.call.created", Type: event.CallCreated,
 			Time: time.Date(2026, 11, 24, 8, 0, i%60, 0, time.UTC), Data: body,
 		}

@@ -114,9 +114,9 @@ func optsOf(m *telemetry.Metrics, known map[event.Type]typeOpts, typ event.Type)
 }
 
 // truncationObserver records the original size of each event published reduced.
-func truncationObserver(ctx context.Context, m *telemetry.Metrics) func(publish.Record, int) {
+func truncationObserver(ctx context.Context, m *telemetry.Metrics) func(event.Committed, int) {
 	ctx = context.WithoutCancel(ctx)
-	return func(r publish.Record, size int) {
+	return func(r event.Committed, size int) {
 		m.TruncatedSize.Record(ctx, int64(size), metric.WithAttributes(attribute.String("type", string(r.Type))))
 	}
 }
