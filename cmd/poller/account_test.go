@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/callbus/callbus/internal/cursor"
+	"github.com/callbus/callbus/internal/event"
 	"github.com/callbus/callbus/internal/redistest"
 	"github.com/callbus/callbus/internal/service"
 	"github.com/callbus/callbus/internal/simtest"
@@ -31,7 +32,7 @@ func commitEvents(t *testing.T, rdb redis.UniversalClient, account string, n int
 	}
 	b := cursor.Batch{Snapshots: []cursor.Snapshot{{Kind: "call", ID: "7", Data: []byte("c")}}, Cursors: map[string]string{"calls": "1"}}
 	for i := range n {
-		b.Events = append(b.Events, cursor.OutboxEntry{ID: account + "-" + string(rune('a'+i)), Subject: "callcenter." + account + ".call.created", Data: []byte("{}")})
+		b.Events = append(b.Events, event.Message{ID: account + "-" + string(rune('a'+i)), Subject: "callcenter." + account + ".call.created", Data: []byte("{}")})
 	}
 	if _, err := s.Commit(t.Context(), l, b); err != nil {
 		t.Fatal(err)

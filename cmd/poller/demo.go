@@ -15,7 +15,7 @@ import (
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/callbus/callbus/config"
-	"github.com/callbus/callbus/internal/publish"
+	"github.com/callbus/callbus/internal/event"
 	"github.com/callbus/callbus/internal/service"
 	"github.com/callbus/callbus/internal/sim"
 	"github.com/nats-io/nats-server/v2/server"
@@ -102,7 +102,7 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
 	f := &feed{w: stdout, clock: simulator.Now}
 	f.header(*speed)
 	return service.Run(ctx, s, svcLog, service.WithVersion(version), service.WithRedisAdvice(zerolog.InfoLevel),
-		service.WithPublishObserver(func(r publish.Record) { f.print(r.Data) }))
+		service.WithPublishObserver(func(r event.Committed) { f.print(r.Data) }))
 }
 
 // demoEnv is the demo's configuration: short poll intervals, the in-process

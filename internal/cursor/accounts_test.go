@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/callbus/callbus/internal/event"
 	"github.com/callbus/callbus/internal/redistest"
 	"github.com/redis/go-redis/v9"
 )
@@ -22,7 +23,7 @@ func fillAccount(t *testing.T, s *Store) {
 		Open:      []Tracked{{ID: "101", At: time.UnixMilli(1)}},
 		Terminal:  []Tracked{{ID: "100", At: time.UnixMilli(5)}, {ID: "x", At: time.UnixMilli(5)}},
 		Cursors:   map[string]string{"calls": "1"},
-		Events:    []OutboxEntry{{ID: "e-1", Subject: "callcenter." + s.Account() + ".call.created", Data: []byte("{}")}},
+		Events:    []event.Message{{ID: "e-1", Subject: "callcenter." + s.Account() + ".call.created", Data: []byte("{}")}},
 	})
 	mustCommit(t, s, l, Batch{OutboxSeen: res.StreamIDs[0], Snapshots: []Snapshot{{Kind: "metric", ID: "100", Data: []byte("m")}}})
 	if err := s.Release(ctxT(t), l); err != nil {

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/callbus/callbus/internal/event"
 )
 
 // BenchmarkCommit commits batches of 100 events and 100 call snapshots, each
@@ -27,7 +29,7 @@ func BenchmarkCommit(b *testing.B) {
 		for i := range 100 {
 			id := strconv.Itoa(n*100 + i)
 			bt.Snapshots = append(bt.Snapshots, Snapshot{Kind: "call", ID: id, Data: snap})
-			bt.Events = append(bt.Events, OutboxEntry{
+			bt.Events = append(bt.Events, event.Message{
 				ID: "ev-" + id, Subject: "callcenter.bench.participant.status_changed", Data: body,
 				Headers: map[string]string{"traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"},
 			})

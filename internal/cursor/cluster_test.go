@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/callbus/callbus/internal/event"
 	"github.com/callbus/callbus/internal/redistest"
 	"github.com/redis/go-redis/v9"
 )
@@ -34,7 +35,7 @@ func TestCluster(t *testing.T) {
 	res := mustCommit(t, s, l, Batch{
 		Snapshots: []Snapshot{{Kind: "call", ID: "100", Data: make([]byte, 150)}, {Kind: "metric", ID: "100", Data: []byte("m")}},
 		Terminal:  []Tracked{{ID: "100", At: time.UnixMilli(5)}},
-		Events:    []OutboxEntry{{ID: "e-100", Subject: "s", Data: []byte("{}")}},
+		Events:    []event.Message{{ID: "e-100", Subject: "s", Data: []byte("{}")}},
 	})
 	mustCommit(t, s, l, Batch{OutboxSeen: res.StreamIDs[0], Cursors: map[string]string{"c": "1"}})
 	if got, err := s.GetSnapshots(ctx, "call", []string{"a", "b", "100"}); err != nil || len(got["100"]) != 150 {

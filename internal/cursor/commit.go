@@ -6,6 +6,8 @@ import (
 	"maps"
 	"slices"
 	"time"
+
+	"github.com/callbus/callbus/internal/event"
 )
 
 // Batch is everything one poll step changes, applied by Commit all at once or not
@@ -18,7 +20,7 @@ type Batch struct {
 	Open      []Tracked         // calls now open: At = created time
 	Terminal  []Tracked         // calls now terminal: At = end time
 	Cursors   map[string]string // named cursor values to set
-	Events    []OutboxEntry     // appended to the outbox in this order
+	Events    []event.Message   // appended to the outbox in this order
 
 	// OutboxSeen, when set, is the newest outbox stream id the caller committed
 	// (CommitResult.StreamIDs): the commit is refused with ErrRolledBack, in the

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/callbus/callbus/internal/event"
 )
 
 func TestCommitWritesEverything(t *testing.T) {
@@ -27,7 +29,7 @@ func TestCommitWritesEverything(t *testing.T) {
 		},
 		Open:    []Tracked{{ID: "812", At: created}, {ID: "813", At: created.Add(time.Second)}},
 		Cursors: map[string]string{"calls.high_water": "2024-05-01T10:00:00Z", "order.calls": "desc"},
-		Events: []OutboxEntry{
+		Events: []event.Message{
 			{ID: "e1", Subject: "callcenter.acme.call.created", Data: []byte(`{"n":1}`),
 				Headers: map[string]string{"traceparent": "00-abc-def-01"}},
 			{ID: "e2", Subject: "callcenter.acme.call.created", Data: []byte(`{"n":2}`)},
@@ -98,7 +100,7 @@ func TestCommitWritesEverything(t *testing.T) {
 		Snapshots: []Snapshot{{Kind: "user", ID: "7", Data: []byte("u7'")}},
 		Deletes:   []Ref{{Kind: "call", ID: "813"}},
 		Terminal:  []Tracked{{ID: "812", At: ended}},
-		Events:    []OutboxEntry{{ID: "e4", Subject: "callcenter.acme.call.ended"}},
+		Events:    []event.Message{{ID: "e4", Subject: "callcenter.acme.call.ended"}},
 	})
 	open, _ = e.store.OpenCalls(ctx, 0)
 	term, _ := e.store.TerminalCalls(ctx, 0)
@@ -153,7 +155,7 @@ func TestCommitOutboxOrderAcrossCommits(t *testing.T) {
 		for i := range 7 {
 			id := fmt.Sprintf("c%d-e%d", c, i)
 			want = append(want, id)
-			b.Events = append(b.Events, OutboxEntry{ID: id, Subject: "s"})
+			b.Events = append(b.Events, event.Message{ID: id, Subject: "s"})
 		}
 		mustCommit(t, e.store, l, b)
 	}
@@ -274,12 +276,12 @@ func TestCommitDefaultLimit(t *testing.T) {
 	l := mustAcquire(t, e.store, "a", time.Minute)
 	var b Batch
 	for i := range DefaultMaxBatchItems {
-		b.Events = append(b.Events, OutboxEntry{ID: fmt.Sprint(i), Subject: "s", Data: []byte("{}")})
+		b.Events = append(b.Events, event.Message{ID: fmt.Sprint(i), Subject: "s", Data: []byte("{}")})
 	}
 	if res := mustCommit(t, e.store, l, b); len(res.StreamIDs) != DefaultMaxBatchItems {
 		t.Fatalf("StreamIDs = %d, want %d", len(res.StreamIDs), DefaultMaxBatchItems)
 	}
-	b.Events = append(b.Events, OutboxEntry{ID: "one more", Subject: "s"})
+	b.Events = append(b.Events, event.Message{ID: "one more", Subject: "s"})
 	if _, err := e.store.Commit(ctxT(t), l, b); !errors.Is(err, ErrBatchTooLarge) {
 		t.Fatalf("limit + 1: %v, want ErrBatchTooLarge", err)
 	}
@@ -298,8 +300,8 @@ func TestCommitEmptyAndInvalid(t *testing.T) {
 		"empty id":        {Snapshots: []Snapshot{{Kind: "call"}}},
 		"empty open id":   {Open: []Tracked{{}}},
 		"empty cursor":    {Cursors: map[string]string{"": "x"}},
-		"event no id":     {Events: []OutboxEntry{{Subject: "s"}}},
-		"event no subjct": {Events: []OutboxEntry{{ID: "e"}}},
+		"event no id":     {Events: []event.Message{{Subject: "s"}}},
+		"event no subjct": {Events: []event.Message{{ID: "e"}}},
 	} {
 		if _, err := e.store.Commit(ctx, l, b); !errors.Is(err, ErrInvalid) {
 			t.Errorf("%s: %v, want ErrInvalid", name, err)

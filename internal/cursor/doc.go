@@ -79,7 +79,7 @@
 // acquire again before it can write. Holders must therefore be unique per process
 // (host name, pid and a random suffix, say).
 //
-// The types of a commit ([Batch], [Snapshot], [Tracked], [Lease], [OutboxEntry])
+// The types of a commit ([Batch], [Snapshot], [Tracked], [Lease], [event.Message])
 // and the sentinel errors are the vocabulary of this protocol; poll uses them
 // through its own Store and Leaser interfaces (ARCHITECTURE.md).
 //

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/callbus/callbus/internal/event"
 	"github.com/callbus/callbus/internal/redistest"
 	"github.com/redis/go-redis/v9"
 )
@@ -75,7 +76,7 @@ func eventsBatch(prefix string, n int) Batch {
 	var b Batch
 	for i := range n {
 		id := fmt.Sprintf("%s-%d", prefix, i)
-		b.Events = append(b.Events, OutboxEntry{ID: id, Subject: "callcenter.x.call.created", Data: []byte(`{}`)})
+		b.Events = append(b.Events, event.Message{ID: id, Subject: "callcenter.x.call.created", Data: []byte(`{}`)})
 	}
 	return b
 }

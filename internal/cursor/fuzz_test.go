@@ -2,11 +2,13 @@ package cursor
 
 import (
 	"encoding/json"
-	"github.com/callbus/callbus/events"
-	"github.com/callbus/callbus/schemas"
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/callbus/callbus/events"
+	"github.com/callbus/callbus/internal/event"
+	"github.com/callbus/callbus/schemas"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -15,7 +17,7 @@ import (
 // order; a release before this one stored only the first four.
 var outboxFields = [outboxEntryArgs]string{"id", "subject", "data", "headers", "type", "time"}
 
-// FuzzDecodeOutboxEntry checks how a stream entry becomes an OutboxRecord: no
+// FuzzDecodeOutboxEntry checks how a stream entry becomes an event.Committed: no
 // panic whatever the fields hold or lack; a record it accepts has an id and a
 // subject and, appended again the way Commit appends it, reads back equal; an
 // entry of an earlier release (no type field) gets the type and time of its body.
@@ -69,7 +71,7 @@ func exampleBodies(f *testing.F) []string {
 
 // requireHeadOfBody fails unless a record of an earlier release has the type and
 // time of its body when the body is an envelope.
-func requireHeadOfBody(t *testing.T, r OutboxRecord) {
+func requireHeadOfBody(t *testing.T, r event.Committed) {
 	t.Helper()
 	var e events.Envelope
 	if json.Unmarshal(r.Data, &e) != nil {
@@ -82,7 +84,7 @@ func requireHeadOfBody(t *testing.T, r OutboxRecord) {
 
 // requireReappends fails unless r, appended as Commit appends it and read back,
 // is the same record.
-func requireReappends(t *testing.T, r OutboxRecord) {
+func requireReappends(t *testing.T, r event.Committed) {
 	t.Helper()
 	args, err := appendOutboxEntry(nil, r.Message)
 	if err != nil {
@@ -104,7 +106,7 @@ func requireReappends(t *testing.T, r OutboxRecord) {
 	}
 }
 
-func sameRecord(a, b OutboxRecord) bool {
+func sameRecord(a, b event.Committed) bool {
 	if len(a.Headers) == 0 && len(b.Headers) == 0 {
 		a.Headers, b.Headers = nil, nil
 	}
@@ -117,7 +119,7 @@ func sameRecord(a, b OutboxRecord) bool {
 
 // requireRawSame fails unless m, read from XRANGE's raw reply (ReadOutbox), reads
 // as go-redis's reading of it did (WaitOutbox): r, or an error.
-func requireRawSame(t *testing.T, m redis.XMessage, r OutboxRecord, err error) {
+func requireRawSame(t *testing.T, m redis.XMessage, r event.Committed, err error) {
 	t.Helper()
 	recs, rerr := decodeXRange(rawXRange([]redis.XMessage{m}, outboxFields[:]))
 	if (err != nil) != (rerr != nil) {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/callbus/callbus/internal/event"
 	"github.com/callbus/callbus/internal/redistest"
 	"github.com/redis/go-redis/v9"
 )
@@ -125,7 +126,7 @@ func fullBatch(n int) Batch {
 		id := string(rune('a' + i))
 		b.Snapshots = append(b.Snapshots, Snapshot{Kind: "call", ID: id, Data: []byte("snap-" + id)})
 		b.Open = append(b.Open, Tracked{ID: id, At: time.UnixMilli(int64(1000 + i))})
-		b.Events = append(b.Events, OutboxEntry{ID: "ev-" + id, Subject: "callcenter.x.call.created", Data: []byte(`{"id":"` + id + `"}`)})
+		b.Events = append(b.Events, event.Message{ID: "ev-" + id, Subject: "callcenter.x.call.created", Data: []byte(`{"id":"` + id + `"}`)})
 	}
 	return b
 }

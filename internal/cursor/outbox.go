@@ -12,25 +12,12 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// OutboxEntry is one event waiting for the relay, as the event package shaped it:
-// id (the relay's Nats-Msg-Id), subject, type, time, body and extra headers
-// (traceparent, ...). The store keeps every field, so that no reader decodes the
-// body again.
-type OutboxEntry = event.Message
-
-// OutboxRecord is an outbox entry with its position in the outbox stream.
-type OutboxRecord struct {
-	StreamID    string    // "<ms>-<seq>", increasing in commit order
-	CommittedAt time.Time // when Redis appended it, by the Redis server's clock (ms)
-	event.Message
-}
-
 // outboxEntryArgs is how many ARGV values lua/commit.lua takes per outbox entry.
 const outboxEntryArgs = 6
 
 // appendOutboxEntry appends e's fields as lua/commit.lua takes them: id, subject,
 // data, headers (JSON), type, time (RFC 3339, "" when unknown).
-func appendOutboxEntry(args []any, e OutboxEntry) ([]any, error) {
+func appendOutboxEntry(args []any, e event.Message) ([]any, error) {
 	if e.ID == "" || e.Subject == "" {
 		return nil, fmt.Errorf("%w: outbox entry without id or subject", ErrInvalid)
 	}
@@ -55,7 +42,7 @@ func appendOutboxEntry(args []any, e OutboxEntry) ([]any, error) {
 // records' Data share one buffer per call: do not write into them. With
 // WithOutboxCache, entries this store has just committed come from memory when
 // Redis vouched for their place (see recent), and Redis still has them.
-func (s *Store) ReadOutbox(ctx context.Context, afterStreamID string, count int) ([]OutboxRecord, error) {
+func (s *Store) ReadOutbox(ctx context.Context, afterStreamID string, count int) ([]event.Committed, error) {
 	if count <= 0 {
 		return nil, fmt.Errorf("cursor read outbox: %w: count %d", ErrInvalid, count)
 	}
@@ -74,7 +61,7 @@ func (s *Store) ReadOutbox(ctx context.Context, afterStreamID string, count int)
 // readEntries reads up to count entries of the outbox-shaped stream key after
 // afterStreamID ("" from its start), raw first (readXRange), through go-redis
 // when that cannot be used.
-func (s *Store) readEntries(ctx context.Context, key, afterStreamID string, count int) ([]OutboxRecord, error) {
+func (s *Store) readEntries(ctx context.Context, key, afterStreamID string, count int) ([]event.Committed, error) {
 	start := "-"
 	if afterStreamID != "" {
 		if _, err := parseStreamID(afterStreamID); err != nil {
@@ -98,7 +85,7 @@ func (s *Store) readEntries(ctx context.Context, key, afterStreamID string, coun
 // Keep block short (a second or so): go-redis does not interrupt a blocked read
 // when ctx is cancelled (nor at ctx's deadline unless the client was built with
 // ContextTimeoutEnabled), so block bounds how long a shutdown waits for it.
-func (s *Store) WaitOutbox(ctx context.Context, afterStreamID string, count int, block time.Duration) ([]OutboxRecord, error) {
+func (s *Store) WaitOutbox(ctx context.Context, afterStreamID string, count int, block time.Duration) ([]event.Committed, error) {
 	if count <= 0 {
 		return nil, fmt.Errorf("cursor wait outbox: %w: count %d", ErrInvalid, count)
 	}
@@ -124,7 +111,7 @@ func (s *Store) WaitOutbox(ctx context.Context, afterStreamID string, count int,
 	if err != nil {
 		return nil, fmt.Errorf("cursor wait outbox: %w", err)
 	}
-	var recs []OutboxRecord
+	var recs []event.Committed
 	for _, st := range streams {
 		r, err := toRecords(st.Messages)
 		if err != nil {
@@ -162,8 +149,8 @@ func (s *Store) OutboxOldest(ctx context.Context) (time.Time, bool, error) {
 	return id.time(), true, nil
 }
 
-func toRecords(msgs []redis.XMessage) ([]OutboxRecord, error) {
-	recs := make([]OutboxRecord, 0, len(msgs))
+func toRecords(msgs []redis.XMessage) ([]event.Committed, error) {
+	recs := make([]event.Committed, 0, len(msgs))
 	for _, m := range msgs {
 		r, err := toRecord(m)
 		if err != nil {
@@ -176,7 +163,7 @@ func toRecords(msgs []redis.XMessage) ([]OutboxRecord, error) {
 
 // toRecord decodes one outbox entry as go-redis parsed it (WaitOutbox; ReadOutbox
 // reads the reply itself, see readXRange).
-func toRecord(m redis.XMessage) (OutboxRecord, error) {
+func toRecord(m redis.XMessage) (event.Committed, error) {
 	str := func(f string) string { v, _ := m.Values[f].(string); return v }
 	_, hasType := m.Values["type"]
 	return entryFields{
@@ -200,12 +187,12 @@ type entryFields struct {
 // type and time (only id, subject, data, headers) are still read: their type and
 // time come from the body, decoded this once; a body that does not have them
 // leaves them zero, and the entry is relayed all the same.
-func (f entryFields) record(streamID string) (OutboxRecord, error) {
+func (f entryFields) record(streamID string) (event.Committed, error) {
 	id, err := parseStreamID(streamID)
 	if err != nil {
-		return OutboxRecord{}, fmt.Errorf("outbox entry: %w", err)
+		return event.Committed{}, fmt.Errorf("outbox entry: %w", err)
 	}
-	r := OutboxRecord{
+	r := event.Committed{
 		StreamID:    streamID,
 		CommittedAt: id.time(),
 		Message:     event.Message{ID: f.id, Subject: f.subject, Type: f.typ, Data: f.data},

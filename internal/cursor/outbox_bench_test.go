@@ -7,6 +7,7 @@ import (
 
 	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/cpumeter"
+	"github.com/callbus/callbus/internal/event"
 )
 
 // BenchmarkReadOutbox reads an outbox a batch at a time, as the relay does:
@@ -40,7 +41,7 @@ func benchReadOutbox(b *testing.B, n int, traced, cached bool) {
 	}
 	var bt Batch
 	for i := range n {
-		m := OutboxEntry{
+		m := event.Message{
 			ID: "ev-" + strconv.Itoa(i), Subject: "callcenter.bench.call.created", Type: events.CallCreated,
 			Time: time.Date(2026, 11, 24, 8, 0, i%60, 0, time.UTC), Data: body,
 		}

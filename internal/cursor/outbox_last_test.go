@@ -4,6 +4,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/callbus/callbus/internal/event"
 )
 
 // The outbox's last id survives trimming (it is what a rollback check compares
@@ -61,7 +63,7 @@ func TestCommitRefusedWhenOutboxWentBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	next := Batch{OutboxSeen: ids[2], Cursors: map[string]string{"c": "1"},
-		Events: []OutboxEntry{{ID: "e3", Subject: "s", Data: []byte("{}")}}}
+		Events: []event.Message{{ID: "e3", Subject: "s", Data: []byte("{}")}}}
 	if _, err := e.store.Commit(ctx, l, next); err != nil {
 		t.Fatalf("commit after its own last id: %v", err)
 	}

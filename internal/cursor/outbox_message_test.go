@@ -18,7 +18,7 @@ func TestOutboxKeepsTheMessage(t *testing.T) {
 	l := mustAcquire(t, e.store, "a", time.Minute)
 	at := time.Date(2026, 11, 24, 7, 30, 1, 123456789, time.UTC)
 	start := time.Now()
-	ids := mustCommit(t, e.store, l, Batch{Events: []OutboxEntry{
+	ids := mustCommit(t, e.store, l, Batch{Events: []event.Message{
 		{ID: "e1", Subject: "callcenter.acme.call.created", Type: events.CallCreated, Time: at, Data: []byte(`{}`),
 			Headers: map[string]string{"traceparent": "00-abc-def-01"}},
 		{ID: "e2", Subject: "callcenter.acme.call.ended", Data: []byte(`{"type":"call.ended"}`)}, // no type, no time: kept so
@@ -31,7 +31,7 @@ func TestOutboxKeepsTheMessage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, recs := range map[string][]OutboxRecord{"ReadOutbox": read, "WaitOutbox": waited} {
+	for name, recs := range map[string][]event.Committed{"ReadOutbox": read, "WaitOutbox": waited} {
 		if len(recs) != 2 {
 			t.Fatalf("%s: %d records, want 2", name, len(recs))
 		}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/callbus/callbus/internal/event"
 )
 
 // recent keeps the outbox entries this store's own commits appended most
@@ -24,8 +26,8 @@ import (
 type recent struct {
 	mu   sync.Mutex
 	max  int
-	prev string         // the outbox entry right before run[0] ("": unknown, the run is empty)
-	run  []OutboxRecord // contiguous in the outbox, oldest first
+	prev string            // the outbox entry right before run[0] ("": unknown, the run is empty)
+	run  []event.Committed // contiguous in the outbox, oldest first
 	// pending counts the commits under way; idle is closed when the last ends. A
 	// relay that has read everything known waits for them rather than read from
 	// Redis what they are about to hand over (Redis would answer only after the
@@ -70,7 +72,7 @@ func WithOutboxCache(n int) Option {
 // read some: a relay that falls further behind than the run reads Redis, which
 // costs both Redis and this process more than the commit's wait (the relay sets
 // the pace of a backlog anyway, and the poller's work waits in memory meanwhile).
-func (c *recent) begin(ctx context.Context) func(prev string, events []OutboxEntry, ids []string) {
+func (c *recent) begin(ctx context.Context) func(prev string, events []event.Message, ids []string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.roomWait > 0 && len(c.run) >= c.max && time.Since(c.lastRead) < relayActive {
@@ -80,7 +82,7 @@ func (c *recent) begin(ctx context.Context) func(prev string, events []OutboxEnt
 		c.idle = make(chan struct{})
 	}
 	c.pending++
-	return func(prev string, events []OutboxEntry, ids []string) {
+	return func(prev string, events []event.Message, ids []string) {
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		c.add(prev, events, ids)
@@ -112,7 +114,7 @@ func (c *recent) waitRoom(ctx context.Context) {
 // the outbox entry prev. A commit that failed (not an id for each event), even one refused
 // because Redis lost writes, or that did not learn prev ends the run: what it
 // holds may be gone from Redis, or something unknown may follow it.
-func (c *recent) add(prev string, events []OutboxEntry, ids []string) {
+func (c *recent) add(prev string, events []event.Message, ids []string) {
 	if prev == "" || len(events) == 0 || len(events) != len(ids) {
 		c.reset()
 		return
@@ -128,7 +130,7 @@ func (c *recent) add(prev string, events []OutboxEntry, ids []string) {
 			c.reset()
 			return
 		}
-		c.run = append(c.run, OutboxRecord{StreamID: ids[i], CommittedAt: id.time(), Message: e})
+		c.run = append(c.run, event.Committed{StreamID: ids[i], CommittedAt: id.time(), Message: e})
 	}
 	if over := len(c.run) - c.max; over > 0 {
 		c.drop(over)
@@ -147,7 +149,7 @@ func (c *recent) last() string {
 // holds at least one of them contiguously from after; else nothing and false.
 // When after is the newest entry known here and a commit is under way, it waits
 // for the commit (or ctx) first.
-func (c *recent) read(ctx context.Context, after string, count int) ([]OutboxRecord, bool) {
+func (c *recent) read(ctx context.Context, after string, count int) ([]event.Committed, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.lastRead = time.Now()
@@ -172,7 +174,7 @@ func (c *recent) read(ctx context.Context, after string, count int) ([]OutboxRec
 	// relay that starts over reads from the outbox's head, which is Redis).
 	c.drop(start)
 	n := min(count, len(c.run))
-	out := make([]OutboxRecord, n)
+	out := make([]event.Committed, n)
 	copy(out, c.run[:n])
 	return out, true
 }
@@ -198,7 +200,7 @@ func (c *recent) find(id string) (int, bool) {
 	if err != nil {
 		return 0, false
 	}
-	return slices.BinarySearchFunc(c.run, want, func(r OutboxRecord, want streamID) int { // ids increase along the run
+	return slices.BinarySearchFunc(c.run, want, func(r event.Committed, want streamID) int { // ids increase along the run
 		got, _ := parseStreamID(r.StreamID)
 		return got.compare(want)
 	})
@@ -247,7 +249,7 @@ func (c *recent) reset() {
 // to it that the run does not hold are read from Redis after the run's, so that
 // a read returns fewer than count only when Redis holds no more, as an XRANGE
 // does.
-func (s *Store) readRecent(ctx context.Context, after string, count int) ([]OutboxRecord, bool, error) {
+func (s *Store) readRecent(ctx context.Context, after string, count int) ([]event.Committed, bool, error) {
 	recs, ok := s.recent.read(ctx, after, count)
 	if !ok {
 		return nil, false, nil

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/callbus/callbus/internal/event"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -37,7 +38,7 @@ func TestOutboxCacheReadsAsRedis(t *testing.T) {
 				b := Batch{OutboxSeen: seen}
 				for range 1 + rng.IntN(9) {
 					n++
-					e := OutboxEntry{ID: fmt.Sprintf("s%d-e%d", seed, n), Subject: "callcenter.acme.call.created",
+					e := event.Message{ID: fmt.Sprintf("s%d-e%d", seed, n), Subject: "callcenter.acme.call.created",
 						Type: "call.created", Time: time.Unix(1_700_000_000+int64(n), 123456789).UTC(), Data: fmt.Appendf(nil, `{"n":%d}`, n)}
 					if n%3 == 0 {
 						e.Headers = map[string]string{"traceparent": fmt.Sprintf("00-%032x-%016x-01", n, n)}
@@ -48,7 +49,7 @@ func TestOutboxCacheReadsAsRedis(t *testing.T) {
 				seen = res.StreamIDs[len(res.StreamIDs)-1]
 			case op < 7: // another writer's commit
 				n++
-				res := mustCommit(t, other, l, Batch{Events: []OutboxEntry{{ID: fmt.Sprintf("o%d-e%d", seed, n), Subject: "callcenter.acme.user.created", Data: []byte(`{}`)}}})
+				res := mustCommit(t, other, l, Batch{Events: []event.Message{{ID: fmt.Sprintf("o%d-e%d", seed, n), Subject: "callcenter.acme.user.created", Data: []byte(`{}`)}}})
 				seen = res.StreamIDs[0] // as a leader that took over would see it
 			case op < 9: // a trim of what was read
 				if after != "" {
@@ -211,7 +212,7 @@ func streamTime(t *testing.T, id string) time.Time {
 
 // sameRecords compares records field by field; no headers and empty headers are
 // the same to a reader.
-func sameRecords(got, want []OutboxRecord) error {
+func sameRecords(got, want []event.Committed) error {
 	if len(got) != len(want) {
 		return fmt.Errorf("%d records, want %d", len(got), len(want))
 	}
@@ -232,8 +233,8 @@ func sameRecords(got, want []OutboxRecord) error {
 // commit); with its context done it gives up at once.
 func TestOutboxCacheWaitsForACommitUnderWay(t *testing.T) {
 	c := &recent{max: 10}
-	ev := func(id string) OutboxEntry { return OutboxEntry{ID: id, Subject: "callcenter.acme.call.created"} }
-	c.begin(t.Context())("1-0", []OutboxEntry{ev("a")}, []string{"1-1"})
+	ev := func(id string) event.Message { return event.Message{ID: id, Subject: "callcenter.acme.call.created"} }
+	c.begin(t.Context())("1-0", []event.Message{ev("a")}, []string{"1-1"})
 	if got, ok := c.read(t.Context(), "1-0", 5); !ok || len(got) != 1 || got[0].ID != "a" {
 		t.Fatalf("read after 1-0 = %+v %v, want a", got, ok)
 	}
@@ -243,12 +244,12 @@ func TestOutboxCacheWaitsForACommitUnderWay(t *testing.T) {
 	if _, ok := c.read(canceled, "1-1", 5); ok {
 		t.Error("read with a done context while a commit is under way: ok")
 	}
-	got := make(chan []OutboxRecord)
+	got := make(chan []event.Committed)
 	go func() {
 		recs, _ := c.read(t.Context(), "1-1", 5)
 		got <- recs
 	}()
-	done("1-1", []OutboxEntry{ev("b"), ev("c")}, []string{"1-2", "1-3"})
+	done("1-1", []event.Message{ev("b"), ev("c")}, []string{"1-2", "1-3"})
 	if recs := <-got; len(recs) != 2 || recs[0].ID != "b" || recs[1].StreamID != "1-3" {
 		t.Errorf("read during the commit = %+v, want b and c", recs)
 	}
@@ -269,10 +270,10 @@ func TestOutboxCacheWaitsForACommitUnderWay(t *testing.T) {
 // for a while (no relay, or a stopped one) it does not wait.
 func TestOutboxCacheCommitWaitsForTheRelay(t *testing.T) {
 	c := &recent{max: 2, roomWait: time.Minute}
-	ev := func(id string) OutboxEntry { return OutboxEntry{ID: id, Subject: "callcenter.acme.call.created"} }
-	c.begin(t.Context())("1-0", []OutboxEntry{ev("a"), ev("b")}, []string{"1-1", "1-2"})
+	ev := func(id string) event.Message { return event.Message{ID: id, Subject: "callcenter.acme.call.created"} }
+	c.begin(t.Context())("1-0", []event.Message{ev("a"), ev("b")}, []string{"1-1", "1-2"})
 	// No relay has read: the next commit goes on at once, and the run drops its oldest.
-	c.begin(t.Context())("1-2", []OutboxEntry{ev("c")}, []string{"1-3"})
+	c.begin(t.Context())("1-2", []event.Message{ev("c")}, []string{"1-3"})
 	if got, ok := c.read(t.Context(), "1-1", 5); !ok || len(got) != 2 || got[0].ID != "b" {
 		t.Fatalf("read after 1-1 = %+v %v, want b, c", got, ok)
 	}
@@ -281,7 +282,7 @@ func TestOutboxCacheCommitWaitsForTheRelay(t *testing.T) {
 	go func() {
 		done := c.begin(t.Context())
 		close(began)
-		done("1-3", []OutboxEntry{ev("d")}, []string{"1-4"})
+		done("1-3", []event.Message{ev("d")}, []string{"1-4"})
 	}()
 	select {
 	case <-began:
@@ -295,5 +296,5 @@ func TestOutboxCacheCommitWaitsForTheRelay(t *testing.T) {
 	// The run is full again (c, d): a commit whose context ends goes on.
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	c.begin(ctx)("1-4", []OutboxEntry{ev("e")}, []string{"1-5"})
+	c.begin(ctx)("1-4", []event.Message{ev("e")}, []string{"1-5"})
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/callbus/callbus/internal/event"
 )
 
 // JetStream acknowledges a message before it is on disk (the server's
@@ -66,7 +68,7 @@ func (s *Store) TrimOutbox(ctx context.Context, upToStreamID string) error {
 // ReadAcked returns up to count of the acknowledged entries kept (see
 // TrimOutbox) that come after afterStreamID ("" for the oldest kept), oldest
 // first, as ReadOutbox returns outbox entries.
-func (s *Store) ReadAcked(ctx context.Context, afterStreamID string, count int) ([]OutboxRecord, error) {
+func (s *Store) ReadAcked(ctx context.Context, afterStreamID string, count int) ([]event.Committed, error) {
 	if count <= 0 {
 		return nil, fmt.Errorf("cursor read acknowledged: %w: count %d", ErrInvalid, count)
 	}

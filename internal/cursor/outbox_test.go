@@ -5,13 +5,15 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/callbus/callbus/internal/event"
 )
 
 func commitEvents(t *testing.T, s *Store, l Lease, from, n int) []string {
 	t.Helper()
 	var b Batch
 	for i := from; i < from+n; i++ {
-		b.Events = append(b.Events, OutboxEntry{ID: fmt.Sprintf("e%d", i), Subject: "s", Data: []byte("{}")})
+		b.Events = append(b.Events, event.Message{ID: fmt.Sprintf("e%d", i), Subject: "s", Data: []byte("{}")})
 	}
 	return mustCommit(t, s, l, b).StreamIDs
 }
@@ -128,7 +130,7 @@ func TestWaitOutbox(t *testing.T) {
 	}
 
 	type result struct {
-		recs []OutboxRecord
+		recs []event.Committed
 		err  error
 	}
 	done := make(chan result, 1)

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/callbus/callbus/events"
 	"github.com/redis/go-redis/v9"
+
+	"github.com/callbus/callbus/events"
+	"github.com/callbus/callbus/internal/event"
 )
 
 // errReplyShape reports a raw reply that is not what XRANGE answers.
@@ -25,7 +27,7 @@ var errReplyShape = errors.New("unexpected XRANGE reply")
 // an error reply (MOVED and ASK from a Redis Cluster among them, which only
 // go-redis's own reading follows) and after a failed command (go-redis does not
 // retry a command that wrote part of its reply out; XRangeN is retried).
-func (s *Store) readXRange(ctx context.Context, key, start string, count int) (recs []OutboxRecord, ok bool, err error) {
+func (s *Store) readXRange(ctx context.Context, key, start string, count int) (recs []event.Committed, ok bool, err error) {
 	// The slack keeps bytes.Buffer from doubling for the last few hundred bytes:
 	// it wants 512 free before each read into it.
 	hint := s.readHint.Load()
@@ -46,13 +48,13 @@ func (s *Store) readXRange(ctx context.Context, key, start string, count int) (r
 // decodeXRange decodes a raw XRANGE reply (RESP2 or RESP3: an array of entries,
 // each its id and an array of field, value, ...) into records. The records' Data
 // share raw, which is not written to afterwards.
-func decodeXRange(raw []byte) ([]OutboxRecord, error) {
+func decodeXRange(raw []byte) ([]event.Committed, error) {
 	rd := respReader{b: raw}
 	n, err := rd.arrayLen()
 	if err != nil {
 		return nil, err
 	}
-	recs := make([]OutboxRecord, 0, max(n, 0))
+	recs := make([]event.Committed, 0, max(n, 0))
 	known := map[string]string{} // subjects and types: a few, repeated across the batch
 	intern := func(b []byte) string {
 		if s, ok := known[string(b)]; ok {

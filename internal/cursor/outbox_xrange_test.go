@@ -9,8 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/callbus/callbus/events"
 	"github.com/redis/go-redis/v9"
+
+	"github.com/callbus/callbus/events"
+	"github.com/callbus/callbus/internal/event"
 )
 
 // rawXRange is the RESP reply of XRANGE holding msgs, fields in the order given.
@@ -104,7 +106,7 @@ func TestReadOutboxLarge(t *testing.T) {
 	l := mustAcquire(t, e.store, "a", time.Minute)
 	var b Batch
 	for i := range 300 {
-		b.Events = append(b.Events, OutboxEntry{ID: "e" + strconv.Itoa(i), Subject: "s", Data: make([]byte, 3000+i)})
+		b.Events = append(b.Events, event.Message{ID: "e" + strconv.Itoa(i), Subject: "s", Data: make([]byte, 3000+i)})
 	}
 	mustCommit(t, e.store, l, b)
 	for range 2 {

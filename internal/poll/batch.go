@@ -7,6 +7,7 @@ import (
 
 	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/cursor"
+	"github.com/callbus/callbus/internal/event"
 	"github.com/callbus/callbus/internal/telemetry"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -81,7 +82,7 @@ type oneEntity struct {
 	del      [1]cursor.Ref
 	open     [1]cursor.Tracked
 	terminal [1]cursor.Tracked
-	events   []cursor.OutboxEntry
+	events   []event.Message
 }
 
 // newBatcher returns an empty batcher, once any earlier batcher's background
@@ -162,7 +163,7 @@ func (bt *batcher) add(w write) error {
 }
 
 // largest is the size of the largest of evs.
-func largest(evs []cursor.OutboxEntry) int {
+func largest(evs []event.Message) int {
 	n := 0
 	for i := range evs {
 		n = max(n, cursor.Batch{Events: evs[i : i+1]}.Bytes())
@@ -189,7 +190,7 @@ func (bt *batcher) parts(w write) (*cursor.Snapshot, error) {
 // eventsUpTo returns how many of evs, from the first, make one part of an entity
 // too large for a commit (batchEvents, batchBytes; one event at least), and
 // their bytes.
-func (l limits) eventsUpTo(evs []cursor.OutboxEntry) (n, size int) {
+func (l limits) eventsUpTo(evs []event.Message) (n, size int) {
 	for n < len(evs) && n < l.batchEvents {
 		b := cursor.Batch{Events: evs[n : n+1]}.Bytes()
 		if n > 0 && size+b > l.batchBytes {
@@ -259,7 +260,7 @@ func (bt *batcher) ship() error {
 	b := bt.b
 	// The next batch will most likely fill up too: room for as much at once,
 	// rather than growing its lists by doubling all over again.
-	bt.b = cursor.Batch{Events: make([]cursor.OutboxEntry, 0, min(cap(b.Events), bt.lim.batchEvents)), Snapshots: make([]cursor.Snapshot, 0, cap(b.Snapshots))}
+	bt.b = cursor.Batch{Events: make([]event.Message, 0, min(cap(b.Events), bt.lim.batchEvents)), Snapshots: make([]cursor.Snapshot, 0, cap(b.Snapshots))}
 	bt.bytes = 0
 	bt.p.commits.start(func() (int, error) { return bt.commit(b) })
 	return nil

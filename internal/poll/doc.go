@@ -5,7 +5,8 @@
 //
 // It declares the roles it needs of the store (Store, Leaser) and speaks the
 // store's commit vocabulary: it imports cursor for its value types and sentinel
-// errors (Batch, Tracked, Lease, OutboxEntry, ErrStaleLeader, ...), never for
-// *cursor.Store (ARCHITECTURE.md says why). Optional collaborators (tracer, the
-// relay's wake-up, observers) are functional options.
+// errors (Batch, Tracked, Lease, ErrStaleLeader, ...), never for *cursor.Store
+// (ARCHITECTURE.md says why); a batch's outbox entries are event.Messages.
+// Optional collaborators (tracer, the relay's wake-up, observers) are
+// functional options.
 package poll

@@ -10,6 +10,7 @@ import (
 	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/callcenter"
 	"github.com/callbus/callbus/internal/cursor"
+	"github.com/callbus/callbus/internal/event"
 	"github.com/callbus/callbus/internal/redistest"
 	"github.com/callbus/callbus/internal/sim"
 	"github.com/redis/go-redis/v9"
@@ -169,7 +170,7 @@ func TestHistoryAbandonPutsHighWaterBack(t *testing.T) {
 
 // stream is the stream as Announced: the outbox entries a test says were
 // published. Read hands all of them (the poller skips those Redis has).
-type stream struct{ msgs []cursor.OutboxRecord }
+type stream struct{ msgs []event.Committed }
 
 func (s *stream) NewestOutboxID(context.Context) (string, error) {
 	if len(s.msgs) == 0 {
@@ -225,7 +226,7 @@ func (lb *lossBed) loseEverything(t *testing.T) cursor.Lease {
 }
 
 // published is the whole outbox, as published to the stream.
-func published(t *testing.T, store *cursor.Store) []cursor.OutboxRecord {
+func published(t *testing.T, store *cursor.Store) []event.Committed {
 	t.Helper()
 	recs, err := store.ReadOutbox(t.Context(), "", 1_000_000)
 	if err != nil {

@@ -162,11 +162,11 @@ func (p *Poller) Effective() map[string]time.Duration {
 // with trace, the trace context of the cycle that found it (telemetry.Inject; the
 // relay's publish span continues it), shared by the entries of a batcher and read
 // only.
-func (p *Poller) outboxEntry(e events.Envelope, trace map[string]string) (cursor.OutboxEntry, error) {
+func (p *Poller) outboxEntry(e events.Envelope, trace map[string]string) (event.Message, error) {
 	e.History = p.history
 	m, err := event.Encode(e, p.cfg.Prefix, p.cfg.Account)
 	if err != nil {
-		return cursor.OutboxEntry{}, err
+		return event.Message{}, err
 	}
 	m.Headers = trace
 	return m, nil

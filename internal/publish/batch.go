@@ -25,7 +25,7 @@ var errWithdrawn = errors.New("refused as a duplicate of a withdrawn copy: publi
 
 // inflight is one message sent and not yet acknowledged.
 type inflight struct {
-	rec      Record
+	rec      event.Committed
 	f        jetstream.PubAckFuture
 	span     trace.Span
 	original int  // size of the original body when it was sent reduced, else 0
@@ -36,7 +36,7 @@ type inflight struct {
 // sent or until (zero: never). An entry withdrawn before goes out under a message
 // id the stream has not seen (event.MsgID), so it is stored at once, in its
 // place: nothing waits for the duplicate window.
-func (r *Relay) send(ctx context.Context, fl *flight, recs []Record, until time.Time) error {
+func (r *Relay) send(ctx context.Context, fl *flight, recs []event.Committed, until time.Time) error {
 	for _, rec := range recs {
 		in, err := r.sendOne(ctx, rec, until)
 		if err != nil || in.f == nil {
@@ -51,7 +51,7 @@ func (r *Relay) send(ctx context.Context, fl *flight, recs []Record, until time.
 
 // sendOne starts publishing rec, reduced when too large. It sends nothing, and
 // returns no future and no error, once until has passed.
-func (r *Relay) sendOne(ctx context.Context, rec Record, until time.Time) (inflight, error) {
+func (r *Relay) sendOne(ctx context.Context, rec event.Committed, until time.Time) (inflight, error) {
 	pctx, span := r.startSpan(ctx, rec)
 	msg, hdr := message(rec, r.cfg.Stream, event.MsgID(rec.ID, r.withdrawn[rec.StreamID]))
 	if span.IsRecording() {
@@ -161,7 +161,7 @@ func (r *Relay) observe() {
 // names still holds the message; when it does not, it counts one more
 // withdrawal of rec (see errWithdrawn). Duplicates are rare (republishing after a
 // failure or a restart), so the extra request costs little.
-func (r *Relay) stillStored(ctx context.Context, rec Record, seq uint64) error {
+func (r *Relay) stillStored(ctx context.Context, rec event.Committed, seq uint64) error {
 	if r.stream == nil {
 		return nil
 	}
@@ -181,7 +181,7 @@ func (r *Relay) stillStored(ctx context.Context, rec Record, seq uint64) error {
 // startSpan starts the publish span of rec as a child of the trace context rec
 // carries. Without a tracer (the default) it does nothing: the span is a
 // non-recording one, and the message carries the record's context as it is.
-func (r *Relay) startSpan(ctx context.Context, rec Record) (context.Context, trace.Span) {
+func (r *Relay) startSpan(ctx context.Context, rec event.Committed) (context.Context, trace.Span) {
 	if r.untraced {
 		return ctx, noopSpan
 	}

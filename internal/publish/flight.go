@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/callbus/callbus/internal/event"
 	"go.opentelemetry.io/otel/codes"
 )
 
@@ -98,7 +99,7 @@ func (r *Relay) sendBatch(ctx context.Context, fl *flight, room int) (int, error
 
 // read reads the next entries of fl: acknowledged ones kept while it heals,
 // then the outbox's.
-func (r *Relay) read(ctx context.Context, fl *flight, n int) ([]Record, error) {
+func (r *Relay) read(ctx context.Context, fl *flight, n int) ([]event.Committed, error) {
 	if fl.heal {
 		recs, err := r.outbox.ReadAcked(ctx, fl.next, n)
 		if err != nil || len(recs) > 0 {

@@ -1,12 +1,11 @@
 package publish
 
 import (
-	"time"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/event"
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 )
 
 // HeaderOutboxID carries the outbox (Redis stream) id of a published event, so a
@@ -14,20 +13,12 @@ import (
 // entries were already published (see publishedSince).
 const HeaderOutboxID = "Callbus-Outbox-Id"
 
-// Record is one outbox entry to publish: the message event shaped, and where the
-// outbox holds it.
-type Record struct {
-	StreamID    string    // position in the outbox, opaque here: HeaderOutboxID, and what TrimOutbox takes
-	CommittedAt time.Time // when the outbox took it (the store's clock)
-	event.Message
-}
-
 // message builds the NATS message of r for stream: r's body under r's subject,
 // with r's extra headers and the contract's, Nats-Msg-Id msgID (see event.MsgID); and the headers' size (headerSize),
 // counted on the way. The header's values share one array, which comes with the
 // message in one allocation when the record has few headers of its own: a
 // message per event, so allocations count.
-func message(r Record, stream, msgID string) (*nats.Msg, int) {
+func message(r event.Committed, stream, msgID string) (*nats.Msg, int) {
 	m := new(outMsg)
 	vals := m.vals[:0]
 	if n := len(r.Headers) + contractHeaders; n > len(m.vals) {

@@ -15,7 +15,7 @@ func TestMessageHeaderSize(t *testing.T) {
 		{"traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "tracestate": "a=1"},
 		{events.HeaderID: "not the id", "x": "y"},
 	} {
-		rec := Record{StreamID: "1-2", Message: event.Message{ID: "ev-1", Subject: "callcenter.acme.call.created", Data: []byte(`{}`), Headers: headers}}
+		rec := event.Committed{StreamID: "1-2", Message: event.Message{ID: "ev-1", Subject: "callcenter.acme.call.created", Data: []byte(`{}`), Headers: headers}}
 		msg, size := message(rec, "CALLCENTER", rec.ID)
 		if want := msg.Size() - len(msg.Subject) - len(msg.Data); size != want {
 			t.Errorf("headers %v: size %d, nats.go writes %d", headers, size, want)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/callbus/callbus/internal/event"
 	"github.com/nats-io/nats.go/jetstream"
 	"go.opentelemetry.io/otel/trace"
 )
@@ -23,13 +24,13 @@ func WithPublishObserver(f func(published []Published)) RelayOption {
 
 // Published is a record the stream acknowledged, and the acknowledgement.
 type Published struct {
-	Record
+	event.Committed
 	Ack *jetstream.PubAck
 }
 
 // WithTruncationObserver calls f once for each record stored in reduced form,
 // with the size of its original body in bytes. f must not block.
-func WithTruncationObserver(f func(r Record, originalSize int)) RelayOption {
+func WithTruncationObserver(f func(r event.Committed, originalSize int)) RelayOption {
 	return func(r *Relay) { r.onTruncated = f }
 }
 

@@ -1,7 +1,6 @@
 package publish
 
 import (
-	"context"
 	"crypto/rand"
 	"errors"
 	"fmt"
@@ -119,11 +118,11 @@ func (b *bed) updateStream(t *testing.T, change func(*jetstream.StreamConfig)) {
 	}
 }
 
-// outbox is the relay's view of the store.
-func (b *bed) outbox() Outbox { return storeOutbox{b.store} }
+// outbox is the relay's view of the store: the store itself.
+func (b *bed) outbox() Outbox { return b.store }
 
 // records reads the whole outbox as the relay sees it.
-func (b *bed) records(t *testing.T) []Record {
+func (b *bed) records(t *testing.T) []event.Committed {
 	t.Helper()
 	recs, err := b.outbox().ReadOutbox(t.Context(), "", 1000)
 	if err != nil {
@@ -140,37 +139,6 @@ func (b *bed) outboxLen(t testing.TB) int64 {
 		t.Fatal(err)
 	}
 	return n
-}
-
-// storeOutbox adapts the store to Outbox, as the service's wiring does.
-type storeOutbox struct{ store *cursor.Store }
-
-func (o storeOutbox) ReadOutbox(ctx context.Context, after string, count int) ([]Record, error) {
-	return records(o.store.ReadOutbox(ctx, after, count))
-}
-
-func (o storeOutbox) ReadAcked(ctx context.Context, after string, count int) ([]Record, error) {
-	return records(o.store.ReadAcked(ctx, after, count))
-}
-
-func records(recs []cursor.OutboxRecord, err error) ([]Record, error) {
-	out := make([]Record, len(recs))
-	for i, r := range recs {
-		out[i] = Record(r)
-	}
-	return out, err
-}
-
-func (o storeOutbox) TrimOutbox(ctx context.Context, upTo string) error {
-	return o.store.TrimOutbox(ctx, upTo)
-}
-
-func (o storeOutbox) Withdraw(ctx context.Context, ids []string) (map[string]int, error) {
-	return o.store.WithdrawOutbox(ctx, ids)
-}
-
-func (o storeOutbox) Withdrawals(ctx context.Context) (map[string]int, error) {
-	return o.store.OutboxWithdrawals(ctx)
 }
 
 func streamMsgs(t *testing.T, s jetstream.Stream) []*jetstream.RawStreamMsg {

@@ -63,7 +63,7 @@ func (r *Relay) reconcile(ctx context.Context) error {
 	if r.cfg.Filter == "" {
 		return nil
 	}
-	if r.withdrawn, err = r.outbox.Withdrawals(ctx); err != nil {
+	if r.withdrawn, err = r.outbox.OutboxWithdrawals(ctx); err != nil {
 		return fmt.Errorf("reconcile: read withdrawals: %w", err)
 	}
 	head, err := r.oldest(ctx)
@@ -108,7 +108,7 @@ func (r *Relay) reconcile(ctx context.Context) error {
 // withdraw counts one more withdrawal of each entry (outbox ids) in the store,
 // and in r.withdrawn.
 func (r *Relay) withdraw(ctx context.Context, ids []string) error {
-	n, err := r.outbox.Withdraw(ctx, ids)
+	n, err := r.outbox.WithdrawOutbox(ctx, ids)
 	if err != nil {
 		return fmt.Errorf("reconcile: count withdrawals: %w", err)
 	}
@@ -119,8 +119,8 @@ func (r *Relay) withdraw(ctx context.Context, ids []string) error {
 }
 
 // oldest is the oldest entry kept, acknowledged or not; nil when there is none.
-func (r *Relay) oldest(ctx context.Context) (*Record, error) {
-	for _, read := range []func(context.Context, string, int) ([]Record, error){r.outbox.ReadAcked, r.outbox.ReadOutbox} {
+func (r *Relay) oldest(ctx context.Context) (*event.Committed, error) {
+	for _, read := range []func(context.Context, string, int) ([]event.Committed, error){r.outbox.ReadAcked, r.outbox.ReadOutbox} {
 		recs, err := read(ctx, "", 1)
 		if err != nil {
 			return nil, fmt.Errorf("reconcile: read outbox: %w", err)
@@ -171,7 +171,7 @@ func (r *Relay) compare(ctx context.Context, published map[string]stored, lastID
 	var c comparison
 	gap, passed := false, lastID == ""
 	for _, src := range []struct {
-		read  func(context.Context, string, int) ([]Record, error)
+		read  func(context.Context, string, int) ([]event.Committed, error)
 		acked bool
 	}{{r.outbox.ReadAcked, true}, {r.outbox.ReadOutbox, false}} {
 		after := ""

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/callbus/callbus/internal/event"
 	"github.com/cenkalti/backoff/v4"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rs/zerolog"
@@ -15,24 +16,25 @@ import (
 // Outbox is what the relay needs of the store: entries in commit order,
 // trimming of the ones it has published, the published ones kept for a while
 // after (to heal a stream that lost them), and a count of its withdrawals that
-// outlives its process. (cursor.Store, through a small adapter.)
+// outlives its process. *cursor.Store is one as it is: the entries are
+// event.Committed, which both packages name without importing each other.
 type Outbox interface {
 	// ReadOutbox returns up to count entries after the entry with id after ("" for
 	// the beginning), oldest first, each with the time it was committed; fewer
 	// than count only when no more follow.
-	ReadOutbox(ctx context.Context, after string, count int) ([]Record, error)
+	ReadOutbox(ctx context.Context, after string, count int) ([]event.Committed, error)
 	// TrimOutbox removes every entry up to and including upTo, and no newer one,
 	// from what ReadOutbox returns; it keeps them for a retention (ReadAcked) and
 	// forgets their withdrawals.
 	TrimOutbox(ctx context.Context, upTo string) error
 	// ReadAcked is ReadOutbox of the trimmed entries still kept, all older than
 	// the outbox's.
-	ReadAcked(ctx context.Context, after string, count int) ([]Record, error)
-	// Withdraw counts one more withdrawal of each entry (by outbox id) and
-	// returns each one's count; Withdrawals returns the counts of the entries
-	// not trimmed yet.
-	Withdraw(ctx context.Context, ids []string) (map[string]int, error)
-	Withdrawals(ctx context.Context) (map[string]int, error)
+	ReadAcked(ctx context.Context, after string, count int) ([]event.Committed, error)
+	// WithdrawOutbox counts one more withdrawal of each entry (by outbox id) and
+	// returns each one's count; OutboxWithdrawals returns the counts of the
+	// entries not trimmed yet.
+	WithdrawOutbox(ctx context.Context, ids []string) (map[string]int, error)
+	OutboxWithdrawals(ctx context.Context) (map[string]int, error)
 }
 
 // DefaultInFlight is the relay's default limit on publishes awaiting their
@@ -73,7 +75,7 @@ type Relay struct {
 	stream  jetstream.Stream // as of the last reconcile: duplicate checks, withdrawals
 	maxMsg  int64            // the stream's max_msg_size as of the last reconcile (<= 0: none)
 	// withdrawn counts, by outbox id, how often each entry was withdrawn from
-	// the stream (Outbox.Withdrawals as of the last reconcile, and since): an
+	// the stream (Outbox.OutboxWithdrawals as of the last reconcile, and since): an
 	// entry withdrawn n times is published under event.MsgID(id, n), which the
 	// stream's duplicate window has not seen.
 	withdrawn map[string]int
@@ -84,7 +86,7 @@ type Relay struct {
 	seen        uint64
 	onPublished func([]Published)
 	published   []Published // acknowledged since onPublished was last called
-	onTruncated func(r Record, originalSize int)
+	onTruncated func(r event.Committed, originalSize int)
 	maxPayload  func() int64
 	fence       func(ctx context.Context) (time.Duration, error)
 	tracer      trace.Tracer

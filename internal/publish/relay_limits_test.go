@@ -1,6 +1,7 @@
 package publish
 
 import (
+	"github.com/callbus/callbus/internal/event"
 	"github.com/callbus/callbus/internal/simtest"
 	"testing"
 	"time"
@@ -21,7 +22,7 @@ func TestRelayPublishesAnEventOverMaxPayloadReduced(t *testing.T) {
 	}
 	b.commitBodies(t, []byte(`{"n":0}`), big, []byte(`{"n":2}`))
 	var original int
-	r := b.relay(WithMaxPayload(b.js.Conn().MaxPayload), WithTruncationObserver(func(_ Record, size int) { original = size }))
+	r := b.relay(WithMaxPayload(b.js.Conn().MaxPayload), WithTruncationObserver(func(_ event.Committed, size int) { original = size }))
 	if err := r.Drain(t.Context()); err != nil {
 		t.Fatal(err)
 	}

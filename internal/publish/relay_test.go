@@ -33,7 +33,7 @@ func run(t *testing.T, r *Relay) {
 }
 
 // publishDirect stores records in the stream as an earlier relay would have.
-func (b *bed) publishDirect(t *testing.T, recs ...Record) {
+func (b *bed) publishDirect(t *testing.T, recs ...event.Committed) {
 	t.Helper()
 	for _, rec := range recs {
 		msg, _ := message(rec, "CALLCENTER", rec.ID)
@@ -49,11 +49,11 @@ func TestRelayPublishesInOrderWithHeaders(t *testing.T) {
 		b.commit(t, 25)
 	}
 	var mu sync.Mutex
-	var seen []Record
+	var seen []event.Committed
 	r := b.relay(WithPublishObserver(func(ps []Published) {
 		mu.Lock()
 		for _, p := range ps {
-			seen = append(seen, p.Record)
+			seen = append(seen, p.Committed)
 		}
 		mu.Unlock()
 	}))
@@ -193,10 +193,10 @@ func TestRelayPublishesEntriesOfEarlierReleases(t *testing.T) {
 		Values: []any{"id", env.ID, "subject", "callcenter.acme.call.ended", "data", body, "headers", "{}"}}).Err(); err != nil {
 		t.Fatal(err)
 	}
-	var seen []Record
+	var seen []event.Committed
 	r := b.relay(WithPublishObserver(func(ps []Published) {
 		for _, p := range ps {
-			seen = append(seen, p.Record)
+			seen = append(seen, p.Committed)
 		}
 	}))
 	if err := r.Drain(t.Context()); err != nil {
@@ -232,7 +232,7 @@ func TestRelayKilledDuringAWithdrawalKeepsOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	next := NewRelay(b.js, b.js, storeOutbox{store}, relayCfg(), zerolog.Nop())
+	next := NewRelay(b.js, b.js, store, relayCfg(), zerolog.Nop())
 	run(t, next)
 	simtest.WaitFor(t, 20*time.Second, "outbox drained, the duplicate window not waited for", func() bool { return b.outboxLen(t) == 0 })
 	checkInOrder(t, streamMsgs(t, b.stream), 10)
@@ -247,7 +247,7 @@ type countingOutbox struct {
 	reads int
 }
 
-func (o *countingOutbox) ReadOutbox(ctx context.Context, after string, count int) ([]Record, error) {
+func (o *countingOutbox) ReadOutbox(ctx context.Context, after string, count int) ([]event.Committed, error) {
 	o.reads++
 	return o.Outbox.ReadOutbox(ctx, after, count)
 }

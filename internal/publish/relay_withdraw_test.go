@@ -11,7 +11,7 @@ import (
 // gapBed commits 10 events and stores 0..4, then 6 and 7 in the stream, as
 // an earlier relay would have whose publish of 5 failed (lost at a stream
 // leader change) while 6 and 7 were in flight; the duplicate window is long.
-func gapBed(t *testing.T) (*bed, []Record) {
+func gapBed(t *testing.T) (*bed, []event.Committed) {
 	t.Helper()
 	b := newBed(t, false)
 	b.updateStream(t, func(c *jetstream.StreamConfig) { c.Duplicates = 10 * time.Minute })

@@ -10,6 +10,7 @@ import (
 	"github.com/callbus/callbus/config"
 	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/cursor"
+	"github.com/callbus/callbus/internal/event"
 	"github.com/callbus/callbus/internal/natstest"
 	"github.com/callbus/callbus/internal/redistest"
 	"github.com/callbus/callbus/internal/simtest"
@@ -186,7 +187,7 @@ func TestFleetDrainsStrandedOutboxAtStart(t *testing.T) {
 	}
 	var b cursor.Batch
 	for _, id := range []string{"old-1", "old-2", "old-3"} {
-		b.Events = append(b.Events, cursor.OutboxEntry{ID: id, Subject: "callcenter.old.call.created", Type: events.Type("call.created"),
+		b.Events = append(b.Events, event.Message{ID: id, Subject: "callcenter.old.call.created", Type: events.Type("call.created"),
 			Time: time.Now(), Data: []byte(`{"id":"` + id + `"}`)})
 	}
 	if _, err := old.Commit(t.Context(), l, b); err != nil {

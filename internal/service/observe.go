@@ -11,6 +11,7 @@ import (
 	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/callcenter"
 	"github.com/callbus/callbus/internal/cursor"
+	"github.com/callbus/callbus/internal/event"
 	"github.com/callbus/callbus/internal/poll"
 	"github.com/callbus/callbus/internal/publish"
 	"github.com/callbus/callbus/internal/telemetry"
@@ -114,9 +115,9 @@ func optsOf(m *telemetry.Metrics, known map[events.Type]typeOpts, typ events.Typ
 }
 
 // truncationObserver records the original size of each event published reduced.
-func truncationObserver(ctx context.Context, m *telemetry.Metrics) func(publish.Record, int) {
+func truncationObserver(ctx context.Context, m *telemetry.Metrics) func(event.Committed, int) {
 	ctx = context.WithoutCancel(ctx)
-	return func(r publish.Record, size int) {
+	return func(r event.Committed, size int) {
 		m.TruncatedSize.Record(ctx, int64(size), metric.WithAttributes(attribute.String("type", string(r.Type))))
 	}
 }

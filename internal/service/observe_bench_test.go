@@ -30,7 +30,7 @@ func BenchmarkPublishObserver(b *testing.B) {
 	ack := &jetstream.PubAck{Stream: "CALLCENTER"}
 	batch := make([]publish.Published, 512)
 	for i := range batch {
-		batch[i] = publish.Published{Ack: ack, Record: publish.Record{StreamID: "1-" + strconv.Itoa(i), Message: event.Message{
+		batch[i] = publish.Published{Ack: ack, Committed: event.Committed{StreamID: "1-" + strconv.Itoa(i), Message: event.Message{
 			ID: "ev-" + strconv.Itoa(i), Type: types[i%len(types)], Time: time.Now().Add(-time.Second)}}}
 	}
 	observe := publishObserver(b.Context(), m.Account("acme"), board.published(nil))

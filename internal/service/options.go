@@ -1,8 +1,8 @@
 package service
 
 import (
+	"github.com/callbus/callbus/internal/event"
 	"github.com/callbus/callbus/internal/poll"
-	"github.com/callbus/callbus/internal/publish"
 	"github.com/rs/zerolog"
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
@@ -14,7 +14,7 @@ type Option func(*options)
 
 type options struct {
 	version     string
-	onPublished func(publish.Record)
+	onPublished func(event.Committed)
 	poll        []poll.Option
 	tp          trace.TracerProvider
 	backfill    *BackfillOptions
@@ -43,7 +43,7 @@ func WithRedisAdvice(level zerolog.Level) Option {
 
 // WithPublishObserver sees every event the relay got acknowledged (the demo's
 // feed). f must not block.
-func WithPublishObserver(f func(publish.Record)) Option {
+func WithPublishObserver(f func(event.Committed)) Option {
 	return func(o *options) { o.onPublished = f }
 }
 

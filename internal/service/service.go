@@ -2,8 +2,8 @@
 // server once per process, and per account served the API client, the store, the
 // relay, the poller and leadership, with health endpoints and an orderly
 // shutdown (or hand-off of an account to another replica of a fleet).
-// It is wiring only: it joins the adapters (the outbox adapter between cursor and
-// publish), translates what the parts observe into telemetry's instruments, and
+// It is wiring only: it joins the adapters (the store is the relay's outbox as it
+// is), translates what the parts observe into telemetry's instruments, and
 // runs the leader's session; it decides nothing about polling, storing or
 // publishing. cmd/poller and the end-to-end tests run it; see ARCHITECTURE.md.
 package service
@@ -219,11 +219,17 @@ func randomSuffix() string {
 	return hex.EncodeToString(b[:])
 }
 
+// outboxCache is how many of its own newest commits' entries an account's store
+// keeps for the relay (cursor.WithOutboxCache): the relay reads them from memory
+// instead of from Redis while it keeps up, as it does but for a few batches.
+const outboxCache = 2 * cursor.RecommendedMaxEvents
+
 // newRelay is an account's relay, the same for its leader's session and for the
 // drain of a retired account: one place for its options, so the two never differ.
 func newRelay(ctx context.Context, s config.Settings, p parts, fence *leaseFence, published func([]publish.Published),
 	log zerolog.Logger, opts ...publish.RelayOption) *publish.Relay {
-	return publish.NewRelay(p.js, p.js, outbox{p.store}, publish.RelayConfig{
+	// The store is the relay's outbox as it is: both speak of event.Committed.
+	return publish.NewRelay(p.js, p.js, p.store, publish.RelayConfig{
 		Stream: s.StreamName,
 		Filter: events.AccountFilter(s.SubjectPrefix, s.Account),
 	}, log, append([]publish.RelayOption{

@@ -11,6 +11,7 @@ import (
 	"github.com/callbus/callbus/internal/backfill"
 	"github.com/callbus/callbus/internal/callcenter"
 	"github.com/callbus/callbus/internal/cursor"
+	"github.com/callbus/callbus/internal/event"
 	"github.com/callbus/callbus/internal/poll"
 	"github.com/callbus/callbus/internal/publish"
 	"github.com/callbus/callbus/internal/telemetry"
@@ -87,7 +88,7 @@ func (a *accountBoard) intervals(_ context.Context, eff map[string]time.Duration
 
 // published keeps the last acknowledged events of each batch, then calls also
 // with each record.
-func (a *accountBoard) published(also func(publish.Record)) func([]publish.Published) {
+func (a *accountBoard) published(also func(event.Committed)) func([]publish.Published) {
 	return func(ps []publish.Published) {
 		now := time.Now()
 		a.mu.Lock()
@@ -97,7 +98,7 @@ func (a *accountBoard) published(also func(publish.Record)) func([]publish.Publi
 		a.mu.Unlock()
 		if also != nil {
 			for _, p := range ps {
-				also(p.Record)
+				also(p.Committed)
 			}
 		}
 	}

@@ -32,7 +32,7 @@ func TestStatusBoard(t *testing.T) {
 	pub := ab.published(nil)
 	var ps []publish.Published
 	for i := range statusLines + 3 {
-		ps = append(ps, publish.Published{Record: publish.Record{Message: event.Message{ID: "id-" + string(rune('a'+i)), Type: "call.created", Data: []byte(`{"subject":"calls/812"}`)}}})
+		ps = append(ps, publish.Published{Committed: event.Committed{Message: event.Message{ID: "id-" + string(rune('a'+i)), Type: "call.created", Data: []byte(`{"subject":"calls/812"}`)}}})
 	}
 	pub(ps[:2]) // a batch, then one of more than the board keeps
 	pub(ps[2:])
