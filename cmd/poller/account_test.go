@@ -12,9 +12,9 @@ import (
 
 	"github.com/callbus/callbus/internal/cursor"
 	"github.com/callbus/callbus/internal/event"
-	"github.com/callbus/callbus/internal/redistest"
 	"github.com/callbus/callbus/internal/service"
-	"github.com/callbus/callbus/internal/simtest"
+	"github.com/callbus/callbus/internal/testkit/redistest"
+	"github.com/callbus/callbus/internal/testkit/simtest"
 	"github.com/redis/go-redis/v9"
 )
 

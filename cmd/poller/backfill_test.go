@@ -8,9 +8,9 @@ import (
 
 	"github.com/callbus/callbus/internal/cursor"
 	"github.com/callbus/callbus/internal/event"
-	"github.com/callbus/callbus/internal/redistest"
 	"github.com/callbus/callbus/internal/sim"
-	"github.com/callbus/callbus/internal/simtest"
+	"github.com/callbus/callbus/internal/testkit/redistest"
+	"github.com/callbus/callbus/internal/testkit/simtest"
 )
 
 // progress is the stored backfill checkpoint, as far as the test needs it.

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/callbus/callbus/internal/redistest"
 	"github.com/callbus/callbus/internal/sim"
-	"github.com/callbus/callbus/internal/simtest"
+	"github.com/callbus/callbus/internal/testkit/redistest"
+	"github.com/callbus/callbus/internal/testkit/simtest"
 )
 
 // BenchmarkBackfill: `poller backfill` of CALLBUS_BENCH_HISTORY (1,000,000)

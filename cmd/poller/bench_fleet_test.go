@@ -9,11 +9,11 @@ import (
 	"time"
 
 	"github.com/callbus/callbus/events"
-	"github.com/callbus/callbus/internal/audit"
 	"github.com/callbus/callbus/internal/cursor"
-	"github.com/callbus/callbus/internal/redistest"
 	"github.com/callbus/callbus/internal/sim"
-	"github.com/callbus/callbus/internal/simtest"
+	"github.com/callbus/callbus/internal/testkit/audit"
+	"github.com/callbus/callbus/internal/testkit/redistest"
+	"github.com/callbus/callbus/internal/testkit/simtest"
 )
 
 // fleetBenchIntervals is, per event type, the default interval of the read that

@@ -14,11 +14,11 @@ import (
 	"time"
 
 	"github.com/callbus/callbus/events"
-	"github.com/callbus/callbus/internal/audit"
 	"github.com/callbus/callbus/internal/poll"
-	"github.com/callbus/callbus/internal/redistest"
 	"github.com/callbus/callbus/internal/sim"
-	"github.com/callbus/callbus/internal/simtest"
+	"github.com/callbus/callbus/internal/testkit/audit"
+	"github.com/callbus/callbus/internal/testkit/redistest"
+	"github.com/callbus/callbus/internal/testkit/simtest"
 )
 
 // Freshness at plan 100 (make bench; README "Freshness"): callbus at its default

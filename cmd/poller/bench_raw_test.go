@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/callbus/callbus/internal/cpumeter"
 	"github.com/callbus/callbus/internal/publish"
+	"github.com/callbus/callbus/internal/testkit/cpumeter"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )

@@ -11,12 +11,12 @@ import (
 	"time"
 
 	"github.com/callbus/callbus/events"
-	"github.com/callbus/callbus/internal/audit"
-	"github.com/callbus/callbus/internal/cpumeter"
 	"github.com/callbus/callbus/internal/cursor"
-	"github.com/callbus/callbus/internal/redistest"
 	"github.com/callbus/callbus/internal/sim"
-	"github.com/callbus/callbus/internal/simtest"
+	"github.com/callbus/callbus/internal/testkit/audit"
+	"github.com/callbus/callbus/internal/testkit/cpumeter"
+	"github.com/callbus/callbus/internal/testkit/redistest"
+	"github.com/callbus/callbus/internal/testkit/simtest"
 	"github.com/nats-io/nats.go/jetstream"
 )
 

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/callbus/callbus/internal/audit"
+	"github.com/callbus/callbus/internal/testkit/audit"
 )
 
 // chaosForm is the size of a fleet chaos run. The short form runs in go test;

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/callbus/callbus/internal/redistest"
 	"github.com/callbus/callbus/internal/service"
-	"github.com/callbus/callbus/internal/simtest"
+	"github.com/callbus/callbus/internal/testkit/redistest"
+	"github.com/callbus/callbus/internal/testkit/simtest"
 )
 
 // fleetStatus reads a member's /status (ok false when it does not answer).

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/callbus/callbus/internal/simtest"
+	"github.com/callbus/callbus/internal/testkit/simtest"
 )
 
 // leaseWatch samples every account's lease (holder, fencing token) every 100 ms

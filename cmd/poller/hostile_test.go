@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/callbus/callbus/internal/audit"
-	"github.com/callbus/callbus/internal/redistest"
 	"github.com/callbus/callbus/internal/sim"
-	"github.com/callbus/callbus/internal/simtest"
+	"github.com/callbus/callbus/internal/testkit/audit"
+	"github.com/callbus/callbus/internal/testkit/redistest"
+	"github.com/callbus/callbus/internal/testkit/simtest"
 )
 
 // TestHostileUpstream runs the poller binary (real redis-server and nats-server)

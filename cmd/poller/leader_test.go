@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/callbus/callbus/events"
-	"github.com/callbus/callbus/internal/redistest"
-	"github.com/callbus/callbus/internal/simtest"
+	"github.com/callbus/callbus/internal/testkit/redistest"
+	"github.com/callbus/callbus/internal/testkit/simtest"
 	"github.com/nats-io/nats.go/jetstream"
 )
 

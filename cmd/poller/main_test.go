@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/callbus/callbus/internal/simtest"
+	"github.com/callbus/callbus/internal/testkit/simtest"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }

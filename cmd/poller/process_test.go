@@ -4,9 +4,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/callbus/callbus/internal/audit"
-	"github.com/callbus/callbus/internal/redistest"
-	"github.com/callbus/callbus/internal/simtest"
+	"github.com/callbus/callbus/internal/testkit/audit"
+	"github.com/callbus/callbus/internal/testkit/redistest"
+	"github.com/callbus/callbus/internal/testkit/simtest"
 	"github.com/callbus/callbus/schemas"
 )
 

@@ -11,9 +11,9 @@ import (
 
 	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/event"
-	"github.com/callbus/callbus/internal/natstest"
 	"github.com/callbus/callbus/internal/publish"
-	"github.com/callbus/callbus/internal/simtest"
+	"github.com/callbus/callbus/internal/testkit/natstest"
+	"github.com/callbus/callbus/internal/testkit/simtest"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/callbus/callbus/internal/simtest"
+	"github.com/callbus/callbus/internal/testkit/simtest"
 )
 
 // `poller setup` serves the page and its scripts on the address it logs, and

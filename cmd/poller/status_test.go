@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/callbus/callbus/internal/redistest"
-	"github.com/callbus/callbus/internal/simtest"
+	"github.com/callbus/callbus/internal/testkit/redistest"
+	"github.com/callbus/callbus/internal/testkit/simtest"
 )
 
 // `poller status` prints a running poller's status page for a terminal: its role,

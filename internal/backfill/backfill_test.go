@@ -10,10 +10,10 @@ import (
 	"github.com/callbus/callbus/internal/callcenter"
 	"github.com/callbus/callbus/internal/cursor"
 	"github.com/callbus/callbus/internal/poll"
-	"github.com/callbus/callbus/internal/redistest"
 	"github.com/callbus/callbus/internal/secret"
 	"github.com/callbus/callbus/internal/sim"
-	"github.com/callbus/callbus/internal/simtest"
+	"github.com/callbus/callbus/internal/testkit/redistest"
+	"github.com/callbus/callbus/internal/testkit/simtest"
 	"github.com/rs/zerolog"
 )
 

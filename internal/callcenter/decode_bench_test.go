@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/callbus/callbus/events"
-	"github.com/callbus/callbus/internal/cpumeter"
+	"github.com/callbus/callbus/internal/testkit/cpumeter"
 )
 
 // Micro-benchmarks of list decoding, the poller's largest share of CPU in the

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/callbus/callbus/internal/event"
-	"github.com/callbus/callbus/internal/redistest"
+	"github.com/callbus/callbus/internal/testkit/redistest"
 	"github.com/redis/go-redis/v9"
 )
 

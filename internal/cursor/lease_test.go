@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/callbus/callbus/internal/simtest"
+	"github.com/callbus/callbus/internal/testkit/simtest"
 )
 
 func TestLeaseAcquireRenewRelease(t *testing.T) {

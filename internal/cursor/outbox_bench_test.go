@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/callbus/callbus/events"
-	"github.com/callbus/callbus/internal/cpumeter"
 	"github.com/callbus/callbus/internal/event"
+	"github.com/callbus/callbus/internal/testkit/cpumeter"
 )
 
 // BenchmarkReadOutbox reads an outbox a batch at a time, as the relay does:

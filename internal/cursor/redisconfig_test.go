@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/callbus/callbus/internal/cursor"
-	"github.com/callbus/callbus/internal/redistest"
+	"github.com/callbus/callbus/internal/testkit/redistest"
 )
 
 func TestCheckConfig(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/callbus/callbus/internal/redistest"
+	"github.com/callbus/callbus/internal/testkit/redistest"
 	"github.com/redis/go-redis/v9"
 )
 

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/callbus/callbus/events"
-	"github.com/callbus/callbus/internal/cpumeter"
+	"github.com/callbus/callbus/internal/testkit/cpumeter"
 )
 
 // benchCall is an ended call as the simulator's backlog serves it: assignment,

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/callbus/callbus/internal/redistest"
-	"github.com/callbus/callbus/internal/simtest"
+	"github.com/callbus/callbus/internal/testkit/redistest"
+	"github.com/callbus/callbus/internal/testkit/simtest"
 	"github.com/rs/zerolog"
 )
 

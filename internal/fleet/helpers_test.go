@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/callbus/callbus/internal/simtest"
+	"github.com/callbus/callbus/internal/testkit/simtest"
 	"github.com/redis/go-redis/v9"
 	"github.com/rs/zerolog"
 )

@@ -9,7 +9,7 @@ import (
 
 	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/cursor"
-	"github.com/callbus/callbus/internal/redistest"
+	"github.com/callbus/callbus/internal/testkit/redistest"
 	"github.com/rs/zerolog"
 )
 

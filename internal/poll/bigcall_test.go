@@ -15,8 +15,8 @@ import (
 	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/cursor"
 	"github.com/callbus/callbus/internal/event"
-	"github.com/callbus/callbus/internal/redistest"
 	"github.com/callbus/callbus/internal/sim"
+	"github.com/callbus/callbus/internal/testkit/redistest"
 	"github.com/rs/zerolog"
 )
 

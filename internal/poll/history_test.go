@@ -11,8 +11,8 @@ import (
 	"github.com/callbus/callbus/internal/callcenter"
 	"github.com/callbus/callbus/internal/cursor"
 	"github.com/callbus/callbus/internal/event"
-	"github.com/callbus/callbus/internal/redistest"
 	"github.com/callbus/callbus/internal/sim"
+	"github.com/callbus/callbus/internal/testkit/redistest"
 	"github.com/redis/go-redis/v9"
 )
 

@@ -3,13 +3,13 @@ package poll
 import (
 	"context"
 	"errors"
-	"github.com/callbus/callbus/internal/simtest"
+	"github.com/callbus/callbus/internal/testkit/simtest"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/callbus/callbus/internal/cursor"
-	"github.com/callbus/callbus/internal/redistest"
+	"github.com/callbus/callbus/internal/testkit/redistest"
 	"github.com/rs/zerolog"
 )
 

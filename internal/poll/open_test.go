@@ -11,9 +11,9 @@ import (
 	"github.com/callbus/callbus/internal/callcenter"
 	"github.com/callbus/callbus/internal/cursor"
 	"github.com/callbus/callbus/internal/diff"
-	"github.com/callbus/callbus/internal/redistest"
 	"github.com/callbus/callbus/internal/secret"
 	"github.com/callbus/callbus/internal/sim"
+	"github.com/callbus/callbus/internal/testkit/redistest"
 	"github.com/rs/zerolog"
 )
 

@@ -6,8 +6,8 @@ import (
 
 	"github.com/callbus/callbus/internal/cursor"
 	"github.com/callbus/callbus/internal/diff"
-	"github.com/callbus/callbus/internal/redistest"
 	"github.com/callbus/callbus/internal/sim"
+	"github.com/callbus/callbus/internal/testkit/redistest"
 	"github.com/redis/go-redis/v9"
 )
 

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/callbus/callbus/internal/cpumeter"
+	"github.com/callbus/callbus/internal/testkit/cpumeter"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rs/zerolog"
 )

@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/callbus/callbus/internal/natstest"
-	"github.com/callbus/callbus/internal/simtest"
+	"github.com/callbus/callbus/internal/testkit/natstest"
+	"github.com/callbus/callbus/internal/testkit/simtest"
 )
 
 // The relay, unchanged, publishes to an R3 stream of a 3-node cluster across the

@@ -2,7 +2,7 @@ package publish
 
 import (
 	"context"
-	"github.com/callbus/callbus/internal/simtest"
+	"github.com/callbus/callbus/internal/testkit/simtest"
 	"testing"
 	"time"
 

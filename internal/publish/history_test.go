@@ -1,7 +1,7 @@
 package publish
 
 import (
-	"github.com/callbus/callbus/internal/simtest"
+	"github.com/callbus/callbus/internal/testkit/simtest"
 	"testing"
 	"time"
 )

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/callbus/callbus/internal/simtest"
+	"github.com/callbus/callbus/internal/testkit/simtest"
 )
 
 // healBed has a relay publish 20 events, copies the JetStream store, has it

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/callbus/callbus/internal/simtest"
+	"github.com/callbus/callbus/internal/testkit/simtest"
 	"github.com/nats-io/nats.go/jetstream"
 )
 

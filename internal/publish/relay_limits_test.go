@@ -2,7 +2,7 @@ package publish
 
 import (
 	"github.com/callbus/callbus/internal/event"
-	"github.com/callbus/callbus/internal/simtest"
+	"github.com/callbus/callbus/internal/testkit/simtest"
 	"testing"
 	"time"
 

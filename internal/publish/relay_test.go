@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"github.com/callbus/callbus/events"
-	"github.com/callbus/callbus/internal/simtest"
+	"github.com/callbus/callbus/internal/testkit/simtest"
 	"sync"
 	"testing"
 	"time"

@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/callbus/callbus/internal/sim"
-	"github.com/callbus/callbus/internal/simtest"
-	"github.com/callbus/callbus/internal/testenv"
+	"github.com/callbus/callbus/internal/testkit/simtest"
+	"github.com/callbus/callbus/internal/testkit/testenv"
 	"github.com/chromedp/chromedp"
 )
 

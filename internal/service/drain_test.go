@@ -11,9 +11,9 @@ import (
 	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/cursor"
 	"github.com/callbus/callbus/internal/event"
-	"github.com/callbus/callbus/internal/natstest"
-	"github.com/callbus/callbus/internal/redistest"
-	"github.com/callbus/callbus/internal/simtest"
+	"github.com/callbus/callbus/internal/testkit/natstest"
+	"github.com/callbus/callbus/internal/testkit/redistest"
+	"github.com/callbus/callbus/internal/testkit/simtest"
 	"github.com/redis/go-redis/v9"
 	"github.com/rs/zerolog"
 )

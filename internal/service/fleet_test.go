@@ -13,13 +13,13 @@ import (
 
 	"github.com/callbus/callbus/config"
 	"github.com/callbus/callbus/internal/fleet"
-	"github.com/callbus/callbus/internal/natstest"
 	"github.com/callbus/callbus/internal/poll"
-	"github.com/callbus/callbus/internal/redistest"
 	"github.com/callbus/callbus/internal/secret"
 	"github.com/callbus/callbus/internal/sim"
-	"github.com/callbus/callbus/internal/simtest"
 	"github.com/callbus/callbus/internal/telemetry"
+	"github.com/callbus/callbus/internal/testkit/natstest"
+	"github.com/callbus/callbus/internal/testkit/redistest"
+	"github.com/callbus/callbus/internal/testkit/simtest"
 	"github.com/redis/go-redis/v9"
 	"github.com/rs/zerolog"
 )

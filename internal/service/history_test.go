@@ -13,14 +13,14 @@ import (
 	"time"
 
 	"github.com/callbus/callbus/config"
-	"github.com/callbus/callbus/internal/audit"
 	"github.com/callbus/callbus/internal/backfill"
 	"github.com/callbus/callbus/internal/callcenter"
 	"github.com/callbus/callbus/internal/cursor"
-	"github.com/callbus/callbus/internal/natstest"
-	"github.com/callbus/callbus/internal/redistest"
 	"github.com/callbus/callbus/internal/sim"
-	"github.com/callbus/callbus/internal/simtest"
+	"github.com/callbus/callbus/internal/testkit/audit"
+	"github.com/callbus/callbus/internal/testkit/natstest"
+	"github.com/callbus/callbus/internal/testkit/redistest"
+	"github.com/callbus/callbus/internal/testkit/simtest"
 	"github.com/callbus/callbus/schemas"
 	"github.com/rs/zerolog"
 )

@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/callbus/callbus/internal/cursor"
-	"github.com/callbus/callbus/internal/natstest"
-	"github.com/callbus/callbus/internal/redistest"
-	"github.com/callbus/callbus/internal/simtest"
+	"github.com/callbus/callbus/internal/testkit/natstest"
+	"github.com/callbus/callbus/internal/testkit/redistest"
+	"github.com/callbus/callbus/internal/testkit/simtest"
 	"github.com/rs/zerolog"
 )
 

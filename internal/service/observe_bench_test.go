@@ -9,8 +9,8 @@ import (
 	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/event"
 	"github.com/callbus/callbus/internal/publish"
-	"github.com/callbus/callbus/internal/simtest"
 	"github.com/callbus/callbus/internal/telemetry"
+	"github.com/callbus/callbus/internal/testkit/simtest"
 	"github.com/nats-io/nats.go/jetstream"
 )
 

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/callbus/callbus/internal/cursor"
-	"github.com/callbus/callbus/internal/natstest"
-	"github.com/callbus/callbus/internal/redistest"
+	"github.com/callbus/callbus/internal/testkit/natstest"
+	"github.com/callbus/callbus/internal/testkit/redistest"
 	"github.com/rs/zerolog"
 )
 

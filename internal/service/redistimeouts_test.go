@@ -10,8 +10,8 @@ import (
 	"github.com/callbus/callbus/config"
 	"github.com/callbus/callbus/internal/cursor"
 	"github.com/callbus/callbus/internal/poll"
-	"github.com/callbus/callbus/internal/redistest"
-	"github.com/callbus/callbus/internal/simtest"
+	"github.com/callbus/callbus/internal/testkit/redistest"
+	"github.com/callbus/callbus/internal/testkit/simtest"
 	"github.com/redis/go-redis/v9"
 	"github.com/rs/zerolog"
 )

@@ -6,10 +6,10 @@ import (
 	"testing"
 
 	"github.com/callbus/callbus/config"
-	"github.com/callbus/callbus/internal/natstest"
-	"github.com/callbus/callbus/internal/redistest"
 	"github.com/callbus/callbus/internal/sim"
-	"github.com/callbus/callbus/internal/simtest"
+	"github.com/callbus/callbus/internal/testkit/natstest"
+	"github.com/callbus/callbus/internal/testkit/redistest"
+	"github.com/callbus/callbus/internal/testkit/simtest"
 	"github.com/rs/zerolog"
 )
 

@@ -2,12 +2,12 @@ package service
 
 import (
 	"context"
-	"github.com/callbus/callbus/internal/simtest"
+	"github.com/callbus/callbus/internal/testkit/simtest"
 	"strconv"
 	"testing"
 	"time"
 
-	"github.com/callbus/callbus/internal/testenv"
+	"github.com/callbus/callbus/internal/testkit/testenv"
 	"github.com/chromedp/chromedp"
 )
 

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/callbus/callbus/internal/natstest"
-	"github.com/callbus/callbus/internal/redistest"
-	"github.com/callbus/callbus/internal/simtest"
+	"github.com/callbus/callbus/internal/testkit/natstest"
+	"github.com/callbus/callbus/internal/testkit/redistest"
+	"github.com/callbus/callbus/internal/testkit/simtest"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rs/zerolog"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"

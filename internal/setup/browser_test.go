@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/callbus/callbus/config"
-	"github.com/callbus/callbus/internal/testenv"
+	"github.com/callbus/callbus/internal/testkit/testenv"
 	"github.com/chromedp/chromedp"
 )
 

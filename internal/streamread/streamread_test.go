@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/callbus/callbus/internal/natstest"
+	"github.com/callbus/callbus/internal/testkit/natstest"
 	"github.com/nats-io/nats.go/jetstream"
 )
 

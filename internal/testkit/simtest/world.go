@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/callbus/callbus/internal/audit"
 	"github.com/callbus/callbus/internal/sim"
+	"github.com/callbus/callbus/internal/testkit/audit"
 )
 
 // World is a simulator served over HTTP, recording its ground truth.

@@ -23,7 +23,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/callbus/callbus/internal/skipreport"
+	"github.com/callbus/callbus/internal/testkit/skipreport"
 	"github.com/redis/go-redis/v9"
 )
 

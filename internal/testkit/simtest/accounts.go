@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/callbus/callbus/internal/audit"
 	"github.com/callbus/callbus/internal/sim"
+	"github.com/callbus/callbus/internal/testkit/audit"
 )
 
 // Accounts is a multi-account simulator (sim.Accounts) served over HTTP, each
