@@ -73,15 +73,15 @@ func TestFleetOfPollers(t *testing.T) {
 
 	a.kill(t)
 	start := time.Now()
-	simtest.WaitFor(t, 60*time.Second, "member-b leading every account", func() bool {
-		got := leaders(addrB)
-		return ledOnce(got, names...)
+	// member-b may have led every account before the kill (rendezvous hashing over
+	// two random member names, or a hand-off not yet made): so the failover is done
+	// when member-b also sees itself alone, member-a's membership expired.
+	simtest.WaitFor(t, 60*time.Second, "member-b alone, leading every account", func() bool {
+		st, _ := fleetStatus(addrB)
+		alone := st.Fleet != nil && slices.Equal(st.Fleet.Members, []string{st.Instance})
+		return alone && ledOnce(leaders(addrB), names...)
 	})
 	if took := time.Since(start); took > 30*time.Second {
 		t.Errorf("failover of member-a's accounts took %s", took)
-	}
-	st, _ := fleetStatus(addrB)
-	if st.Fleet == nil || !slices.Equal(st.Fleet.Members, []string{st.Instance}) {
-		t.Errorf("after the kill member-b sees the members %+v, want itself alone", st.Fleet)
 	}
 }
