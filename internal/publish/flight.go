@@ -182,13 +182,17 @@ func (r *Relay) trim(ctx context.Context, fl *flight, force bool) error {
 	return nil
 }
 
-// settle waits (each at most AckWait) for publishes still in flight after a
-// failure, so none of them lands after the republish that follows, and ends their
-// spans.
+// settle waits for publishes still in flight after a failure or a reconnection,
+// so none of them lands after the republish that follows, and ends their spans.
+// It waits AckWait in all, not for each: after a reconnection the answers to a
+// whole window of publishes can be lost, and a wait of AckWait each (up to 1,024
+// of them) stalled the relay, silently, for hours.
 func (r *Relay) settle(ctx context.Context, fl *flight) {
+	sctx, cancel := context.WithTimeout(ctx, r.cfg.AckWait)
+	defer cancel()
 	for i := range fl.queue {
-		if ctx.Err() == nil {
-			_, _, _ = r.ack(ctx, fl.queue[i].f, true)
+		if sctx.Err() == nil {
+			_, _, _ = r.ack(sctx, fl.queue[i].f, true)
 		}
 	}
 	r.abandon(fl)
