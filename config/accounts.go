@@ -24,11 +24,7 @@ var perAccountRequired = []string{"account", "api_key"}
 // one lease TTL for the fleet's membership): iparams.json declares it with
 // "type_attributes": {"scope": "process"}. An account file that sets one is
 // refused rather than silently ignored.
-func processKey(key string) bool {
-	d, err := Declarations()
-	if err != nil { // the embedded declaration is checked by the tests
-		return false
-	}
+func processKey(d *iparams.Declarations, key string) bool {
 	p, ok := d.Param(key)
 	return ok && p.Scope == iparams.ScopeProcess
 }
@@ -143,8 +139,12 @@ func accountRules(name string, values map[string]any) iparams.Problems {
 	case !inline && !file:
 		ps = append(ps, iparams.Problem{Key: apiKeyFile, Message: "required: the path of the file holding the account's API key (relative to the accounts directory)"})
 	}
+	d, err := Declarations()
+	if err != nil { // the embedded declaration: checked by the tests
+		return append(ps, iparams.Problem{Key: "iparams.json", Message: err.Error()})
+	}
 	for _, k := range slices.Sorted(maps.Keys(values)) {
-		if processKey(k) {
+		if processKey(d, k) {
 			ps = append(ps, iparams.Problem{Key: k, Message: "a setting of the process, shared by every account: set it in the environment or --config, not in an account file"})
 		}
 	}

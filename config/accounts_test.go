@@ -160,16 +160,20 @@ func TestProcessValues(t *testing.T) {
 // The settings every account of a process shares are the ones iparams.json
 // declares with scope process, and the per-account ones are not taken for them.
 func TestProcessKeys(t *testing.T) {
+	d, err := Declarations()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, k := range []string{"redis_url", "redis_cluster_addrs", "nats_url", "nats_password", "stream_name", "stream_replicas",
 		"log_level", "accounts_dir", "subject_prefix", "http_addr", "debug_pprof", "lease_ttl_seconds", "instance_id",
 		"shutdown_timeout_seconds"} {
-		if !processKey(k) {
+		if !processKey(d, k) {
 			t.Errorf("%s: not declared a setting of the process (type_attributes.scope)", k)
 		}
 	}
 	for _, k := range []string{"api_url", "api_domain", "api_key", "account", "rate_limit_share", "calls_interval_seconds",
 		"metrics_lookback_minutes", "resources", "outbox_max_events", "api_timeout_seconds", "export_backfill_above_hours", "no_such_key"} {
-		if processKey(k) {
+		if processKey(d, k) {
 			t.Errorf("%s: taken for a setting of the process", k)
 		}
 	}
