@@ -21,7 +21,10 @@ type Meta struct {
 	Type    Type      // may be outside the Catalog (see UnknownEvent)
 	Subject string    // the entity, e.g. "calls/812/participants/4431"
 	Time    time.Time // when the record dates the change, UTC (see package doc): not an order
-	History bool      // derived from the account export by a backfill, not a live poll
+	// DataSchema is the URI of the schema of the data, with its version (see
+	// DataSchema); empty on events published before callbus sent it (version 1).
+	DataSchema string
+	History    bool // derived from the account export by a backfill, not a live poll
 	// Truncated is set on an event the relay published reduced, because it was
 	// larger than NATS accepts (extension attribute callbustruncated): each value
 	// of data cut, as <JSON pointer into data>=<original length>, comma-separated.
@@ -71,7 +74,14 @@ func Decode(body []byte) (Event, error) {
 		return nil, fmt.Errorf("%w: event %q: source %q is not %s<account>", ErrInvalid, e.ID, e.Source, sourcePrefix)
 	}
 	ev := newEvent(e.Type)
-	*ev.meta() = Meta{ID: e.ID, Source: e.Source, Type: e.Type, Subject: e.Subject, Time: e.Time, History: e.History, Truncated: e.Truncated}
+	if e.DataSchema != "" {
+		// Data of another version of the type than the Go types describe (one
+		// published beside it during a deprecation window) stays raw.
+		if t, v, ok := ParseDataSchema(e.DataSchema); !ok || t != e.Type || v != Version(e.Type) {
+			ev = &UnknownEvent{}
+		}
+	}
+	*ev.meta() = Meta{ID: e.ID, Source: e.Source, Type: e.Type, Subject: e.Subject, Time: e.Time, DataSchema: e.DataSchema, History: e.History, Truncated: e.Truncated}
 	if err := json.Unmarshal(e.Data, ev.data()); err != nil {
 		return nil, fmt.Errorf("%w: event %q: data of %s: %w", ErrInvalid, e.ID, e.Type, err)
 	}

@@ -27,14 +27,18 @@ const sourcePrefix = "urn:callbus:account:"
 // Envelope is a CloudEvents 1.0 event in structured mode: the whole NATS message
 // body. Field order is the wire order.
 type Envelope struct {
-	SpecVersion     string          `json:"specversion"`
-	ID              string          `json:"id"`
-	Source          string          `json:"source"`
-	Type            Type            `json:"type"`
-	Subject         string          `json:"subject"`
-	Time            time.Time       `json:"time"`
-	DataContentType string          `json:"datacontenttype"`
-	Data            json.RawMessage `json:"data"`
+	SpecVersion     string    `json:"specversion"`
+	ID              string    `json:"id"`
+	Source          string    `json:"source"`
+	Type            Type      `json:"type"`
+	Subject         string    `json:"subject"`
+	Time            time.Time `json:"time"`
+	DataContentType string    `json:"datacontenttype"`
+	// DataSchema is the URI of the JSON Schema of Data, with its version
+	// (DataSchema(type, version)). Every event callbus publishes carries it; events
+	// published before it existed do not, and their data is version 1.
+	DataSchema string          `json:"dataschema,omitempty"`
+	Data       json.RawMessage `json:"data"`
 	// History is true on events a backfill derived from the account export
 	// rather than a live poll (extension attribute callbushistory; absent on
 	// live events). Such an event has the id, type, subject, time and data the

@@ -71,7 +71,8 @@ type (
 		Data MetricData
 	}
 	// UnknownEvent is an event of a type outside the Catalog of this version of the
-	// package, with its data as sent. Acknowledge it (or upgrade): it is not an error.
+	// package, or whose dataschema names another version of its type's data than
+	// this package's (Version), with its data as sent. Acknowledge it (or upgrade): it is not an error.
 	UnknownEvent struct {
 		Meta
 		Data json.RawMessage

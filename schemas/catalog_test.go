@@ -95,12 +95,12 @@ func readNode(fsys fs.FS, name string) (node, error) {
 }
 
 // renderCatalog renders the catalog block: a table of the types (in the order
-// given, each with a data/<type>.json), then each type's data and example, then the
+// given, each with its current data/<type>.v<N>.json), then each type's data and example, then the
 // records the data embeds (defs/).
 func renderCatalog(fsys fs.FS, examples map[string][]byte, order []string) (string, error) {
 	dataFiles := make([]string, len(order))
 	for i, typ := range order {
-		dataFiles[i] = "data/" + typ + ".json"
+		dataFiles[i] = fmt.Sprintf("data/%s.v%d.json", typ, events.Version(events.Type(typ)))
 	}
 	defFiles, err := fs.Glob(fsys, "defs/*.json")
 	if err != nil {

@@ -41,12 +41,13 @@ func TestDrift(t *testing.T) {
 			continue
 		}
 		gt := reflect.TypeOf(data).Elem()
-		s, ok := v.data[string(i.Type)]
+		s, ok := v.data[events.DataSchema(i.Type, events.Version(i.Type))]
+		file := fmt.Sprintf("data/%s.v%d.json", i.Type, events.Version(i.Type))
 		if !ok {
-			t.Errorf("%s: no schema data/%s.json", i.Type, i.Type)
+			t.Errorf("%s: no schema %s", i.Type, file)
 			continue
 		}
-		d.object(gt, s, "data/"+string(i.Type)+".json")
+		d.object(gt, s, file)
 	}
 	for _, key := range slices.Sorted(maps.Keys(neverNull)) {
 		if !d.used[key] {
@@ -80,8 +81,8 @@ func TestDriftDetects(t *testing.T) {
 		Part     int       `json:"participant"`
 	}
 	d := &drift{}
-	d.object(reflect.TypeFor[status](), v.data["participant.status_changed"].Properties["current"], "s")
-	d.object(reflect.TypeFor[wrapper](), v.data["user.status_changed"], "w")
+	d.object(reflect.TypeFor[status](), v.data[events.DataSchema("participant.status_changed", 1)].Properties["current"], "s")
+	d.object(reflect.TypeFor[wrapper](), v.data[events.DataSchema("user.status_changed", 1)], "w")
 	got := strings.Join(d.problems, "\n")
 	for _, want := range []string{
 		`s: /code (schemas.status.Code): Go emits [string], the schema allows [integer]`,
@@ -98,7 +99,7 @@ func TestDriftDetects(t *testing.T) {
 		}
 	}
 	d = &drift{}
-	d.object(reflect.TypeFor[participant](), v.data["participant.joined"].Properties["participant"], "p")
+	d.object(reflect.TypeFor[participant](), v.data[events.DataSchema("participant.joined", 1)].Properties["participant"], "p")
 	got = strings.Join(d.problems, "\n")
 	for _, want := range []string{
 		`p: /caller_id (schemas.participant.CallerID): Go emits [integer], the schema allows [integer null]`,

@@ -1,7 +1,10 @@
 package schemas
 
 import (
+	"encoding/json"
 	"testing"
+
+	"github.com/callbus/callbus/events"
 )
 
 // TestExamples: the sample event of every type (README, schemas/README.md), as a
@@ -15,6 +18,13 @@ func TestExamples(t *testing.T) {
 	for typ, body := range Examples() {
 		if err := v.Validate(body); err != nil {
 			t.Errorf("%s: %v", typ, err)
+		}
+		var e events.Envelope
+		if err := json.Unmarshal(body, &e); err != nil {
+			t.Fatal(err)
+		}
+		if want := events.DataSchema(e.Type, events.Version(e.Type)); e.DataSchema != want {
+			t.Errorf("%s: dataschema %q, want %q (as the poller writes it)", typ, e.DataSchema, want)
 		}
 		seen[typ] = true
 	}

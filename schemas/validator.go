@@ -10,12 +10,15 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/callbus/callbus/events"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// baseURL names the embedded files for the compiler. It is never fetched: every
-// file is added as a resource before compiling and remote loading is disabled.
-const baseURL = "https://callbus.invalid/schemas/"
+// baseURL names the embedded files for the compiler: the base of every
+// dataschema URI, so that a data file's name is the dataschema of the events it
+// describes. It is never fetched: every file is added as a resource before
+// compiling and remote loading is disabled.
+const baseURL = events.SchemaBase
 
 // Validator checks event bodies against the embedded schemas. It is safe for
 // concurrent use.
@@ -23,13 +26,14 @@ type Validator struct {
 	envelope *jsonschema.Schema
 	whole    *jsonschema.Schema // event.json: compiled so its $refs are checked
 	headers  *jsonschema.Schema
-	data     map[string]*jsonschema.Schema // by event type
-	types    []string                      // sorted
+	data     map[string]*jsonschema.Schema // by dataschema URI (events.DataSchema)
+	types    []string                      // sorted, each once whatever its versions
 }
 
 // New compiles the embedded schemas with format assertions on (so "date-time" is
-// checked). It fails if a file does not compile, a $ref does not resolve, or the
-// envelope's list of types and the data/ files disagree.
+// checked). It fails if a file does not compile, a $ref does not resolve, a data
+// file is not named <type>.v<N>.json, a type has no version 1, or the envelope's
+// list of types and the data/ files disagree.
 func New() (*Validator, error) {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
@@ -67,26 +71,49 @@ func New() (*Validator, error) {
 		return nil, fmt.Errorf("schemas: compile headers: %w", err)
 	}
 	for _, p := range dataFiles {
-		t := strings.TrimSuffix(path.Base(p), ".json")
-		if v.data[t], err = c.Compile(baseURL + p); err != nil {
+		uri := baseURL + p
+		t, _, ok := events.ParseDataSchema(uri)
+		if !ok {
+			return nil, fmt.Errorf("schemas: %s: name a data schema data/<type>.v<N>.json (N the version of the type's data, from 1)", p)
+		}
+		if v.data[uri], err = c.Compile(uri); err != nil {
 			return nil, fmt.Errorf("schemas: compile %s: %w", p, err)
 		}
-		v.types = append(v.types, t)
+		v.types = append(v.types, string(t))
 	}
 	slices.Sort(v.types)
+	v.types = slices.Compact(v.types)
+	for _, t := range v.types {
+		if v.data[events.DataSchema(events.Type(t), 1)] == nil {
+			return nil, fmt.Errorf("schemas: %s has no version 1 (data/%s.v1.json)", t, t)
+		}
+	}
 	if enum := envelopeTypes(v.envelope); !slices.Equal(enum, v.types) {
 		return nil, fmt.Errorf("schemas: envelope.json lists types %v, data/ has %v", enum, v.types)
 	}
 	return v, nil
 }
 
-// Types returns the event types that have a data schema, sorted.
+// Types returns the event types that have a data schema, sorted, each once.
 func (v *Validator) Types() []string { return slices.Clone(v.types) }
 
+// DataSchemas returns the dataschema URI of every data file, sorted.
+func (v *Validator) DataSchemas() []string {
+	out := make([]string, 0, len(v.data))
+	for uri := range v.data {
+		out = append(out, uri)
+	}
+	slices.Sort(out)
+	return out
+}
+
 // Validate checks one message body: the envelope against envelope.json and, when
-// its type is known, its data against data/<type>.json (but for an event in the
-// relay's last-resort form, callbustruncated "=<bytes>": its data is {}). It returns nil, an error
-// for a body that is not JSON, or an *EventError listing every violation with its
+// its type is known, its data against the schema its dataschema names
+// (data/<type>.v<N>.json; version 1 when it has none, as events of earlier
+// releases), but for an event in the relay's last-resort form (callbustruncated
+// "=<bytes>": its data is {}). A dataschema that names no data file of schemas/,
+// or another type's, is a violation at /dataschema. It returns nil, an error for
+// a body that is not JSON, or an *EventError listing every violation with its
 // JSON pointer in the body (e.g. "/data/call/id").
 func (v *Validator) Validate(body []byte) error {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(body))
@@ -100,7 +127,13 @@ func (v *Validator) Validate(body []byte) error {
 	if err := v.envelope.Validate(doc); err != nil {
 		vs = append(vs, violations(err, "")...)
 	}
-	if s, ok := v.data[typ]; ok && !lastResort(obj) {
+	uri, _ := obj["dataschema"].(string)
+	if uri == "" && slices.Contains(v.types, typ) {
+		uri = events.DataSchema(events.Type(typ), 1)
+	} else if t, _, _ := events.ParseDataSchema(uri); uri != "" && (v.data[uri] == nil || string(t) != typ) {
+		vs = append(vs, Violation{Pointer: "/dataschema", Message: fmt.Sprintf("%q names no data schema of type %q in schemas/data", uri, typ)})
+	}
+	if s, ok := v.data[uri]; ok && !lastResort(obj) {
 		if data, ok := obj["data"]; ok {
 			if err := s.Validate(data); err != nil {
 				vs = append(vs, violations(err, "/data")...)

@@ -290,3 +290,32 @@ func TestLastResortForm(t *testing.T) {
 		})
 	}
 }
+
+// TestDataSchema: the data is validated against the schema its dataschema names;
+// one that names no data file of schemas/, or another type's, is a violation at
+// /dataschema; without one (events of earlier releases), version 1 applies.
+func TestDataSchema(t *testing.T) {
+	v := newValidator(t)
+	good := samples()[0].body(t)
+	if err := validate(t, v, good); err != nil {
+		t.Fatal(err)
+	}
+	var obj map[string]any
+	if err := json.Unmarshal(good, &obj); err != nil {
+		t.Fatal(err)
+	}
+	delete(obj, "dataschema")
+	legacy, _ := json.Marshal(obj)
+	if err := validate(t, v, legacy); err != nil {
+		t.Fatalf("an event without dataschema: %v", err)
+	}
+	for _, uri := range []string{events.DataSchema(events.CallCreated, 2), events.DataSchema(events.CallEnded, 1), "https://callbus.dev/schemas/envelope.json"} {
+		obj["dataschema"] = uri
+		b, _ := json.Marshal(obj)
+		err := v.Validate(b)
+		var ee *EventError
+		if !errors.As(err, &ee) || !slices.ContainsFunc(ee.Violations, func(x Violation) bool { return x.Pointer == "/dataschema" }) {
+			t.Errorf("dataschema %s: got %v, want a violation at /dataschema", uri, err)
+		}
+	}
+}

@@ -31,6 +31,10 @@ func appendEnvelope(b []byte, e events.Envelope) ([]byte, error) {
 	}
 	b = append(b, `,"datacontenttype":`...)
 	b = appendString(b, e.DataContentType)
+	if e.DataSchema != "" {
+		b = append(b, `,"dataschema":`...)
+		b = appendString(b, e.DataSchema)
+	}
 	b = append(b, `,"data":`...)
 	if len(e.Data) == 0 {
 		b = append(b, "null"...)

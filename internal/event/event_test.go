@@ -67,7 +67,7 @@ func TestEnvelope(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := json.Marshal(e)
-	want := `{"specversion":"1.0","id":"` + e.ID + `","source":"urn:callbus:account:acme","type":"call.created","subject":"calls/812","time":"2026-11-21T09:00:03Z","datacontenttype":"application/json","data":{"id":812}}`
+	want := `{"specversion":"1.0","id":"` + e.ID + `","source":"urn:callbus:account:acme","type":"call.created","subject":"calls/812","time":"2026-11-21T09:00:03Z","datacontenttype":"application/json","dataschema":"https://callbus.dev/schemas/data/call.created.v1.json","data":{"id":812}}`
 	if string(b) != want {
 		t.Fatalf("got  %s\nwant %s", b, want)
 	}

@@ -1,8 +1,9 @@
 // Checks schemas/asyncapi.yaml: parses it with @asyncapi/parser (resolving the
 // relative $refs to the JSON Schema files) and fails on any diagnostic of error
 // severity; then checks it against the schema files and the poller's parameters:
-// one message, channel and send operation per data/<type>.json, each payload made
-// of envelope.json and data/<type>.json, the headers of headers.json, the stream
+// one message, channel and send operation per data/<type>.v<N>.json, each payload
+// made of envelope.json and that file (the message and channel of version 1 are named
+// <type>, those of a later version N, published beside it, <type>.v<N>), the headers of headers.json, the stream
 // settings against config/iparams.json, and every schema file within the subset of
 // JSON Schema that both draft 2020-12 (Go) and draft-07 (the parser) read alike.
 //
@@ -31,10 +32,18 @@ for (const d of diagnostics) {
 if (!document) problem('parser: no document (see the errors above)');
 
 const raw = yaml.load(readFileSync(docPath, 'utf8'));
-const types = readdirSync(join(schemaDir, 'data'))
-  .filter((f) => f.endsWith('.json'))
-  .map((f) => f.slice(0, -'.json'.length))
-  .sort();
+// dataFile maps each message name to its schema file: data/<type>.v1.json is the
+// message <type>, data/<type>.v<N>.json (N > 1) the message <type>.v<N>.
+const dataFile = new Map();
+for (const f of readdirSync(join(schemaDir, 'data')).filter((f) => f.endsWith('.json'))) {
+  const m = /^(.+)\.v([1-9][0-9]*)\.json$/.exec(f);
+  if (!m) {
+    problem(`data/${f}: not named <type>.v<N>.json (the version of the type's data schema)`);
+    continue;
+  }
+  dataFile.set(m[2] === '1' ? m[1] : `${m[1]}.v${m[2]}`, f);
+}
+const types = [...dataFile.keys()].sort();
 if (types.length === 0) problem(`no schemas in ${join(schemaDir, 'data')}`);
 
 // fileRefs lists the $ref values of v that point into files.
@@ -82,7 +91,7 @@ for (const [id, m] of Object.entries(messages)) {
     if (!existsSync(file)) problem(`${at}: payload $ref ${ref}: no such file`);
     else readJSON(file, `${at}: payload $ref ${ref}`);
   }
-  for (const want of ['./envelope.json', `./data/${m.name}.json`]) {
+  for (const want of ['./envelope.json', `./data/${dataFile.get(m.name)}`]) {
     if (!refs.includes(want)) problem(`${at}: payload does not $ref ${want}`);
   }
   const headers = m.headers?.$ref?.startsWith('#') ? local(m.headers.$ref) : m.headers;
@@ -90,7 +99,7 @@ for (const [id, m] of Object.entries(messages)) {
   if (!headerFiles.includes('./headers.json')) problem(`${at}: headers do not $ref ./headers.json`);
 }
 for (const t of types) {
-  if (!msgByType.has(t)) problem(`no message for event type ${t} (schemas/data/${t}.json)`);
+  if (!msgByType.has(t)) problem(`no message for event type ${t} (schemas/data/${dataFile.get(t)})`);
 }
 
 // Channels: {prefix}.{account}.<type>, one message each; one send operation each.

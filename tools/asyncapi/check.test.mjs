@@ -39,8 +39,8 @@ test('the committed document passes', () => {
 
 const broken = [
   ['an invalid schema file', (d) => replace(d, 'defs/csat.json', '"type": "integer"', '"type": "integr"'), /parser: error/],
-  ['a missing schema file', (d) => replace(d, 'asyncapi.yaml', "$ref: './data/team.updated.json'", "$ref: './data/team.changed.json'"), /team\.changed\.json|does not \$ref \.\/data\/team\.updated\.json/],
-  ['a type without a message', (d) => writeFileSync(join(d, 'data/call.deleted.json'), readFileSync(join(d, 'data/call.ended.json'))), /no message for event type call\.deleted/],
+  ['a missing schema file', (d) => replace(d, 'asyncapi.yaml', "$ref: './data/team.updated.v1.json'", "$ref: './data/team.changed.v1.json'"), /team\.changed\.v1\.json|does not \$ref \.\/data\/team\.updated\.v1\.json/],
+  ['a type without a message', (d) => writeFileSync(join(d, 'data/call.deleted.v1.json'), readFileSync(join(d, 'data/call.ended.v1.json'))), /no message for event type call\.deleted/],
   ['a wrong address', (d) => replace(d, 'asyncapi.yaml', "address: '{prefix}.{account}.user.deleted'", "address: '{prefix}.user.deleted'"), /address \{prefix\}\.user\.deleted/],
   ['a stream default off the config', (d) => replace(d, 'asyncapi.yaml', 'duplicate_window: 10m', 'duplicate_window: 2m'), /duplicate_window 2m/],
   ['a 2020-12-only keyword', (d) => replace(d, 'defs/team.json', '"required": ["id"]', '"required": ["id"], "unevaluatedProperties": true'), /unevaluatedProperties is not read/],

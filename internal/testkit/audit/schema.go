@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/callbus/callbus/schemas"
@@ -14,7 +15,10 @@ import (
 const maxSchemaProblems = 100
 
 // ValidateSchemas validates every message against the published schemas (the
-// envelope, then the data of its type, and the headers when the message has any)
+// envelope, then the data against the schema its dataschema names, and the
+// headers when the message has any); a message without a dataschema, or whose
+// dataschema names no data file of schemas/ for its type, fails (callbus sends one
+// on every event)
 // and returns one problem per failing message, naming its stream sequence, id, type
 // and the failing JSON pointers; nil when all pass. At most maxSchemaProblems messages are spelled out, then a count of the
 // rest.
@@ -43,6 +47,11 @@ func ValidateSchemas(msgs []Message, v *schemas.Validator) []string {
 			continue
 		}
 		var errs []string
+		if uri := m.Event.DataSchema; uri == "" {
+			errs = append(errs, "no dataschema")
+		} else if !slices.Contains(v.DataSchemas(), uri) {
+			errs = append(errs, fmt.Sprintf("dataschema %q is no data file of schemas/", uri))
+		}
 		if err := v.Validate(body); err != nil {
 			errs = append(errs, err.Error())
 		}

@@ -59,6 +59,32 @@ func TestValidateSchemas(t *testing.T) {
 	}
 }
 
+// TestValidateSchemasDataSchema: an event without a dataschema, or whose
+// dataschema names no data file of schemas/ (another version, another type), fails.
+func TestValidateSchemasDataSchema(t *testing.T) {
+	v, err := schemas.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	good, err := event.New("acme", events.TeamCreated, "teams/2", "1", time.Now(), events.TeamData{Team: events.Team{ID: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, uri := range map[string]string{
+		"none":         "",
+		"version":      events.DataSchema(events.TeamCreated, 9),
+		"another type": events.DataSchema(events.TeamUpdated, 1),
+		"elsewhere":    "https://example.com/team.created.json",
+	} {
+		e := good
+		e.DataSchema = uri
+		got := ValidateSchemas([]Message{{Seq: 1, Event: e}}, v)
+		if len(got) != 1 || !strings.Contains(got[0], "dataschema") {
+			t.Errorf("%s (%q): got %v, want a dataschema problem", name, uri, got)
+		}
+	}
+}
+
 func TestValidateSchemasCapped(t *testing.T) {
 	v, err := schemas.New()
 	if err != nil {
