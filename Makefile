@@ -5,7 +5,7 @@ BENCH   ?= .
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: build generate demo test vet fmt-check asyncapi chart rules fuzz bench bench-micro chaos sim clean
+.PHONY: build generate demo test vet fmt-check asyncapi contract-check contract-baseline models chart rules fuzz bench bench-micro chaos sim clean
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/ ./cmd/...
@@ -65,6 +65,18 @@ asyncapi:
 	npm ci --prefix tools/asyncapi --ignore-scripts --no-audit --no-fund --silent
 	node tools/asyncapi/check.mjs
 	node --test tools/asyncapi/check.test.mjs
+
+# The contract gate: schemas/ and schemas/asyncapi.yaml against the last released
+# contract, the committed copy schemas/released/; fails naming the type and JSON
+# pointer of each breaking change (internal/contract). A breaking change ships as
+# a new version of the type beside the old one (docs/consuming.md#versions).
+contract-check:
+	$(GO) run ./tools/contractcheck -current schemas -released schemas/released
+
+# When a release is cut: the contract as it is becomes the released baseline.
+contract-baseline:
+	rm -rf schemas/released && mkdir -p schemas/released
+	cp -R schemas/envelope.json schemas/event.json schemas/headers.json schemas/asyncapi.yaml schemas/data schemas/defs schemas/released/
 
 # Fuzzing: every Fuzz target of every package of PKGS, each for FUZZTIME (go test
 # fuzzes one target of one package at a time). The packages whose tests declare a
