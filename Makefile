@@ -5,17 +5,21 @@ BENCH   ?= .
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: build generate demo test vet fmt-check asyncapi contract-check contract-baseline models chart rules fuzz bench bench-micro chaos sim clean
+.PHONY: build generate demo test vet fmt-check asyncapi contract-check contract-baseline models models-test chart rules fuzz bench bench-micro chaos sim clean
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/ ./cmd/...
 
 # Every generated file (the //go:generate lines beside each generator): the values
-# schemas, the READMEs' parameter tables, the event catalog page, the dashboard. CI
-# fails when one is stale (git diff after make generate).
+# schemas, the READMEs' parameter tables, the event catalog page, the dashboard,
+# and the TypeScript and Python models (make models, with Node.js). CI fails when
+# one is stale (git diff after make generate).
 generate:
 	$(GO) generate ./...
 	cd deploy && $(GO) generate ./...
+	@if command -v node >/dev/null && command -v npm >/dev/null; then $(MAKE) --no-print-directory models; \
+	elif [ "$$CALLBUS_REQUIRE_INTEGRATION" = 1 ]; then echo "node or npm not found, and CALLBUS_REQUIRE_INTEGRATION=1"; exit 1; \
+	else echo "generate: node or npm not found (install Node.js 20.19+): models/ was not regenerated"; fi
 
 # The README's first command: build the poller, saying so (the first build compiles
 # nats-server and the rest, minutes on a small machine; later ones take seconds),
@@ -53,6 +57,9 @@ test: fmt-check vet
 	@if command -v node >/dev/null && command -v npm >/dev/null; then $(MAKE) --no-print-directory asyncapi || exit 1; \
 	elif [ "$$CALLBUS_REQUIRE_INTEGRATION" = 1 ]; then echo "node or npm not found, and CALLBUS_REQUIRE_INTEGRATION=1"; exit 1; \
 	else echo "asyncapi: node or npm not found (install Node.js 20+): the AsyncAPI document was not parsed" >>$(SKIP_REPORT); fi
+	@if command -v node >/dev/null && command -v npm >/dev/null && command -v python3 >/dev/null; then $(MAKE) --no-print-directory models-test || exit 1; \
+	elif [ "$$CALLBUS_REQUIRE_INTEGRATION" = 1 ]; then echo "node, npm or python3 not found, and CALLBUS_REQUIRE_INTEGRATION=1"; exit 1; \
+	else echo "models-test: node, npm or python3 not found: the TypeScript and Python models were not tested" >>$(SKIP_REPORT); fi
 	@echo "$(GO) test -race -count=1 -timeout 30m $(PKGS)  (a line per package as it ends)"; status=0; \
 	CALLBUS_SKIP_REPORT=$(SKIP_REPORT) CALLBUS_STATUS_SCREENSHOT=$(CURDIR)/bin/status CALLBUS_DASHBOARD_SCREENSHOT=$(CURDIR)/bin/grafana \
 		$(GOTESTSUM) --format pkgname-and-test-fails --format-hide-empty-pkg -- -race -count=1 -timeout 30m $(PKGS) || status=$$?; \
@@ -65,6 +72,17 @@ asyncapi:
 	npm ci --prefix tools/asyncapi --ignore-scripts --no-audit --no-fund --silent
 	node tools/asyncapi/check.mjs
 	node --test tools/asyncapi/check.test.mjs
+
+# The TypeScript and Python models (models/ts, models/python) generated from
+# schemas/ by quicktype (pinned in tools/models/package-lock.json); models-test
+# decodes every example of schemas/examples with both (node, python3).
+models:
+	npm ci --prefix tools/models --ignore-scripts --no-audit --no-fund --silent
+	node tools/models/generate.mjs
+
+models-test:
+	npm ci --prefix tools/models --ignore-scripts --no-audit --no-fund --silent
+	node --test tools/models/decode.test.mjs
 
 # The contract gate: schemas/ and schemas/asyncapi.yaml against the last released
 # contract, the committed copy schemas/released/; fails naming the type and JSON
