@@ -42,6 +42,7 @@ func TestDeclaredKeys(t *testing.T) {
 		"resources":                   iparams.Multiselect, "log_level": iparams.Dropdown, "log_format": iparams.Dropdown,
 		"http_addr": iparams.Text, "debug_pprof": iparams.Checkbox, "lease_ttl_seconds": iparams.Number, "outbox_max_events": iparams.Number, "instance_id": iparams.Text,
 		"shutdown_timeout_seconds": iparams.Number, "api_timeout_seconds": iparams.Number,
+		"event_versions": iparams.Dropdown,
 	}
 	for key, typ := range want {
 		p, ok := d.Param(key)

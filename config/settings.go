@@ -68,7 +68,10 @@ type Settings struct {
 	HTTPAddr        string // host:port of /healthz, /readyz, /metrics
 	DebugPprof      bool   // serve /debug/pprof/ on HTTPAddr too
 	LeaseTTL        time.Duration
-	OutboxMaxEvents int64  // polling pauses while the outbox holds this many events
+	OutboxMaxEvents int64 // polling pauses while the outbox holds this many events
+	// EventVersions is all, newest or oldest: which versions of a type with
+	// several are published (event.Policy).
+	EventVersions   string
 	InstanceID      string // the host name unless set
 	ShutdownTimeout time.Duration
 }

@@ -22,7 +22,7 @@ type Message struct {
 }
 
 // Encode marshals the envelope e of an event of account into the message published
-// under prefix: the body is what json.Marshal(e) writes, built in one pass around
+// under prefix, on the subject of its type and version (events.VersionSubject): the body is what json.Marshal(e) writes, built in one pass around
 // e.Data, which is written as it is (not validated nor compacted again: New's data
 // is compact JSON already). It fails only when an attribute cannot be encoded (a
 // time outside the years 0–9999).
@@ -33,11 +33,19 @@ func Encode(e events.Envelope, prefix, account string) (Message, error) {
 	}
 	return Message{
 		ID:      e.ID,
-		Subject: events.Subject(prefix, account, e.Type),
+		Subject: events.VersionSubject(prefix, account, e.Type, dataVersion(e)),
 		Type:    e.Type,
 		Time:    e.Time,
 		Data:    body,
 	}, nil
+}
+
+// dataVersion is the version of e's data its dataschema names: 1 without one.
+func dataVersion(e events.Envelope) int {
+	if _, v, ok := events.ParseDataSchema(e.DataSchema); ok {
+		return v
+	}
+	return 1
 }
 
 // RestoreHead sets m's Type and Time from its body. It is for messages stored

@@ -226,11 +226,10 @@ func (bt *batcher) entity(w write) (cursor.Batch, error) {
 		bt.trace, bt.traced = telemetry.Inject(bt.ctx), true
 	}
 	for _, ev := range w.events {
-		m, err := bt.p.outboxEntry(ev, bt.trace)
-		if err != nil {
+		var err error
+		if e.Events, err = bt.p.outboxEntries(e.Events, ev, bt.trace); err != nil {
 			return cursor.Batch{}, err
 		}
-		e.Events = append(e.Events, m)
 	}
 	o.events = e.Events[:0]
 	return e, nil

@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/callbus/callbus/events"
+	"github.com/callbus/callbus/internal/event"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -44,4 +46,11 @@ func WithCycleObserver(f CycleObserver) Option {
 // time they are recomputed (after every cycle). It must not keep the map.
 func WithIntervalObserver(f func(ctx context.Context, effective map[string]time.Duration)) Option {
 	return func(p *Poller) { p.intervalObservers = append(p.intervalObservers, f) }
+}
+
+// WithVersions sets the versions published beside each type's current one
+// (event.Published by default): a test shows a second version of a type published
+// side by side with the first.
+func WithVersions(v map[events.Type][]event.Version) Option {
+	return func(p *Poller) { p.versions = v }
 }

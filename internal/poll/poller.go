@@ -73,6 +73,9 @@ type Config struct {
 	// OutboxMax pauses polling while the outbox holds this many events (a long
 	// NATS outage): Redis memory stays bounded and nothing is dropped. 0: no limit.
 	OutboxMax int64
+	// EventVersions says which versions of a type with several are published
+	// (the setting event_versions; "" is event.PolicyAll). See event.Versions.
+	EventVersions event.Policy
 }
 
 // defaults fills the tuning fields that have no setting; the fields that come from
@@ -112,6 +115,9 @@ type Poller struct {
 	lease   func() cursor.Lease
 	scope   diff.Scope // account and state epoch, set by Run
 	history bool       // events get the history attribute (history.go)
+	// versions are the versions published beside each type's current one:
+	// event.Published unless WithVersions.
+	versions map[events.Type][]event.Version
 
 	names     diff.StatusNames
 	hasNames  bool
@@ -140,7 +146,7 @@ func New(cfg Config, api *callcenter.Client, store Store, log zerolog.Logger, op
 		return nil, fmt.Errorf("poller: Backfill (%s) and MetricsLookback (%s) must be positive", cfg.Backfill, cfg.MetricsLookback)
 	}
 	p := &Poller{cfg: cfg, api: api, store: store, log: log,
-		tracer: noop.NewTracerProvider().Tracer(""), wake: func() {}}
+		tracer: noop.NewTracerProvider().Tracer(""), wake: func() {}, versions: event.Published}
 	for _, o := range opts {
 		o(p)
 	}
@@ -158,18 +164,26 @@ func (p *Poller) Effective() map[string]time.Duration {
 	return out
 }
 
-// outboxEntry turns an event into what the store keeps for the relay: its message,
-// with trace, the trace context of the cycle that found it (telemetry.Inject; the
-// relay's publish span continues it), shared by the entries of a batcher and read
-// only.
-func (p *Poller) outboxEntry(e events.Envelope, trace map[string]string) (event.Message, error) {
+// outboxEntries appends to dst what the store keeps for the relay of an event:
+// its message, one per version of its type published (event.Versions: one but
+// during a deprecation window), with trace, the trace context of the cycle that
+// found it (telemetry.Inject; the relay's publish span continues it), shared by
+// the entries of a batcher and read only.
+func (p *Poller) outboxEntries(dst []event.Message, e events.Envelope, trace map[string]string) ([]event.Message, error) {
 	e.History = p.history
-	m, err := event.Encode(e, p.cfg.Prefix, p.cfg.Account)
+	envs, err := event.Versions(e, p.versions, p.cfg.EventVersions)
 	if err != nil {
-		return event.Message{}, err
+		return dst, err
 	}
-	m.Headers = trace
-	return m, nil
+	for _, e := range envs {
+		m, err := event.Encode(e, p.cfg.Prefix, p.cfg.Account)
+		if err != nil {
+			return dst, err
+		}
+		m.Headers = trace
+		dst = append(dst, m)
+	}
+	return dst, nil
 }
 
 func (p *Poller) committed(b cursor.Batch) {

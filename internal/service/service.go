@@ -21,6 +21,7 @@ import (
 	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/callcenter"
 	"github.com/callbus/callbus/internal/cursor"
+	"github.com/callbus/callbus/internal/event"
 	"github.com/callbus/callbus/internal/poll"
 	"github.com/callbus/callbus/internal/publish"
 	"github.com/callbus/callbus/internal/telemetry"
@@ -198,7 +199,7 @@ func pollConfig(s config.Settings) poll.Config {
 	return poll.Config{
 		Account: s.Account, Prefix: s.SubjectPrefix, Intervals: iv,
 		MetricsLookback: s.MetricsLookback, Backfill: s.CallsBackfill, OutboxMax: s.OutboxMaxEvents,
-		IntervalFloor: s.PollIntervalFloor,
+		IntervalFloor: s.PollIntervalFloor, EventVersions: event.Policy(s.EventVersions),
 	}
 }
 
