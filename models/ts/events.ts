@@ -24,7 +24,7 @@
 /**
  * A CloudEvents 1.0 event in structured mode: the whole body of a NATS message published by
  * callbus on <prefix>.<account>.<type>. The data of each type is described by
- * data/<type>.json.
+ * data/<type>.v<N>.json, the file its dataschema names.
  */
 export interface CallbusEvent {
     /**
@@ -48,12 +48,12 @@ export interface CallbusEvent {
      * length>. A list keeps its first elements in their order (length: elements), at least one;
      * a string keeps its first bytes (length: bytes), at any depth (e.g.
      * /changes/0/current=600000). E.g. /call/participants=2500. Every such reduced data
-     * validates against data/<type>.json. Last resort, when the data does not fit with every
-     * list at one element and every long string emptied: callbustruncated is =<bytes of the
-     * original data> (the JSON pointer of data itself is empty) and data is {}, which
-     * data/<type>.json is then not applied to; use the subject to know the entity. Everything
-     * else, id, type, subject and time included, is as it would have been; read the whole
-     * record from the API when you need it.
+     * validates against its dataschema. Last resort, when the data does not fit with every list
+     * at one element and every long string emptied: callbustruncated is =<bytes of the original
+     * data> (the JSON pointer of data itself is empty) and data is {}, which its dataschema is
+     * then not applied to; use the subject to know the entity. Everything else, id, type,
+     * subject and time included, is as it would have been; read the whole record from the API
+     * when you need it.
      */
     callbustruncated?: string;
     data:              { [key: string]: unknown };
