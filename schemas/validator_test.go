@@ -45,17 +45,30 @@ func validate(t *testing.T, v *Validator, body []byte) error {
 	return err
 }
 
+// TestWholeDispatchesEveryType: event.json has one block per data file, by type
+// and dataschema, each naming the type of its file.
 func TestWholeDispatchesEveryType(t *testing.T) {
 	v := newValidator(t)
 	var dispatched []string
 	for _, s := range v.whole.AllOf {
-		if s.If != nil && s.If.Properties["type"] != nil && s.If.Properties["type"].Const != nil {
-			dispatched = append(dispatched, (*s.If.Properties["type"].Const).(string))
+		if s.If == nil || s.If.Properties["type"] == nil || s.If.Properties["type"].Const == nil {
+			continue
 		}
+		typ := (*s.If.Properties["type"].Const).(string)
+		ds := s.If.Properties["dataschema"]
+		if ds == nil || ds.Const == nil {
+			t.Errorf("event.json: the block of %s does not name its dataschema", typ)
+			continue
+		}
+		uri := (*ds.Const).(string)
+		if ft, _, ok := events.ParseDataSchema(uri); !ok || string(ft) != typ {
+			t.Errorf("event.json: the block of %s names the dataschema %s", typ, uri)
+		}
+		dispatched = append(dispatched, uri)
 	}
 	slices.Sort(dispatched)
-	if !slices.Equal(dispatched, v.Types()) {
-		t.Fatalf("event.json dispatches %v, want %v", dispatched, v.Types())
+	if !slices.Equal(dispatched, v.DataSchemas()) {
+		t.Fatalf("event.json dispatches %v, want %v", dispatched, v.DataSchemas())
 	}
 }
 
