@@ -94,6 +94,29 @@ func (s *Store) PushRequest(ctx context.Context, r Request) error {
 	return nil
 }
 
+// PendingRequests counts the requests the leader has not taken yet.
+func (s *Store) PendingRequests(ctx context.Context) (int64, error) {
+	n, err := s.rdb.LLen(ctx, s.k.requests).Result()
+	if err != nil {
+		return 0, fmt.Errorf("cursor pending requests: %w", err)
+	}
+	return n, nil
+}
+
+// CancelRequest removes r from the queue if the leader has not taken it yet,
+// and reports whether it did.
+func (s *Store) CancelRequest(ctx context.Context, r Request) (bool, error) {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return false, fmt.Errorf("cursor cancel request: %w", err)
+	}
+	n, err := s.rdb.LRem(ctx, s.k.requests, 1, b).Result()
+	if err != nil {
+		return false, fmt.Errorf("cursor cancel request: %w", err)
+	}
+	return n > 0, nil
+}
+
 // TakeRequests removes and returns the queued requests, oldest first. The
 // caller (the leader) audits the outcome of each: one it took and could not act
 // on is reported there, never silently dropped. A request that does not decode

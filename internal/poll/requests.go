@@ -39,7 +39,7 @@ type RollbackCheck struct {
 }
 
 // ErrRewind: a rewind asks for what cannot be done safely (a resource without a
-// time cursor, a time ahead of the high water or in the future).
+// time cursor, a time ahead of the high water).
 var ErrRewind = errors.New("rewind refused")
 
 // RewindCursors returns the cursors that make the next calls cycle re-read calls
@@ -51,12 +51,9 @@ var ErrRewind = errors.New("rewind refused")
 // pruned: re-reading them would announce them again), which note says when to
 // is earlier. Only "calls" has a time cursor (call metrics follow the calls;
 // users and teams are read whole every cycle): others are ErrRewind.
-func RewindCursors(resource string, to time.Time, cur map[string]string, now time.Time) (set map[string]string, note string, err error) {
+func RewindCursors(resource string, to time.Time, cur map[string]string) (set map[string]string, note string, err error) {
 	if resource != "calls" {
 		return nil, "", fmt.Errorf("%w: resource %q: only calls has a time cursor (call metrics follow the calls; users and teams are read whole every cycle)", ErrRewind, resource)
-	}
-	if to.After(now) {
-		return nil, "", fmt.Errorf("%w: --to %s is in the future", ErrRewind, to.Format(time.RFC3339))
 	}
 	hw := parseTime(cur[cursorHighWater])
 	if hw.IsZero() {
@@ -110,7 +107,7 @@ func (p *Poller) serve(ctx context.Context, r cursor.Request, e *cursor.AuditEnt
 		e.Result = "failed: " + err.Error()
 		return err
 	}
-	set, note, err := RewindCursors(r.Resource, r.To, cur, time.Now())
+	set, note, err := RewindCursors(r.Resource, r.To, cur)
 	if err != nil {
 		e.Result = "refused: " + err.Error()
 		return nil
