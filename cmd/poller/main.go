@@ -13,6 +13,7 @@
 //	poller backfill --since D|T [--until D|T] [--resources calls,call_metrics,users,teams]
 //	poller account forget --account NAME [--force]
 //	poller state [--account NAME] [--json], poller state rewind --account NAME --to T
+//	poller debug bundle [--out FILE]
 package main
 
 import (
@@ -86,6 +87,8 @@ func dispatch(ctx context.Context, cmd string, args []string, getenv func(string
 		return runAccount(ctx, args, getenv, stdout, stderr)
 	case "state":
 		return runState(ctx, args, getenv, stdout, stderr)
+	case "debug":
+		return runDebug(ctx, args, getenv, stdout, stderr)
 	case "version":
 		_, err := fmt.Fprintln(stdout, "callbus poller", version)
 		return err
