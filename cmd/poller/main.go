@@ -43,12 +43,10 @@ func main() {
 	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
 	stop()
 	if err != nil && !errors.Is(err, context.Canceled) {
-		fmt.Fprintln(os.Stderr, "poller:", err)
-		var ec exitCode
-		if errors.As(err, &ec) {
-			os.Exit(ec.code)
+		if !errors.As(err, new(jsonReported)) {
+			fmt.Fprintln(os.Stderr, "poller:", err)
 		}
-		os.Exit(1)
+		os.Exit(exitStatus(err))
 	}
 }
 
@@ -62,7 +60,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	} else if len(args) > 0 && wantsHelp(args[:1]) {
 		cmd = "help"
 	}
-	return helpDone(dispatch(ctx, cmd, args, getenv, stdout, stderr))
+	err := helpDone(dispatch(ctx, cmd, args, getenv, stdout, stderr))
+	if err != nil && wantsJSON(args) {
+		return reportJSON(stdout, err)
+	}
+	return err
 }
 
 func dispatch(ctx context.Context, cmd string, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
