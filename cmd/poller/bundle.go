@@ -43,14 +43,14 @@ func runDebug(ctx context.Context, args []string, getenv func(string) string, st
 		return exitCode{2, fmt.Errorf("debug: want bundle")}
 	}
 	file := fs.String("config", "", "JSON values `FILE` (see `poller config docs`)")
-	out := fs.String("out", "", "the zip to write (default callbus-debug-<time>.zip in the current directory)")
+	out := fs.String("out", "", "the zip `FILE` to write (default callbus-debug-<time>.zip in the current directory)")
 	def := getenv("CALLBUS_HTTP_ADDR")
 	if def == "" {
 		def = ":8081"
 	}
 	addr := fs.String("addr", def, "the running poller's HTTP address (http_addr), for /status, /metrics and profiles")
 	logFile := fs.String("log", "", "a log `FILE` of the poller whose last lines to include")
-	logLines := fs.Int("log-lines", 2000, "how many of the log file's last lines")
+	logLines := fs.Int("log-lines", 2000, "how many of the log file's last lines (`N`)")
 	if err := parseFlags(fs, args[1:], stdout); err != nil {
 		return err
 	}

@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
+	"sync"
 )
 
 // errHelp is returned by a command whose arguments asked for its usage (-h,
@@ -26,6 +28,23 @@ func wantsHelp(args []string) bool {
 	return false
 }
 
+// helpFull reports whether args ask for the full help (--help, -help) rather
+// than the short one (-h: the usage lines and the flags).
+func helpFull(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-help", "--help":
+			return true
+		}
+	}
+	return false
+}
+
+// synopses keeps each flag set's synopsis, for the short help (-h).
+var synopses sync.Map // *flag.FlagSet → string
+
 // newFlags returns a flag set for a command whose usage is synopsis (a few lines,
 // ending with a newline) followed by its flags; errors and their usage go to
 // stderr.
@@ -33,6 +52,7 @@ func newFlags(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { printUsage(fs.Output(), fs, synopsis) }
+	synopses.Store(fs, synopsis)
 	return fs
 }
 
@@ -57,7 +77,11 @@ func printUsage(w io.Writer, fs *flag.FlagSet, synopsis string) {
 func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) error {
 	if wantsHelp(args) {
 		fs.SetOutput(stdout)
-		fs.Usage()
+		if syn, ok := synopses.Load(fs); ok && !helpFull(args) {
+			printUsage(stdout, fs, shortHelp(syn.(string)))
+		} else {
+			fs.Usage()
+		}
 		return errHelp
 	}
 	if err := fs.Parse(args); err != nil {
@@ -67,6 +91,16 @@ func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) error {
 		return exitCode{2, fmt.Errorf("%s: unexpected arguments %q (see `poller %s --help`)", fs.Name(), fs.Args(), fs.Name())}
 	}
 	return nil
+}
+
+// shortHelp is the first paragraph of a synopsis (its usage lines) and a
+// pointer to the rest.
+func shortHelp(synopsis string) string {
+	head, _, more := strings.Cut(synopsis, "\n\n")
+	if !more {
+		return synopsis
+	}
+	return head + "\n(--help for the full text)\n"
 }
 
 // helpDone turns errHelp into success, and a help flag the command's own parser
@@ -100,6 +134,33 @@ commands:
   status               print a running poller's status page (--addr, default CALLBUS_HTTP_ADDR)
   account forget       remove every Redis key of an account no longer served (--account,
                        --force): refused while configured, led or with events unpublished
+  state                print each account's lease, cursors, outbox, stream position and
+                       audit list from Redis and NATS (--account, --json); read-only
+  state rewind         re-read an account's calls from an earlier time, under its lease
+                       (--account, --resource, --to, --ask-leader)
+  debug bundle         write a zip for a bug report, secrets scrubbed (--out, --log)
+  completion           print a shell completion script: bash, zsh or fish
   version              print the version
   help                 print this text
+`
+
+// usageMore is what ` + "`poller --help`" + ` (and ` + "`poller help`" + `) adds to ` + "`poller -h`" + `.
+const usageMore = `
+global flags:
+  --no-color
+    	no colours in console output (as NO_COLOR=1 in the environment)
+  --json
+    	on status, state, config validate, backfill: JSON on stdout, errors too
+    	({"error": {"code", "message", "exit_code", "problems"}})
+  -h, --help
+    	-h: the usage lines and flags of a command; --help: the whole text
+
+environment:
+  CALLBUS_*            the settings (` + "`poller config docs`" + `); CALLBUS_<KEY>_FILE reads a file
+  NO_COLOR             set (to anything) for no colours in console output (no-color.org)
+
+exit status:
+  0  success, or help asked for
+  1  the command failed or was refused (a refusal names who or what refused it)
+  2  usage: an unknown command or flag, a missing argument, an invalid configuration
 `

@@ -54,6 +54,10 @@ func main() {
 // drive the whole binary. Every command answers -h/--help with its usage on
 // stdout and a nil error (exit status 0).
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	args, noColor := withoutFlag(args, "--no-color")
+	if noColor || getenv("NO_COLOR") != "" {
+		stdout, stderr = noColorWriter{stdout}, noColorWriter{stderr}
+	}
 	cmd := "run"
 	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
 		cmd, args = args[0], args[1:]
@@ -94,8 +98,14 @@ func dispatch(ctx context.Context, cmd string, args []string, getenv func(string
 	case "version":
 		_, err := fmt.Fprintln(stdout, "callbus poller", version)
 		return err
+	case "completion":
+		return runCompletion(args, stdout, stderr)
 	case "help":
-		_, err := fmt.Fprint(stdout, usage)
+		text := usage
+		if len(args) == 0 || helpFull(args) {
+			text += usageMore
+		}
+		_, err := fmt.Fprint(stdout, text)
 		return err
 	}
 	return exitCode{2, fmt.Errorf("unknown command %q\n%s", cmd, usage)}

@@ -42,7 +42,7 @@ func runState(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	fs := newFlags("state", stateUsage, stderr)
 	file := fs.String("config", "", "JSON values `FILE` (see `poller config docs`): Redis, NATS, accounts_dir")
-	account := fs.String("account", "", "the account to show (default: every account)")
+	account := fs.String("account", "", "the account `NAME` to show (default: every account)")
 	asJSON := fs.Bool("json", false, "print a JSON array of accounts (field names: docs/operations.md#poller-state)")
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
@@ -107,9 +107,9 @@ func stateAccounts(ctx context.Context, s config.Settings, getenv func(string) s
 func runRewind(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := newFlags("state rewind", stateUsage, stderr)
 	file := fs.String("config", "", "JSON values `FILE` (see `poller config docs`): Redis, lease TTL")
-	account := fs.String("account", "", "the account to rewind; required")
-	resource := fs.String("resource", "calls", "the resource to re-read: calls (the only one with a time cursor)")
-	to := fs.String("to", "", "re-read calls created since this date or RFC 3339 date-time; required")
+	account := fs.String("account", "", "the account `NAME` to rewind; required")
+	resource := fs.String("resource", "calls", "the `RESOURCE` to re-read: calls (the only one with a time cursor)")
+	to := fs.String("to", "", "re-read calls created since `T`, a date or RFC 3339 date-time; required")
 	ask := fs.Bool("ask-leader", false, "when another process leads the account, have it rewind between two cycles instead of refusing")
 	wait := fs.Duration("wait", 2*time.Minute, "how long to wait for the leader's outcome (--ask-leader)")
 	asJSON := fs.Bool("json", false, "print the audit entry of the outcome as JSON")
