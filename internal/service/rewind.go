@@ -54,7 +54,7 @@ func Rewind(ctx context.Context, s config.Settings, r RewindRequest, log zerolog
 		}
 		e.Holder, e.Token = nl.Holder, nl.Token
 		e.Result = fmt.Sprintf("refused: led by %s (token %d)", nl.Holder, nl.Token)
-		audit(ctx, store, e, log)
+		auditAction(ctx, store, e, log)
 		return e, fmt.Errorf("account %s: %w: %s (token %d, %s left) holds its lease; run again with --ask-leader to have it rewind "+
 			"between two cycles, or stop it first: %w", r.Account, ErrLeaderRunning, nl.Holder, nl.Token, nl.TTL.Round(time.Millisecond), err)
 	}
@@ -66,7 +66,7 @@ func Rewind(ctx context.Context, s config.Settings, r RewindRequest, log zerolog
 	if rerr := store.Release(context.WithoutCancel(ctx), lease); rerr != nil {
 		err = errors.Join(err, rerr)
 	}
-	audit(ctx, store, e, log)
+	auditAction(ctx, store, e, log)
 	return e, err
 }
 
@@ -131,8 +131,8 @@ func askLeader(ctx context.Context, store *cursor.Store, r RewindRequest, log ze
 	}
 }
 
-// audit writes e to the account's audit list and to log.
-func audit(ctx context.Context, store *cursor.Store, e cursor.AuditEntry, log zerolog.Logger) {
+// auditAction writes e to the account's audit list and to log.
+func auditAction(ctx context.Context, store *cursor.Store, e cursor.AuditEntry, log zerolog.Logger) {
 	if err := store.Audit(context.WithoutCancel(ctx), e); err != nil {
 		log.Warn().Err(err).Msg("cannot write the audit entry to redis")
 	}
