@@ -25,7 +25,7 @@ func runBackfill(ctx context.Context, args []string, getenv func(string) string,
 	resources := fs.String("resources", "calls,call_metrics", "what to backfill: calls, call_metrics, users, teams (comma-separated)")
 	dir := fs.String("dir", "", "where the report is kept while it is read (default: the temporary directory)")
 	progress := fs.String("progress", "auto", "line (a progress line), log (JSON lines every 5 s) or auto (line on a terminal)")
-	asJSON := fs.Bool("json", false, "progress as JSON lines on stdout every 5 s (fields: docs/operations.md#machine-readable-output)")
+	asJSON := fs.Bool("json", false, "progress as JSON lines on stdout every 5 s (fields: docs/operator-tools.md#machine-readable-output)")
 	httpAddr := fs.String("http-addr", "127.0.0.1:0", "address of /healthz and /metrics while the backfill runs")
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err

@@ -13,7 +13,7 @@ import (
 
 // jsonError is a command's error in JSON mode (--json), printed on stdout as
 // {"error": …}. The field names and codes are a contract
-// (docs/operations.md#machine-readable-output): add, never rename.
+// (docs/operator-tools.md#machine-readable-output): add, never rename.
 type jsonError struct {
 	Code     string                  `json:"code"`
 	Message  string                  `json:"message"`

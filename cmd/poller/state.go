@@ -43,7 +43,7 @@ func runState(ctx context.Context, args []string, getenv func(string) string, st
 	fs := newFlags("state", stateUsage, stderr)
 	file := fs.String("config", "", "JSON values `FILE` (see `poller config docs`): Redis, NATS, accounts_dir")
 	account := fs.String("account", "", "the account `NAME` to show (default: every account)")
-	asJSON := fs.Bool("json", false, "print a JSON array of accounts (field names: docs/operations.md#poller-state)")
+	asJSON := fs.Bool("json", false, "print a JSON array of accounts (field names: docs/operator-tools.md#poller-state)")
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}

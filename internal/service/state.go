@@ -19,7 +19,7 @@ import (
 )
 
 // AccountState is one account's state as Redis and the stream hold it (`poller
-// state`). The JSON field names are a contract (docs/operations.md#poller-state):
+// state`). The JSON field names are a contract (docs/operator-tools.md#poller-state):
 // add fields, never rename one.
 type AccountState struct {
 	Account   string            `json:"account"`
