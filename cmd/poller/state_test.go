@@ -100,6 +100,13 @@ func TestStateMatchesStore(t *testing.T) {
 		t.Errorf("state-gone: %+v", states[1])
 	}
 
+	// A backfill checkpoint shows, but not its report URL (a download link).
+	cursorSet(t, store, lease, "backfill.progress", `{"since":"2026-01-01T00:00:00Z","path":"https://reports.example/r.zip?sig=abc123","pass":1}`)
+	st = stateOf(t, vars, "--account", "state-a")[0]
+	if !strings.Contains(string(st.Backfill.Checkpoint), `"pass"`) || strings.Contains(string(st.Backfill.Checkpoint)+st.Cursors["backfill.progress"], "sig=abc123") {
+		t.Errorf("checkpoint %s, cursor %s: want it shown without the report URL", st.Backfill.Checkpoint, st.Cursors["backfill.progress"])
+	}
+
 	// The text form says the same; with NATS away the stream part says why.
 	vars["CALLBUS_NATS_URL"] = "nats://127.0.0.1:1"
 	var out, errOut bytes.Buffer

@@ -153,8 +153,11 @@ func readAccount(ctx context.Context, rdb redis.UniversalClient, js jetstream.Je
 			st.RollbackCheck = &c
 		}
 	}
-	if cp := st.Cursors[poll.CursorBackfill]; cp != "" && json.Valid([]byte(cp)) {
-		st.Backfill.Checkpoint = json.RawMessage(cp)
+	if cp := st.Cursors[poll.CursorBackfill]; cp != "" {
+		st.Cursors[poll.CursorBackfill] = redactReportURL(cp)
+		if json.Valid([]byte(cp)) {
+			st.Backfill.Checkpoint = json.RawMessage(st.Cursors[poll.CursorBackfill])
+		}
 	}
 	st.Backfill.Done, st.Backfill.Incomplete = st.Cursors[poll.CursorBackfillDone], st.Cursors[poll.CursorBackfillIncomplete]
 	c, err := store.Counts(ctx)
@@ -204,4 +207,21 @@ func StateAccounts(ctx context.Context, proc config.Settings, configured []strin
 	all := append(slices.Clone(configured), inRedis...)
 	slices.Sort(all)
 	return slices.Compact(all), nil
+}
+
+// redactReportURL hides the report URL of a backfill checkpoint: whoever holds
+// it downloads the account's calls for 7 days, and state goes into bundles.
+func redactReportURL(checkpoint string) string {
+	var m map[string]any
+	if json.Unmarshal([]byte(checkpoint), &m) != nil {
+		return "[unreadable checkpoint]"
+	}
+	if p, _ := m["path"].(string); p != "" {
+		m["path"] = "[REDACTED: the report URL, a download link valid for 7 days]"
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return "[unreadable checkpoint]"
+	}
+	return string(b)
 }
