@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 )
 
 // errHelp is returned by a command whose arguments asked for its usage (-h,
@@ -42,9 +41,6 @@ func helpFull(args []string) bool {
 	return false
 }
 
-// synopses keeps each flag set's synopsis, for the short help (-h).
-var synopses sync.Map // *flag.FlagSet → string
-
 // newFlags returns a flag set for a command whose usage is synopsis (a few lines,
 // ending with a newline) followed by its flags; errors and their usage go to
 // stderr.
@@ -52,7 +48,6 @@ func newFlags(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { printUsage(fs.Output(), fs, synopsis) }
-	synopses.Store(fs, synopsis)
 	return fs
 }
 
@@ -76,13 +71,17 @@ func printUsage(w io.Writer, fs *flag.FlagSet, synopsis string) {
 // printed the problem and the usage on stderr); so are arguments left over.
 func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) error {
 	if wantsHelp(args) {
-		fs.SetOutput(stdout)
-		if syn, ok := synopses.Load(fs); ok && !helpFull(args) {
-			printUsage(stdout, fs, shortHelp(syn.(string)))
-		} else {
+		if helpFull(args) {
+			fs.SetOutput(stdout)
 			fs.Usage()
+			return errHelp
 		}
-		return errHelp
+		var full strings.Builder
+		fs.SetOutput(&full)
+		fs.Usage()
+		fs.SetOutput(stdout)
+		_, err := io.WriteString(stdout, shortHelp(full.String()))
+		return errors.Join(errHelp, err)
 	}
 	if err := fs.Parse(args); err != nil {
 		return exitCode{2, err}
@@ -93,14 +92,18 @@ func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) error {
 	return nil
 }
 
-// shortHelp is the first paragraph of a synopsis (its usage lines) and a
-// pointer to the rest.
-func shortHelp(synopsis string) string {
-	head, _, more := strings.Cut(synopsis, "\n\n")
+// shortHelp is a command's usage (printUsage's text) cut to its first
+// paragraph, the usage lines, and its flags.
+func shortHelp(full string) string {
+	head, rest, more := strings.Cut(full, "\n\n")
 	if !more {
-		return synopsis
+		return full
 	}
-	return head + "\n(--help for the full text)\n"
+	short := head + "\n(--help for the full text)\n"
+	if i := strings.Index(rest, "\nflags:\n"); i >= 0 {
+		short += rest[i:]
+	}
+	return short
 }
 
 // helpDone turns errHelp into success, and a help flag the command's own parser
@@ -144,7 +147,7 @@ commands:
   help                 print this text
 `
 
-// usageMore is what ` + "`poller --help`" + ` (and ` + "`poller help`" + `) adds to ` + "`poller -h`" + `.
+// usageMore is what `poller --help` (and `poller help`) adds to `poller -h`.
 const usageMore = `
 global flags:
   --no-color

@@ -65,7 +65,11 @@ func writeStateText(w io.Writer, states []service.AccountState, now time.Time) e
 			fmt.Fprintf(tw, "  requests\t%d waiting for the leader\n", st.Pending)
 		}
 		for _, e := range st.Audit {
-			fmt.Fprintf(tw, "  audit\t%s %s %s %s to %s by %s: %s\n", e.At.Format(time.RFC3339), e.By, e.Verb, e.Resource, e.To.Format(time.RFC3339), e.Holder, e.Result)
+			to := ""
+			if !e.To.IsZero() {
+				to = " to " + e.To.Format(time.RFC3339)
+			}
+			fmt.Fprintf(tw, "  audit\t%s %s: %s %s%s under %s (token %d): %s\n", e.At.Format(time.RFC3339), e.By, e.Verb, e.Resource, to, orNone(e.Holder), e.Token, e.Result)
 		}
 	}
 	return tw.Flush()
