@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -63,6 +64,14 @@ func TestRewindOnRunningFleet(t *testing.T) {
 	simtest.WaitFor(t, 90*time.Second, "member-a leads and reads both accounts", func() bool {
 		return ledAndRead("acme", "member-a/", start) && ledAndRead("globex", "member-a/", start)
 	})
+	// poller state while the fleet runs: what the leader noted shows.
+	for _, st := range stateOf(t, vars) {
+		calls := st.Resources[slices.IndexFunc(st.Resources, func(r service.ResourceState) bool { return r.Name == "calls" })]
+		if st.Lease == nil || !strings.HasPrefix(st.Lease.Holder, "member-a/") || calls.LastCycle == "" || calls.HighWater == "" ||
+			st.RollbackCheck == nil || st.RollbackCheck.Result != "ok" || st.Epoch == "" {
+			t.Errorf("state of %s under member-a: %+v", st.Account, st)
+		}
+	}
 	to := func(name string) string {
 		hw, _, err := stores[name].GetCursor(t.Context(), "calls.high_water")
 		h, perr := time.Parse(time.RFC3339Nano, hw)
