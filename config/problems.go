@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -74,4 +75,44 @@ func (e *loadError) Error() string {
 		fmt.Fprintf(&b, "\n  %s: %s", e.src.name(p.Key), msg)
 	}
 	return b.String()
+}
+
+// SettingProblem is one problem of an invalid configuration, named for the one
+// who fixes it (`poller … --json` errors): Key is the setting's key, Setting how
+// the user gives it (the variable, CALLBUS_API_KEY, or the entry of the values
+// file) and File the file to fix ("" when a variable is).
+type SettingProblem struct {
+	Key     string `json:"key"`
+	Setting string `json:"setting"`
+	File    string `json:"file,omitempty"`
+	Message string `json:"message"`
+}
+
+// SettingProblems lists the problems of an error of Load or ReadAccountFile, nil
+// for any other error.
+func SettingProblems(err error) []SettingProblem {
+	var le *loadError
+	var ae *AccountFileError
+	var out []SettingProblem
+	switch {
+	case errors.As(err, &le):
+		for _, p := range le.ps {
+			sp := SettingProblem{Key: p.Key, Setting: le.src.name(p.Key), Message: p.Message}
+			if p.Attr != "" {
+				sp.Message = p.Attr + ": " + sp.Message
+			}
+			if sp.Message == "required" && le.src.from[p.Key] == "" {
+				sp.Message += ": " + le.src.howToSet(p.Key)
+			}
+			if le.src.from[p.Key] == fromFile {
+				sp.File = le.src.file
+			}
+			out = append(out, sp)
+		}
+	case errors.As(err, &ae):
+		for _, p := range ae.Problems {
+			out = append(out, SettingProblem{Key: p.Key, Setting: p.Key, File: ae.File, Message: p.String()})
+		}
+	}
+	return out
 }

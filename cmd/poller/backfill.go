@@ -11,6 +11,7 @@ import (
 	"github.com/callbus/callbus/config"
 	"github.com/callbus/callbus/internal/backfill"
 	"github.com/callbus/callbus/internal/service"
+	"github.com/rs/zerolog"
 )
 
 // runBackfill is `poller backfill`: the account's history through the export.
@@ -24,6 +25,7 @@ func runBackfill(ctx context.Context, args []string, getenv func(string) string,
 	resources := fs.String("resources", "calls,call_metrics", "what to backfill: calls, call_metrics, users, teams (comma-separated)")
 	dir := fs.String("dir", "", "where the report is kept while it is read (default: the temporary directory)")
 	progress := fs.String("progress", "auto", "line (a progress line), log (JSON lines every 5 s) or auto (line on a terminal)")
+	asJSON := fs.Bool("json", false, "progress as JSON lines on stdout every 5 s (fields: docs/operator-tools.md#machine-readable-output)")
 	httpAddr := fs.String("http-addr", "127.0.0.1:0", "address of /healthz and /metrics while the backfill runs")
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
@@ -45,7 +47,11 @@ func runBackfill(ctx context.Context, args []string, getenv func(string) string,
 	if *progress == "line" || (*progress == "auto" && isTerminal(stderr)) {
 		term = stderr
 	}
-	opts := service.BackfillOptions{Request: req, Dir: *dir, Progress: backfill.NewProgress(term, log, 5*time.Second)}
+	plog := log
+	if *asJSON {
+		term, plog = nil, zerolog.New(stdout).With().Timestamp().Logger()
+	}
+	opts := service.BackfillOptions{Request: req, Dir: *dir, Progress: backfill.NewProgress(term, plog, 5*time.Second)}
 	pctx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() { defer close(done); opts.Progress.Run(pctx) }()

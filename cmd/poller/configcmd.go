@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/callbus/callbus/config"
 )
@@ -55,20 +56,36 @@ func runConfig(args []string, getenv func(string) string, stdout, stderr io.Writ
 // runValidate is `poller config validate`: the declaration, then the values as
 // `poller run` would load them, required settings included.
 func runValidate(args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs := newFlags("config validate", "usage: poller config validate [--config FILE]\n\n"+
+	fs := newFlags("config validate", "usage: poller config validate [--config FILE] [--json]\n\n"+
 		"Checks the configuration as `poller run` reads it (CALLBUS_* variables, then FILE,\n"+
 		"then the defaults): every required setting and every value. Exit status 2 when\n"+
 		"invalid, with every problem named by the variable (or file entry) to fix.\n", stderr)
 	file := fs.String("config", "", "JSON values `FILE`, as the setup page saves it")
+	asJSON := fs.Bool("json", false, `print {"valid": true, "warnings": [...]}, or the error as JSON with each setting to fix`)
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
 	warnings, err := config.Check()
-	for _, w := range warnings {
-		fmt.Fprintln(stderr, "warning:", w)
+	if !*asJSON {
+		for _, w := range warnings {
+			fmt.Fprintln(stderr, "warning:", w)
+		}
 	}
 	if err != nil {
 		return exitCode{2, fmt.Errorf("declaration invalid:\n%w", err)}
+	}
+	if *asJSON {
+		if _, err := loadConfig(getenv, *file); err != nil {
+			return err
+		}
+		ws := []string{}
+		for _, w := range warnings {
+			ws = append(ws, w.String())
+		}
+		for _, name := range config.UnknownEnv(os.Environ()) {
+			ws = append(ws, name+" matches no setting and is ignored")
+		}
+		return writeJSON(stdout, map[string]any{"valid": true, "warnings": ws})
 	}
 	warnUnknownEnv(stderr)
 	if _, err := loadConfig(getenv, *file); err != nil {

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // errHelp is returned by a command whose arguments asked for its usage (-h,
@@ -20,6 +21,20 @@ func wantsHelp(args []string) bool {
 		case "--":
 			return false
 		case "-h", "-help", "--help":
+			return true
+		}
+	}
+	return false
+}
+
+// helpFull reports whether args ask for the full help (--help, -help) rather
+// than the short one (-h: the usage lines and the flags).
+func helpFull(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-help", "--help":
 			return true
 		}
 	}
@@ -56,9 +71,17 @@ func printUsage(w io.Writer, fs *flag.FlagSet, synopsis string) {
 // printed the problem and the usage on stderr); so are arguments left over.
 func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) error {
 	if wantsHelp(args) {
-		fs.SetOutput(stdout)
+		if helpFull(args) {
+			fs.SetOutput(stdout)
+			fs.Usage()
+			return errHelp
+		}
+		var full strings.Builder
+		fs.SetOutput(&full)
 		fs.Usage()
-		return errHelp
+		fs.SetOutput(stdout)
+		_, err := io.WriteString(stdout, shortHelp(full.String()))
+		return errors.Join(errHelp, err)
 	}
 	if err := fs.Parse(args); err != nil {
 		return exitCode{2, err}
@@ -67,6 +90,20 @@ func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) error {
 		return exitCode{2, fmt.Errorf("%s: unexpected arguments %q (see `poller %s --help`)", fs.Name(), fs.Args(), fs.Name())}
 	}
 	return nil
+}
+
+// shortHelp is a command's usage (printUsage's text) cut to its first
+// paragraph, the usage lines, and its flags.
+func shortHelp(full string) string {
+	head, rest, more := strings.Cut(full, "\n\n")
+	if !more {
+		return full
+	}
+	short := head + "\n(--help for the full text)\n"
+	if i := strings.Index(rest, "\nflags:\n"); i >= 0 {
+		short += rest[i:]
+	}
+	return short
 }
 
 // helpDone turns errHelp into success, and a help flag the command's own parser
@@ -100,6 +137,33 @@ commands:
   status               print a running poller's status page (--addr, default CALLBUS_HTTP_ADDR)
   account forget       remove every Redis key of an account no longer served (--account,
                        --force): refused while configured, led or with events unpublished
+  state                print each account's lease, cursors, outbox, stream position and
+                       audit list from Redis and NATS (--account, --json); read-only
+  state rewind         re-read an account's calls from an earlier time, under its lease
+                       (--account, --resource, --to, --ask-leader)
+  debug bundle         write a zip for a bug report, secrets scrubbed (--out, --log)
+  completion           print a shell completion script: bash, zsh or fish
   version              print the version
   help                 print this text
+`
+
+// usageMore is what `poller --help` (and `poller help`) adds to `poller -h`.
+const usageMore = `
+global flags:
+  --no-color
+    	no colours in console output (as NO_COLOR=1 in the environment)
+  --json
+    	on status, state, config validate, backfill: JSON on stdout, errors too
+    	({"error": {"code", "message", "exit_code", "problems"}})
+  -h, --help
+    	-h: the usage lines and flags of a command; --help: the whole text
+
+environment:
+  CALLBUS_*            the settings (` + "`poller config docs`" + `); CALLBUS_<KEY>_FILE reads a file
+  NO_COLOR             set (to anything) for no colours in console output (no-color.org)
+
+exit status:
+  0  success, or help asked for
+  1  the command failed or was refused (a refusal names who or what refused it)
+  2  usage: an unknown command or flag, a missing argument, an invalid configuration
 `

@@ -11,7 +11,7 @@ import (
 
 // Every command answers -h and --help with exit status 0 and its usage on stdout.
 func TestHelp(t *testing.T) {
-	commands := []string{"run", "demo", "config validate", "config docs", "config schema", "setup", "replay", "tail", "backfill", "status", "account forget", "version", "help"}
+	commands := []string{"run", "demo", "config validate", "config docs", "config schema", "setup", "replay", "tail", "backfill", "status", "account forget", "state", "state rewind", "debug bundle", "completion", "version", "help"}
 	tests := []struct {
 		args []string
 		want []string // in stdout
@@ -34,6 +34,9 @@ func TestHelp(t *testing.T) {
 		{[]string{"tail", "-h"}, []string{"usage: poller tail", "-entity ENTITY", "-type"}},
 		{[]string{"account", "--help"}, []string{"usage: poller account forget"}},
 		{[]string{"account", "forget", "-h"}, []string{"usage: poller account forget", "-account", "-force", "-config FILE"}},
+		{[]string{"state", "rewind", "--help"}, []string{"usage: poller state", "-to T", "-ask-leader", "under the account's lease"}},
+		{[]string{"debug", "bundle", "-h"}, []string{"usage: poller debug bundle", "-out FILE"}},
+		{[]string{"completion", "--help"}, []string{"bash", "zsh", "fish"}},
 	}
 	for _, tt := range tests {
 		var out, errOut bytes.Buffer
@@ -117,5 +120,38 @@ func TestConsoleNoColourOffTerminal(t *testing.T) {
 		if !strings.Contains(s, "hello") || strings.Contains(s, "\x1b[") {
 			t.Errorf("console log off a terminal: %q", s)
 		}
+	}
+}
+
+// -h is the usage lines and flags; --help the whole text; `poller -h` the
+// commands, `poller --help` the global flags, environment and exit status too;
+// --no-color is taken anywhere before "--", NO_COLOR too.
+func TestShortAndFullHelp(t *testing.T) {
+	help := func(vars map[string]string, args ...string) string {
+		t.Helper()
+		var out, errOut bytes.Buffer
+		if err := run(t.Context(), args, env(vars), &out, &errOut); err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		return out.String()
+	}
+	short, full := help(nil, "state", "-h"), help(nil, "state", "--help")
+	if !strings.Contains(short, "--help for the full text") || strings.Contains(short, "Prints each account") || !strings.Contains(short, "-account NAME") {
+		t.Errorf("state -h:\n%s", short)
+	}
+	if !strings.Contains(full, "Prints each account") || !strings.Contains(full, "-account NAME") {
+		t.Errorf("state --help:\n%s", full)
+	}
+	top, topFull := help(nil, "-h"), help(nil, "--no-color", "--help")
+	if strings.Contains(top, "exit status:") || !strings.Contains(top, "state rewind") {
+		t.Errorf("poller -h:\n%s", top)
+	}
+	for _, want := range []string{"exit status:", "NO_COLOR", "--no-color", "2  usage"} {
+		if !strings.Contains(topFull, want) {
+			t.Errorf("poller --help lacks %q", want)
+		}
+	}
+	if got := help(map[string]string{"NO_COLOR": "1"}, "version", "--no-color"); !strings.HasPrefix(got, "callbus poller") {
+		t.Errorf("version with --no-color: %q", got)
 	}
 }

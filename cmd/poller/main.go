@@ -12,6 +12,8 @@
 //	poller status [--addr HOST:PORT]
 //	poller backfill --since D|T [--until D|T] [--resources calls,call_metrics,users,teams]
 //	poller account forget --account NAME [--force]
+//	poller state [--account NAME] [--json], poller state rewind --account NAME --to T
+//	poller debug bundle [--out FILE]
 package main
 
 import (
@@ -41,12 +43,10 @@ func main() {
 	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
 	stop()
 	if err != nil && !errors.Is(err, context.Canceled) {
-		fmt.Fprintln(os.Stderr, "poller:", err)
-		var ec exitCode
-		if errors.As(err, &ec) {
-			os.Exit(ec.code)
+		if !errors.As(err, new(jsonReported)) {
+			fmt.Fprintln(os.Stderr, "poller:", err)
 		}
-		os.Exit(1)
+		os.Exit(exitStatus(err))
 	}
 }
 
@@ -54,13 +54,21 @@ func main() {
 // drive the whole binary. Every command answers -h/--help with its usage on
 // stdout and a nil error (exit status 0).
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	args, noColor := withoutFlag(args, "--no-color")
+	if noColor || getenv("NO_COLOR") != "" {
+		stdout, stderr = noColorWriter{stdout}, noColorWriter{stderr}
+	}
 	cmd := "run"
 	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
 		cmd, args = args[0], args[1:]
 	} else if len(args) > 0 && wantsHelp(args[:1]) {
 		cmd = "help"
 	}
-	return helpDone(dispatch(ctx, cmd, args, getenv, stdout, stderr))
+	err := helpDone(dispatch(ctx, cmd, args, getenv, stdout, stderr))
+	if err != nil && wantsJSON(args) {
+		return reportJSON(stdout, err)
+	}
+	return err
 }
 
 func dispatch(ctx context.Context, cmd string, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
@@ -83,11 +91,21 @@ func dispatch(ctx context.Context, cmd string, args []string, getenv func(string
 		return runBackfill(ctx, args, getenv, stdout, stderr)
 	case "account":
 		return runAccount(ctx, args, getenv, stdout, stderr)
+	case "state":
+		return runState(ctx, args, getenv, stdout, stderr)
+	case "debug":
+		return runDebug(ctx, args, getenv, stdout, stderr)
 	case "version":
 		_, err := fmt.Fprintln(stdout, "callbus poller", version)
 		return err
+	case "completion":
+		return runCompletion(args, stdout, stderr)
 	case "help":
-		_, err := fmt.Fprint(stdout, usage)
+		text := usage
+		if len(args) == 0 || helpFull(args) {
+			text += usageMore
+		}
+		_, err := fmt.Fprint(stdout, text)
 		return err
 	}
 	return exitCode{2, fmt.Errorf("unknown command %q\n%s", cmd, usage)}

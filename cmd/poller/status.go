@@ -19,12 +19,13 @@ import (
 // CALLBUS_HTTP_ADDR, then the service's default :8081, on loopback when no host
 // is given.
 func runStatus(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs := newFlags("status", "usage: poller status [--addr HOST:PORT]\n\nPrints a running poller's status page (GET /status on its http_addr) for a terminal.\n", stderr)
+	fs := newFlags("status", "usage: poller status [--addr HOST:PORT] [--json]\n\nPrints a running poller's status page (GET /status on its http_addr) for a terminal.\n", stderr)
 	def := getenv("CALLBUS_HTTP_ADDR")
 	if def == "" {
 		def = ":8081"
 	}
 	addr := fs.String("addr", def, "the poller's HTTP address (http_addr)")
+	asJSON := fs.Bool("json", false, "print the status as JSON (the fields of GET /status?format=json)")
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
@@ -54,6 +55,9 @@ func runStatus(ctx context.Context, args []string, getenv func(string) string, s
 	var st service.Status
 	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
 		return fmt.Errorf("status: decode %s: %w", req.URL, err)
+	}
+	if *asJSON {
+		return writeJSON(stdout, st)
 	}
 	return st.WriteText(stdout)
 }

@@ -2,10 +2,13 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/callbus/callbus/internal/service"
 	"github.com/callbus/callbus/internal/testkit/redistest"
 	"github.com/callbus/callbus/internal/testkit/simtest"
 )
@@ -44,7 +47,20 @@ func TestStatusCommand(t *testing.T) {
 	if strings.Contains(text, procKey) {
 		t.Error("the API key appears in poller status")
 	}
+	out.Reset()
+	if err := run(t.Context(), []string{"status", "--addr", addr, "--json"}, env(nil), &out, &errOut); err != nil {
+		t.Fatalf("poller status --json: %v", err)
+	}
+	var st service.Status
+	if err := json.Unmarshal(out.Bytes(), &st); err != nil || len(st.Accounts) != 1 || st.Accounts[0].Account != "acme" {
+		t.Errorf("poller status --json: %v %+v\n%s", err, st, out.String())
+	}
 	free := simtest.FreeAddr(t)
+	out.Reset()
+	if err := run(t.Context(), []string{"status", "--addr", free, "--json"}, env(nil), &out, &errOut); !errors.As(err, new(jsonReported)) ||
+		!strings.Contains(out.String(), `"code": "error"`) || !strings.Contains(out.String(), "no poller answers at") {
+		t.Errorf("status --json of nothing listening: %v\n%s, want the error as JSON", err, out.String())
+	}
 	err := run(t.Context(), []string{"status", "--addr", free}, env(nil), &out, &errOut)
 	if err == nil || !strings.Contains(err.Error(), "no poller answers at "+free) || !strings.Contains(err.Error(), "poller run") {
 		t.Errorf("status of nothing listening: %v, want an error saying no poller answers there", err)

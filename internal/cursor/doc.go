@@ -8,7 +8,8 @@
 // Every key of an account carries the account in a hash tag, so that all of them
 // hash to one Redis Cluster slot and the multi-key scripts below stay legal there:
 //
-//	callbus:{<account>}:lease        hash {holder, token}, PX ttl: the leader lease
+//	callbus:{<account>}:lease        hash {holder, token, since}, PX ttl: the leader lease
+//	                                 (since: the term's start, unix ms by the Redis clock)
 //	callbus:{<account>}:lease:seq    string counter (INCR) of fencing tokens; never expires
 //	callbus:{<account>}:fence        string: token of the newest write that was applied
 //	callbus:{<account>}:snap:<kind>  hash entity id -> opaque snapshot bytes, one per kind
@@ -28,6 +29,10 @@
 //	callbus:{<account>}:outbox:acked stream of the acknowledged events kept for a retention (same ids, fields)
 //	callbus:{<account>}:outbox:acked:marks sorted set: the newest entry of each trim, score = acknowledged (ms)
 //	callbus:{<account>}:outbox:withdrawn hash outbox id -> times the relay withdrew the entry from the stream
+//	callbus:{<account>}:ops          hash: what the leader last did (cycle.<resource>, rollback_check);
+//	                                 diagnostics for `poller state`, written unfenced, never read back
+//	callbus:{<account>}:ops:requests list of operators' requests (JSON) the leader acts on (rewind)
+//	callbus:{<account>}:ops:audit    list of operators' actions (JSON, newest first, at most 100)
 //
 // Buckets are what keeps the state small: Redis stores a hash of at most 128
 // fields of at most 64 bytes as a listpack, a few bytes per entry, where one

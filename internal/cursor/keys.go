@@ -22,6 +22,9 @@ type keys struct {
 	acked    string // acknowledged outbox entries kept for a retention (outbox_retain.go)
 	ackMarks string // when each trim acknowledged up to which entry
 	withdrew string // outbox id -> times the relay withdrew the entry from the stream
+	ops      string // what the leader last did: cycles, rollback check (ops.go)
+	requests string // operators' requests for the leader (ops.go)
+	audit    string // operators' actions on the account, newest first (ops.go)
 }
 
 func newKeys(account string) keys {
@@ -40,6 +43,9 @@ func newKeys(account string) keys {
 		acked:    p + "outbox:acked",
 		ackMarks: p + "outbox:acked:marks",
 		withdrew: p + "outbox:withdrawn",
+		ops:      p + "ops",
+		requests: p + "ops:requests",
+		audit:    p + "ops:audit",
 	}
 }
 

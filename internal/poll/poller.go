@@ -126,6 +126,7 @@ type Poller struct {
 	mu        sync.Mutex
 	effective map[string]time.Duration
 
+	ops     Ops        // notes for poller state, operators' requests (requests.go)
 	guard   stateGuard // Redis state checks: rollbacks, outbox limit, entities gone (reconcile.go)
 	commits committer  // the batch committed in the background (batch.go)
 }

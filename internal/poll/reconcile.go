@@ -2,6 +2,7 @@ package poll
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync/atomic"
 	"time"
@@ -60,15 +61,25 @@ func (p *Poller) reconcileState(ctx context.Context) error {
 	if p.guard.announced == nil {
 		return nil
 	}
+	check := RollbackCheck{At: time.Now().UTC(), Result: "ok"}
+	defer func() {
+		if b, err := json.Marshal(check); err == nil {
+			p.noteOps(ctx, OpsRollbackCheck, string(b))
+		}
+	}()
 	newest, err := p.guard.announced.NewestOutboxID(ctx)
 	if err != nil {
+		check.Result = "skipped: the stream could not be read: " + err.Error()
 		p.log.Warn().Err(err).Msg("cannot read the stream's newest event: a Redis rollback would go unnoticed in this term")
 		return nil
 	}
+	check.StreamNewest = newest
 	last, err := p.store.OutboxLastID(ctx)
 	if err != nil {
+		check.Result = "failed: " + err.Error()
 		return fmt.Errorf("read the outbox's last id: %w", err)
 	}
+	check.OutboxLast = last
 	cur, err := p.store.Cursors(ctx)
 	if err != nil {
 		return fmt.Errorf("read cursors: %w", err)
@@ -79,6 +90,7 @@ func (p *Poller) reconcileState(ctx context.Context) error {
 	}
 	ahead, err := cursor.CompareStreamIDs(newest, known)
 	if err != nil {
+		check.Result = "skipped: the stream's newest Callbus-Outbox-Id is not a Redis stream id"
 		p.log.Warn().Err(err).Str("stream_newest", newest).Msg("the stream's newest Callbus-Outbox-Id is not a Redis stream id: rollback check skipped")
 		return nil
 	}
@@ -86,6 +98,7 @@ func (p *Poller) reconcileState(ctx context.Context) error {
 		return nil
 	}
 	p.guard.rollbacks.Add(1)
+	check.Result = "rebuilt: Redis was behind the stream"
 	p.log.Error().Str("stream_newest", newest).Str("redis_outbox_last", last).Str("reconciled_to", cur[cursorReconciled]).
 		Msg("Redis went back in time: the stream holds events Redis never generated (restored snapshot, lost fsync, lagging replica or lost data); rebuilding the state from the stream")
 	n, err := p.rebuild(ctx, known, newest)

@@ -31,10 +31,13 @@ func (p *Poller) noteCommit(r cursor.CommitResult, err error) {
 }
 
 // beforeCycle runs before each poll cycle: it waits while the outbox is full
-// (holdForOutbox) and reconciles with the stream when a commit found that Redis
+// (holdForOutbox), acts on operators' requests (serveRequests) and reconciles with the stream when a commit found that Redis
 // went back in time.
 func (p *Poller) beforeCycle(ctx context.Context) error {
 	if err := p.holdForOutbox(ctx); err != nil {
+		return err
+	}
+	if err := p.serveRequests(ctx); err != nil {
 		return err
 	}
 	if !p.guard.rolledBack {

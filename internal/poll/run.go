@@ -70,6 +70,8 @@ func (p *Poller) Run(ctx context.Context, lease func() cursor.Lease) error {
 		if err != nil {
 			p.log.Warn().Err(err).Str("resource", res).Msg("poll cycle failed; retrying")
 			sch.failed(res, time.Now())
+		} else {
+			p.noteOps(ctx, OpsCyclePrefix+res, time.Now().UTC().Format(time.RFC3339Nano))
 		}
 		p.log.Debug().Str("resource", res).Dur("took_ms", time.Since(start)).Int("requests", used).
 			Int("others", usage.Others).Dur("next_in_ms", time.Until(sch.next(res))).Msg("poll cycle")

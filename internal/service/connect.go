@@ -91,6 +91,16 @@ func connectNATS(ctx context.Context, s config.Settings, log zerolog.Logger) (*n
 		nats.MaxReconnects(-1),
 		nats.RetryOnFailedConnect(true),
 	}, NATSLogOptions(log)...)
+	nc, err := nats.Connect(strings.TrimSpace(s.NATSURL), append(opts, natsAuth(s)...)...)
+	if err != nil {
+		return nil, fmt.Errorf("nats connect: %w", err)
+	}
+	return nc, nil
+}
+
+// natsAuth are the options of s's NATS credentials and TLS roots.
+func natsAuth(s config.Settings) []nats.Option {
+	var opts []nats.Option
 	if s.NATSCreds != "" {
 		opts = append(opts, nats.UserCredentials(s.NATSCreds))
 	}
@@ -100,11 +110,7 @@ func connectNATS(ctx context.Context, s config.Settings, log zerolog.Logger) (*n
 	if s.NATSTLSCA != "" {
 		opts = append(opts, nats.RootCAs(s.NATSTLSCA))
 	}
-	nc, err := nats.Connect(strings.TrimSpace(s.NATSURL), opts...)
-	if err != nil {
-		return nil, fmt.Errorf("nats connect: %w", err)
-	}
-	return nc, nil
+	return opts
 }
 
 // NATSLogOptions route what a NATS connection reports on its own (asynchronous

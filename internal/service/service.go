@@ -141,7 +141,7 @@ func newLeaderSession(ctx context.Context, s config.Settings, o options, p parts
 	}
 	recordTargets(ctx, p.metrics, pollConfig(s).Intervals)
 	announced := publish.NewHistory(p.js, s.StreamName, events.AccountFilter(s.SubjectPrefix, s.Account))
-	pollOpts := append([]poll.Option{poll.WithWake(relay.Wake), poll.WithTracer(tracer), poll.WithAnnounced(announced),
+	pollOpts := append([]poll.Option{poll.WithWake(relay.Wake), poll.WithTracer(tracer), poll.WithAnnounced(announced), poll.WithOps(p.store),
 		poll.WithCycleObserver(cycleObserver(p.metrics)), poll.WithIntervalObserver(intervalObserver(p.metrics))}, p.board.pollOptions()...)
 	poller, err := poll.New(pollConfig(s), api, p.store, log.With().Str("component", "poll").Logger(), append(pollOpts, o.poll...)...)
 	if err != nil {

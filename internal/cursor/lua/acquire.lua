@@ -18,6 +18,8 @@ if seq < fence then
   redis.call('SET', KEYS[2], string.format('%d', fence))
 end
 local tok = redis.call('INCR', KEYS[2])
-redis.call('HSET', KEYS[1], 'holder', ARGV[1], 'token', string.format('%d', tok))
+local now = redis.call('TIME')
+local since = string.format('%d', tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000))
+redis.call('HSET', KEYS[1], 'holder', ARGV[1], 'token', string.format('%d', tok), 'since', since)
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return {1, tok, tonumber(ARGV[2])}
