@@ -50,10 +50,12 @@ type InvalidError struct{ Setting, Problem string }
 
 func (e *InvalidError) Error() string { return "data policy " + e.Setting + ": " + e.Problem }
 
-// New builds the policy of rules, hashing with key (required when a field is
-// hashed, otherwise unused). It returns an *InvalidError naming the first
+// New builds account's policy of rules, hashing with a key derived from key
+// and the account (an HMAC of the account's name under key: the same key given
+// to every account of a fleet still hashes differently per account). key is
+// required when a field is hashed, otherwise unused. It returns an *InvalidError naming the first
 // problem: an unknown preset, field path, action or event type.
-func New(r Rules, key secret.Value) (*Policy, error) {
+func New(r Rules, key secret.Value, account string) (*Policy, error) {
 	p := &Policy{actions: map[string]Action{}}
 	switch r.Preset {
 	case "", PresetKeep:
@@ -99,7 +101,9 @@ func New(r Rules, key secret.Value) (*Policy, error) {
 		return nil, &InvalidError{"hash_key", "the hashing key is shorter than 16 bytes: use a long random one (e.g. openssl rand -hex 32)"}
 	}
 	if hashes {
-		p.key = []byte(key.Reveal())
+		m := hmac.New(sha256.New, []byte(key.Reveal()))
+		m.Write([]byte("callbus data policy account " + account))
+		p.key = m.Sum(nil)
 	}
 	p.version = p.makeVersion()
 	return p, nil
@@ -193,24 +197,47 @@ func (p *Policy) WithObserver(f func(path string, a Action)) *Policy {
 	return &c
 }
 
-// String describes the policy without its key: its version and actions.
+// String describes the policy without its key: its version, field actions and
+// event patterns.
 func (p *Policy) String() string {
 	if p.Version() == "" {
 		return "keep everything"
+	}
+	d := p.version + " (" + p.FieldActions()
+	if ev := p.EventPatterns(); ev != "" {
+		d += "; events " + ev
+	}
+	return d + ")"
+}
+
+// FieldActions lists the fields the policy changes, path=action comma-separated
+// in path order (the form of data_policy_fields).
+func (p *Policy) FieldActions() string {
+	if p == nil {
+		return ""
 	}
 	var parts []string
 	for _, path := range sortedKeys(p.actions) {
 		parts = append(parts, path+"="+string(p.actions[path]))
 	}
-	if len(p.include) > 0 || len(p.exclude) > 0 {
-		ev := slices.Clone(p.include)
-		for _, e := range p.exclude {
-			ev = append(ev, "-"+e)
-		}
-		parts = append(parts, "events="+strings.Join(ev, "|"))
-	}
-	return p.version + " (" + strings.Join(parts, ", ") + ")"
+	return strings.Join(parts, ",")
 }
+
+// EventPatterns lists the event patterns, exclusions after "-", comma-separated
+// (the form of data_policy_events); "" for every type.
+func (p *Policy) EventPatterns() string {
+	if p == nil {
+		return ""
+	}
+	ev := slices.Clone(p.include)
+	for _, e := range p.exclude {
+		ev = append(ev, "-"+e)
+	}
+	return strings.Join(ev, ",")
+}
+
+// Hashes reports whether a field is hashed (the policy holds a key).
+func (p *Policy) Hashes() bool { return p != nil && p.key != nil }
 
 func match(pat string, t events.Type) bool {
 	if fam, ok := strings.CutSuffix(pat, ".*"); ok {

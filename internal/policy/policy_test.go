@@ -42,7 +42,7 @@ func TestFieldActions(t *testing.T) {
 		{"calls.assigned_agent_name", Drop, func(c events.Call) *string { return c.AssignedAgentName }, func(*Policy) *string { return nil }},
 	} {
 		t.Run(fmt.Sprintf("%s=%s", tc.path, tc.action), func(t *testing.T) {
-			p, err := New(Rules{Fields: map[string]Action{tc.path: tc.action}}, testKey)
+			p, err := New(Rules{Fields: map[string]Action{tc.path: tc.action}}, testKey, "acme")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -66,7 +66,7 @@ func TestFieldActions(t *testing.T) {
 }
 
 func TestUserFields(t *testing.T) {
-	p, err := New(Rules{Fields: map[string]Action{"users.email": Mask, "users.phone": Hash, "users.name": Drop}}, testKey)
+	p, err := New(Rules{Fields: map[string]Action{"users.email": Mask, "users.phone": Hash, "users.name": Drop}}, testKey, "acme")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,14 +78,18 @@ func TestUserFields(t *testing.T) {
 }
 
 func TestHashJoinsWithinAccountOnly(t *testing.T) {
-	a, _ := New(Rules{Preset: PresetNoPersonalData}, testKey)
-	a2, _ := New(Rules{Preset: PresetNoPersonalData}, testKey)
-	b, _ := New(Rules{Preset: PresetNoPersonalData}, secret.New("another-account-key-0123"))
+	a, _ := New(Rules{Preset: PresetNoPersonalData}, testKey, "acme")
+	a2, _ := New(Rules{Preset: PresetNoPersonalData}, testKey, "acme")
+	b, _ := New(Rules{Preset: PresetNoPersonalData}, secret.New("another-account-key-0123"), "acme")
 	if a.HashValue("+15550100") != a2.HashValue(" +15550100 ") {
 		t.Error("the same value hashes differently within an account")
 	}
 	if a.HashValue("+15550100") == b.HashValue("+15550100") {
 		t.Error("two accounts' keys hash alike")
+	}
+	other, _ := New(Rules{Preset: PresetNoPersonalData}, testKey, "beta")
+	if a.HashValue("+15550100") == other.HashValue("+15550100") {
+		t.Error("two accounts given the same key hash alike")
 	}
 	if !strings.HasPrefix(a.HashValue("x"), HashPrefix) || len(a.HashValue("x")) != len(HashPrefix)+64 {
 		t.Errorf("hash form %q", a.HashValue("x"))
@@ -93,7 +97,7 @@ func TestHashJoinsWithinAccountOnly(t *testing.T) {
 }
 
 func TestPresetCoversEveryField(t *testing.T) {
-	p, err := New(Rules{Preset: PresetNoPersonalData}, testKey)
+	p, err := New(Rules{Preset: PresetNoPersonalData}, testKey, "acme")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +114,7 @@ func TestPresetCoversEveryField(t *testing.T) {
 			t.Errorf("%q left in %s", v, s)
 		}
 	}
-	q, _ := New(Rules{Preset: PresetNoPersonalData, Fields: map[string]Action{"users.email": Keep}}, testKey)
+	q, _ := New(Rules{Preset: PresetNoPersonalData, Fields: map[string]Action{"users.email": Keep}}, testKey, "acme")
 	if q.ActionOf("users.email") != Keep || q.Version() == p.Version() {
 		t.Error("a field given keeps over the preset, with a version of its own")
 	}
@@ -127,7 +131,7 @@ func TestEventTypes(t *testing.T) {
 		{[]string{"-user.status_changed"}, map[events.Type]bool{events.UserStatusChanged: false, events.UserUpdated: true, events.CallCreated: true}},
 		{[]string{"user.*", "-user.status_changed"}, map[events.Type]bool{events.UserStatusChanged: false, events.UserUpdated: true, events.CallCreated: false}},
 	} {
-		p, err := New(Rules{Events: tc.pats}, secret.Value{})
+		p, err := New(Rules{Events: tc.pats}, secret.Value{}, "acme")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -153,7 +157,7 @@ func TestInvalid(t *testing.T) {
 		{"hash without key", Rules{Fields: map[string]Action{"users.email": Hash}}, secret.Value{}, "hash_key"},
 		{"short key", Rules{Preset: PresetNoPersonalData}, secret.New("short"), "hash_key"},
 	} {
-		_, err := New(tc.r, tc.key)
+		_, err := New(tc.r, tc.key, "acme")
 		var ie *InvalidError
 		if !errors.As(err, &ie) || ie.Setting != tc.setting {
 			t.Errorf("%s: got %v, want a problem with %s", tc.name, err, tc.setting)
@@ -162,12 +166,12 @@ func TestInvalid(t *testing.T) {
 }
 
 func TestVersion(t *testing.T) {
-	none, _ := New(Rules{}, secret.Value{})
+	none, _ := New(Rules{}, secret.Value{}, "acme")
 	if none.Version() != "" || (*Policy)(nil).Version() != "" {
 		t.Error("a policy that changes nothing has a version")
 	}
-	p, _ := New(Rules{Preset: PresetNoPersonalData}, testKey)
-	rotated, _ := New(Rules{Preset: PresetNoPersonalData}, secret.New("0123456789abcdef-rotated"))
+	p, _ := New(Rules{Preset: PresetNoPersonalData}, testKey, "acme")
+	rotated, _ := New(Rules{Preset: PresetNoPersonalData}, secret.New("0123456789abcdef-rotated"), "acme")
 	if p.Version() == "" || p.Version() == rotated.Version() {
 		t.Errorf("versions %q and %q: a rotated key must give a new one", p.Version(), rotated.Version())
 	}
@@ -194,7 +198,7 @@ func TestMaskValue(t *testing.T) {
 }
 
 func TestObserverCounts(t *testing.T) {
-	p, _ := New(Rules{Preset: PresetNoPersonalData}, testKey)
+	p, _ := New(Rules{Preset: PresetNoPersonalData}, testKey, "acme")
 	n := map[Action]int{}
 	p = p.WithObserver(func(_ string, a Action) { n[a]++ })
 	c := sampleCall()
