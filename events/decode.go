@@ -22,6 +22,9 @@ type Meta struct {
 	Subject string    // the entity, e.g. "calls/812/participants/4431"
 	Time    time.Time // when the record dates the change, UTC (see package doc): not an order
 	History bool      // derived from the account export by a backfill, not a live poll
+	// Policy is the version of the data policy that produced the event
+	// (extension attribute callbuspolicy), "" when the account has none.
+	Policy string
 	// Truncated is set on an event the relay published reduced, because it was
 	// larger than NATS accepts (extension attribute callbustruncated): each value
 	// of data cut, as <JSON pointer into data>=<original length>, comma-separated.
@@ -71,7 +74,7 @@ func Decode(body []byte) (Event, error) {
 		return nil, fmt.Errorf("%w: event %q: source %q is not %s<account>", ErrInvalid, e.ID, e.Source, sourcePrefix)
 	}
 	ev := newEvent(e.Type)
-	*ev.meta() = Meta{ID: e.ID, Source: e.Source, Type: e.Type, Subject: e.Subject, Time: e.Time, History: e.History, Truncated: e.Truncated}
+	*ev.meta() = Meta{ID: e.ID, Source: e.Source, Type: e.Type, Subject: e.Subject, Time: e.Time, History: e.History, Policy: e.Policy, Truncated: e.Truncated}
 	if err := json.Unmarshal(e.Data, ev.data()); err != nil {
 		return nil, fmt.Errorf("%w: event %q: data of %s: %w", ErrInvalid, e.ID, e.Type, err)
 	}
