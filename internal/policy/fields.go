@@ -86,3 +86,16 @@ func field(path string) (Field, bool) {
 	}
 	return Field{}, false
 }
+
+// TrackedFields are the diff's tracked fields (as call.updated and
+// user.updated name them in changes) that hold a personal field: those a new
+// policy re-baselines silently, whatever either policy does with them.
+func TrackedFields() []string {
+	var out []string
+	for _, f := range Fields {
+		if t := tracked[f.Path]; t != "" {
+			out = append(out, t)
+		}
+	}
+	return out
+}

@@ -172,19 +172,6 @@ func (p *Policy) Wants(t events.Type) bool {
 	return false
 }
 
-// Governed are the diff's tracked fields (the names call.updated and
-// user.updated give in changes) whose form the policy changes: those a policy
-// change re-baselines silently. Nil keeps nothing out.
-func (p *Policy) Governed() []string {
-	var out []string
-	for _, f := range Fields {
-		if p.ActionOf(f.Path) != Keep && tracked[f.Path] != "" && !slices.Contains(out, tracked[f.Path]) {
-			out = append(out, tracked[f.Path])
-		}
-	}
-	return out
-}
-
 // WithObserver returns a copy of p that calls f once for each value it hashes,
 // masks or drops (path, action), e.g. to count them per account. f must be fast
 // and safe for concurrent use. Nil stays nil.

@@ -14,6 +14,7 @@ import (
 	"github.com/callbus/callbus/internal/cursor"
 	"github.com/callbus/callbus/internal/diff"
 	"github.com/callbus/callbus/internal/event"
+	"github.com/callbus/callbus/internal/policy"
 	"github.com/rs/zerolog"
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
@@ -73,6 +74,12 @@ type Config struct {
 	// OutboxMax pauses polling while the outbox holds this many events (a long
 	// NATS outage): Redis memory stays bounded and nothing is dropped. 0: no limit.
 	OutboxMax int64
+	// Policy is the account's data policy (nil: none): the client has applied
+	// its field actions to the records already (callcenter.WithRedactor); the
+	// poller publishes only the event types it wants, stamps events with its
+	// version, and re-baselines silently when the version differs from the one
+	// the state was written under (policy.go).
+	Policy *policy.Policy
 }
 
 // defaults fills the tuning fields that have no setting; the fields that come from
@@ -109,9 +116,12 @@ type Poller struct {
 	cycleObservers    []CycleObserver
 	intervalObservers []func(context.Context, map[string]time.Duration)
 
-	lease   func() cursor.Lease
-	scope   diff.Scope // account and state epoch, set by Run
-	history bool       // events get the history attribute (history.go)
+	lease func() cursor.Lease
+	scope diff.Scope // account and state epoch, set by Run
+	// rebase are the resources whose next complete cycle re-baselines their
+	// snapshots under a new data policy (policy.go).
+	rebase  map[string]bool
+	history bool // events get the history attribute (history.go)
 
 	names     diff.StatusNames
 	hasNames  bool
@@ -163,7 +173,7 @@ func (p *Poller) Effective() map[string]time.Duration {
 // relay's publish span continues it), shared by the entries of a batcher and read
 // only.
 func (p *Poller) outboxEntry(e events.Envelope, trace map[string]string) (event.Message, error) {
-	e.History = p.history
+	e.History, e.Policy = p.history, p.cfg.Policy.Version()
 	m, err := event.Encode(e, p.cfg.Prefix, p.cfg.Account)
 	if err != nil {
 		return event.Message{}, err
@@ -235,6 +245,7 @@ func (p *Poller) loadEpoch(ctx context.Context) error {
 		epoch = hex.EncodeToString(b[:])
 		bt := p.newBatcher(ctx)
 		bt.cursor(cursorEpoch, epoch)
+		bt.cursor(cursorPolicy, storedPolicy(p.cfg.Policy)) // a fresh state is written under it
 		if err := bt.flush(); err != nil {
 			return fmt.Errorf("store the new epoch: %w", err)
 		}
@@ -245,5 +256,8 @@ func (p *Poller) loadEpoch(ctx context.Context) error {
 		}
 	}
 	p.scope = diff.Scope{Account: p.cfg.Account, Epoch: epoch}
+	if cur[cursorEpoch] != "" {
+		p.checkPolicy(cur[cursorPolicy])
+	}
 	return nil
 }
