@@ -97,7 +97,7 @@ func Call(scope Scope, prev []byte, c events.Call, seen time.Time) (CallResult, 
 		// has no transition), so a read again after a crash dedupes.
 		em.emit(events.CallCreated, entity, orTime(c.CreatedTime, seen), &events.CallData{Call: c})
 	}
-	if ch := scope.quiet(s.fields(c, creating, newer, ending, sc)); len(ch) > 0 {
+	if ch := s.fields(c, creating, newer, ending, sc); len(ch) > 0 {
 		em.emit(events.CallUpdated, entity, c.UpdatedTime, &events.CallUpdatedData{Call: c, Changes: ch})
 	}
 	for _, p := range parts {

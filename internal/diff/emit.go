@@ -3,7 +3,6 @@ package diff
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strconv"
 	"time"
 
@@ -20,19 +19,6 @@ import (
 type Scope struct {
 	Account string
 	Epoch   string
-	// Silent are tracked fields (call and user fields, by the names changes give
-	// them) whose changes are stored without being announced: the fields a new
-	// data policy writes in a new form (hashed where they were raw, under a new
-	// key), while the poller re-baselines the snapshots written under the old one.
-	Silent []string
-}
-
-// quiet removes the changes of the scope's silent fields from ch.
-func (s Scope) quiet(ch []events.Change) []events.Change {
-	if len(s.Silent) == 0 {
-		return ch
-	}
-	return slices.DeleteFunc(ch, func(c events.Change) bool { return slices.Contains(s.Silent, c.Field) })
 }
 
 // emitter collects the events of one entity, numbering them from its snapshot's

@@ -98,7 +98,7 @@ func User(scope Scope, prev []byte, u events.User, names StatusNames, seen time.
 	entity := "users/" + strconv.FormatInt(u.ID, 10)
 	em := &emitter{scope: scope, seq: s.Seq}
 	cur := [3]int{u.Status, u.Preference, u.MobileAppPreference}
-	ch := scope.quiet(compare(s.F, userFields(u), creating))
+	ch := compare(s.F, userFields(u), creating)
 	switch {
 	case creating:
 		em.emit(events.UserCreated, entity, seen, &events.UserData{User: u})

@@ -216,7 +216,7 @@ func (p *Poller) diffCall(bt *batcher, id string, prev []byte, c events.Call, pr
 	if prev == nil && orTime(since, now).Before(pruned) {
 		return time.Time{}, nil // seen and pruned long ago: not new
 	}
-	r, err := diff.Call(p.scopeFor(ResCalls), prev, c, now)
+	r, err := diff.Call(p.scope, prev, c, now)
 	if err != nil {
 		p.log.Error().Err(err).Int64("call_id", c.ID).Msg("calls: diff failed; call skipped")
 		return created, nil

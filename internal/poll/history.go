@@ -131,7 +131,7 @@ func (h *History) Users(ctx context.Context, users []events.User) error {
 	seen := h.p.now()
 	return h.p.diffAll(ctx, "users", kindUser, len(users), func(i int) int64 { return users[i].ID },
 		func(i int, prev []byte) (diff.Result, error) {
-			return diff.User(h.p.scopeFor(ResUsers), prev, users[i], h.p.names, seen)
+			return diff.User(h.p.scope, prev, users[i], h.p.names, seen)
 		})
 }
 

@@ -39,7 +39,7 @@ func (p *Poller) pollUsers(ctx context.Context) error {
 	seen := p.now()
 	err = p.diffAll(ctx, "users", kindUser, len(users), func(i int) int64 { return users[i].ID },
 		func(i int, prev []byte) (diff.Result, error) {
-			return diff.User(p.scopeFor(ResUsers), prev, users[i], p.names, seen)
+			return diff.User(p.scope, prev, users[i], p.names, seen)
 		})
 	if err != nil {
 		return err

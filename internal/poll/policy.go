@@ -2,11 +2,8 @@ package poll
 
 import (
 	"context"
-	"errors"
-	"maps"
-	"slices"
+	"fmt"
 
-	"github.com/callbus/callbus/internal/cursor"
 	"github.com/callbus/callbus/internal/diff"
 	"github.com/callbus/callbus/internal/policy"
 )
@@ -27,60 +24,60 @@ func storedPolicy(p *policy.Policy) string {
 }
 
 // checkPolicy compares the policy the state was written under (stored, the
-// cursor; "" for a state from before it) with the poller's. When they differ,
-// the snapshots of calls and users hold personal fields in the old form (raw
-// where they are now hashed, hashed under an old key, ...): the next complete
-// cycle of each of those resources stores the fields' new form silently (no
-// event for a change that is only the policy's), and the cycle after it
-// announces changes again, from the new form (rebased writes the cursor).
-func (p *Poller) checkPolicy(stored string) {
+// cursor; "" for a state from before it) with the poller's, before the term's
+// first cycle. When they differ, the snapshots of calls and users hold
+// personal fields in the old form (raw where they are now hashed, hashed under
+// a rotated key, ...): every call and user snapshot loses its personal fields
+// (diff.ForgetCallFields), in fenced commits, and the cursor takes the new
+// version with the last. A field missing from a snapshot is stored at the
+// entity's next observation without an event, so the change of policy is no
+// storm of "changes" that are only the hashing, and no old value stays in the
+// snapshots. A change of the field after that is announced as usual, its
+// previous and current in the new form. Interrupted, the next term does it
+// again (the cursor still names the old version).
+func (p *Poller) checkPolicy(ctx context.Context, stored string) error {
 	if stored == "" {
 		stored = policyKeep
 	}
 	want := storedPolicy(p.cfg.Policy)
-	p.rebase = nil
 	if stored == want {
-		return
+		return nil
 	}
-	p.rebase = map[string]bool{}
-	for _, res := range []string{ResCalls, ResUsers} {
-		if _, polled := p.cfg.Intervals[res]; polled {
-			p.rebase[res] = true
-		}
-	}
-	p.log.Info().Str("from", stored).Str("to", want).Strs("resources", slices.Sorted(maps.Keys(p.rebase))).
-		Msg("data policy changed: the next cycle of each resource stores personal fields in their new form without events")
-}
-
-// scopeFor is the diff scope of res's cycle: while res re-baselines, every
-// personal field a policy may change is silent.
-func (p *Poller) scopeFor(res string) diff.Scope {
-	s := p.scope
-	if p.rebase[res] {
-		s.Silent = policy.TrackedFields()
-	}
-	return s
-}
-
-// rebased ends res's re-baseline after a complete cycle; the last one to end
-// records the new policy in the state, so that a restart does not re-baseline
-// again. A failed write is logged: the next term re-baselines again, silently.
-func (p *Poller) rebased(ctx context.Context, res string) {
-	if !p.rebase[res] {
-		return
-	}
-	delete(p.rebase, res)
-	if len(p.rebase) > 0 {
-		return
-	}
-	p.rebase = nil
+	fields := policy.TrackedFields()
 	bt := p.newBatcher(ctx)
-	bt.cursor(cursorPolicy, storedPolicy(p.cfg.Policy))
-	if err := bt.flush(); err != nil {
-		if !errors.Is(err, cursor.ErrStaleLeader) {
-			p.log.Warn().Err(err).Msg("data policy: record the re-baseline; the next term does it again")
+	n := 0
+	for _, kind := range []string{kindCall, kindUser} {
+		for s, err := range p.store.AllSnapshots(ctx, kind) {
+			if err != nil {
+				return fmt.Errorf("data policy: read %s snapshots: %w", kind, err)
+			}
+			next, changed, err := forgetFields(kind, s.Data, fields)
+			if err != nil {
+				p.log.Warn().Err(err).Str("kind", kind).Str("id", s.ID).Msg("data policy: snapshot unreadable; left as it is")
+				continue
+			}
+			if !changed {
+				continue
+			}
+			n++
+			if err := bt.add(write{kind: kind, id: s.ID, snap: next}); err != nil {
+				return fmt.Errorf("data policy: rewrite %s %s: %w", kind, s.ID, err)
+			}
 		}
-		return
 	}
-	p.log.Info().Str("policy", storedPolicy(p.cfg.Policy)).Msg("data policy: snapshots re-baselined")
+	bt.cursor(cursorPolicy, want)
+	if err := bt.flush(); err != nil {
+		return fmt.Errorf("data policy: re-baseline: %w", err)
+	}
+	p.log.Info().Str("from", stored).Str("to", want).Int("snapshots", n).
+		Msg("data policy changed: personal fields removed from the snapshots; each is stored in its new form at its next read, without an event")
+	return nil
+}
+
+// forgetFields removes the personal fields from a snapshot of kind.
+func forgetFields(kind string, snap []byte, fields []string) ([]byte, bool, error) {
+	if kind == kindUser {
+		return diff.ForgetUserFields(snap, fields)
+	}
+	return diff.ForgetCallFields(snap, fields, nil)
 }

@@ -116,12 +116,9 @@ type Poller struct {
 	cycleObservers    []CycleObserver
 	intervalObservers []func(context.Context, map[string]time.Duration)
 
-	lease func() cursor.Lease
-	scope diff.Scope // account and state epoch, set by Run
-	// rebase are the resources whose next complete cycle re-baselines their
-	// snapshots under a new data policy (policy.go).
-	rebase  map[string]bool
-	history bool // events get the history attribute (history.go)
+	lease   func() cursor.Lease
+	scope   diff.Scope // account and state epoch, set by Run
+	history bool       // events get the history attribute (history.go)
 
 	names     diff.StatusNames
 	hasNames  bool
@@ -257,7 +254,7 @@ func (p *Poller) loadEpoch(ctx context.Context) error {
 	}
 	p.scope = diff.Scope{Account: p.cfg.Account, Epoch: epoch}
 	if cur[cursorEpoch] != "" {
-		p.checkPolicy(cur[cursorPolicy])
+		return p.checkPolicy(ctx, cur[cursorPolicy])
 	}
 	return nil
 }

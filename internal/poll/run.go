@@ -66,9 +66,6 @@ func (p *Poller) Run(ctx context.Context, lease func() cursor.Lease) error {
 			return ctx.Err()
 		}
 		sch.ran(res, start, used)
-		if err == nil {
-			p.rebased(ctx, res)
-		}
 		sch.setIntervals(p.allocate(ctx, sch.cost(), usage))
 		if err != nil {
 			p.log.Warn().Err(err).Str("resource", res).Msg("poll cycle failed; retrying")

@@ -8,13 +8,14 @@ import (
 	"github.com/callbus/callbus/events"
 )
 
-// A new data policy re-baselines silently: a silent field's change is stored
-// without an event; once the scope no longer silences it, a change is announced
-// from the value stored.
-func TestSilentFields(t *testing.T) {
+// A forgotten field is stored again at the next observation without an event
+// (a new policy's form, or the person's value still at the API); a change after
+// that is announced from the value stored.
+func TestForgetFields(t *testing.T) {
 	t0 := time.Date(2026, 1, 2, 9, 0, 0, 0, time.UTC)
+	agent := int64(8)
 	call := func(notes string, upd time.Duration) events.Call {
-		return events.Call{ID: 7, CreatedTime: t0, UpdatedTime: t0.Add(upd), CallNotes: notes,
+		return events.Call{ID: 7, CreatedTime: t0, UpdatedTime: t0.Add(upd), CallNotes: notes, AssignedAgentID: &agent,
 			Participants: []events.Participant{{ID: 70, CallID: 7, CallStatus: 8, CreatedTime: t0, UpdatedTime: t0}}}
 	}
 	scope := Scope{Account: "acme", Epoch: "e1"}
@@ -22,9 +23,14 @@ func TestSilentFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	silent := scope
-	silent.Silent = []string{"call_notes"}
-	re, err := Call(silent, first.Snap, call("hmac-sha256:ab", time.Minute), t0.Add(time.Minute))
+	if _, changed, err := ForgetCallFields(first.Snap, []string{"call_notes"}, func(f map[string]string) bool { return f["assigned_agent_id"] == "9" }); err != nil || changed {
+		t.Fatalf("another agent's call forgotten: %v %v", changed, err)
+	}
+	snap, changed, err := ForgetCallFields(first.Snap, []string{"call_notes"}, func(f map[string]string) bool { return f["assigned_agent_id"] == "8" })
+	if err != nil || !changed {
+		t.Fatalf("forget: %v %v", changed, err)
+	}
+	re, err := Call(scope, snap, call("hmac-sha256:ab", time.Minute), t0.Add(time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,8 +45,7 @@ func TestSilentFields(t *testing.T) {
 		t.Fatalf("after the re-baseline: %+v, want one call.updated", next.Events)
 	}
 	var d events.CallUpdatedData
-	err = json.Unmarshal(next.Events[0].Data, &d)
-	if err != nil {
+	if err := json.Unmarshal(next.Events[0].Data, &d); err != nil {
 		t.Fatal(err)
 	}
 	if len(d.Changes) != 1 || string(d.Changes[0].Previous) != `"hmac-sha256:ab"` || string(d.Changes[0].Current) != `"hmac-sha256:cd"` {
@@ -52,8 +57,12 @@ func TestSilentFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	usnap, changed, err := ForgetUserFields(ur.Snap, []string{"email", "name", "phone"})
+	if err != nil || !changed || string(usnap) == string(ur.Snap) {
+		t.Fatalf("forget user: %v %v", changed, err)
+	}
 	u.Email = "hmac-sha256:ef"
-	ur2, err := User(Scope{Account: "acme", Epoch: "e1", Silent: []string{"email", "name", "phone"}}, ur.Snap, u, StatusNames{}, t0)
+	ur2, err := User(scope, usnap, u, StatusNames{}, t0)
 	if err != nil || len(ur2.Events) != 0 || !ur2.Changed {
 		t.Fatalf("user re-baseline: %v, %d events, changed %v", err, len(ur2.Events), ur2.Changed)
 	}
