@@ -100,6 +100,8 @@ commands:
   status               print a running poller's status page (--addr, default CALLBUS_HTTP_ADDR)
   account forget       remove every Redis key of an account no longer served (--account,
                        --force): refused while configured, led or with events unpublished
+  forget               erase one person's values from an account's Redis state (--account,
+                       --user ID | --phone NUMBER), under its lease
   version              print the version
   help                 print this text
 `

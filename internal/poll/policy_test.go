@@ -164,7 +164,7 @@ func TestPolicyChangeRebaselinesSilently(t *testing.T) {
 		pol := noPersonalData(t, key)
 		n := len(w.outbox(0))
 		p := w.poller(pol) // re-baselines as the term starts
-		w.cycles(p) // the world stands still: every change seen is the policy's
+		w.cycles(p)        // the world stands still: every change seen is the policy's
 		if got := w.outbox(n); len(got) != 0 {
 			t.Fatalf("step %d: %d events of a world standing still, e.g. %s %s: a storm of hashing", step, len(got), got[0].Type, got[0].Data)
 		}
