@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/rs/zerolog"
@@ -256,4 +257,52 @@ func dumpRedis(t *testing.T, rdb *redis.Client) []byte {
 		t.Fatal(err)
 	}
 	return out.Bytes()
+}
+
+// History under the no_personal_data preset: the calls a backfill announces
+// from the account export (callcenter.DecodeRecord) hold no personal value (no
+// customer number, agent name, note or caller name of the world's pools) in the
+// stream or in Redis, and carry the policy's version; the audit holds.
+func TestNoPersonalDataInHistory(t *testing.T) {
+	b := newHistoryBed(t, redistest.Start(t), nil)
+	b.exportFirst()
+	pol, err := policy.New(policy.Rules{Preset: policy.PresetNoPersonalData}, secret.New(policyKey), "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.set.DataPolicy = pol
+	r := start(t, b.w, b.set, b.log, quickJobs)
+	b.cursor(t, "backfill.done", 60*time.Second)
+	// History calls are served by the export only; the simulator draws their
+	// agents, notes and callers from the pools of the live calls: every
+	// customer's number starts +1212555.
+	values := append(personalTruth(t, b.w.URL).values, "+1212555")
+	b.settle(t, r)
+	ids := b.w.Sim.HistoryCallIDs()
+	if len(values) < 50 {
+		t.Fatalf("%d personal values: too few to test", len(values))
+	}
+	msgs := readStream(t, b.ns)
+	var stream bytes.Buffer
+	history := 0
+	for _, m := range msgs {
+		stream.Write(m.Body)
+		if m.Event.History {
+			history++
+		}
+		if m.Event.Policy != pol.Version() {
+			t.Fatalf("%s %s carries policy %q, want %q", m.Event.Type, m.Event.Subject, m.Event.Policy, pol.Version())
+		}
+	}
+	if history == 0 {
+		t.Fatal("no history event: the export path is untested")
+	}
+	redisDump := dumpRedis(t, b.rs.Client(t))
+	for _, v := range values {
+		if bytes.Contains(stream.Bytes(), []byte(v)) || bytes.Contains(redisDump, []byte(v)) {
+			t.Errorf("the personal value %q of a history call is in the stream or Redis", v)
+		}
+	}
+	b.audit(t, ids)
+	t.Logf("%d messages, %d from history (%d history calls); %d personal values looked for", len(msgs), history, len(ids), len(values))
 }
