@@ -5,8 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/callbus/callbus/events"
@@ -66,7 +66,7 @@ func New(r Rules, key secret.Value, account string) (*Policy, error) {
 	default:
 		return nil, &InvalidError{"preset", fmt.Sprintf("unknown preset %q: use %s or %s", r.Preset, PresetKeep, PresetNoPersonalData)}
 	}
-	for _, path := range sortedKeys(r.Fields) {
+	for _, path := range slices.Sorted(maps.Keys(r.Fields)) {
 		a := r.Fields[path]
 		if _, ok := field(path); !ok {
 			return nil, &InvalidError{"fields", fmt.Sprintf("unknown field %q: use one of %s", path, strings.Join(paths(), ", "))}
@@ -93,7 +93,7 @@ func New(r Rules, key secret.Value, account string) (*Policy, error) {
 			p.include = append(p.include, pat)
 		}
 	}
-	hashes := slices.Contains(mapsValues(p.actions), Hash)
+	hashes := slices.Contains(slices.Collect(maps.Values(p.actions)), Hash)
 	if hashes && key.IsZero() {
 		return nil, &InvalidError{"hash_key", "a field is hashed: give the account's hashing key (a file of at least 16 random bytes)"}
 	}
@@ -117,7 +117,7 @@ func (p *Policy) makeVersion() string {
 		return ""
 	}
 	h := sha256.New()
-	for _, path := range sortedKeys(p.actions) {
+	for _, path := range slices.Sorted(maps.Keys(p.actions)) {
 		fmt.Fprintf(h, "%s=%s\n", path, p.actions[path])
 	}
 	in, ex := slices.Sorted(slices.Values(p.include)), slices.Sorted(slices.Values(p.exclude))
@@ -204,7 +204,7 @@ func (p *Policy) FieldActions() string {
 		return ""
 	}
 	var parts []string
-	for _, path := range sortedKeys(p.actions) {
+	for _, path := range slices.Sorted(maps.Keys(p.actions)) {
 		parts = append(parts, path+"="+string(p.actions[path]))
 	}
 	return strings.Join(parts, ",")
@@ -246,23 +246,6 @@ func paths() []string {
 	out := make([]string, len(Fields))
 	for i, f := range Fields {
 		out[i] = f.Path
-	}
-	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
-func mapsValues(m map[string]Action) []Action {
-	out := make([]Action, 0, len(m))
-	for _, v := range m {
-		out = append(out, v)
 	}
 	return out
 }
