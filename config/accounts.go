@@ -32,6 +32,11 @@ func processKey(d *iparams.Declarations, key string) bool {
 // apiKeyFile is the key of an account file naming the file of its API key.
 const apiKeyFile = "api_key_file"
 
+// keyFiles are the keys of an account file naming a file that holds a secure
+// value, and that value's key: the API key, the data policy's hashing key.
+// In this order: the digest of an account file takes their content in it.
+var keyFiles = [...]struct{ file, secure string }{{apiKeyFile, "api_key"}, {"data_policy_hash_key_file", "data_policy_hash_key"}}
+
 // withoutPerAccountRequired drops the "required" problems of perAccountRequired.
 func withoutPerAccountRequired(ps iparams.Problems) iparams.Problems {
 	return slices.DeleteFunc(ps, func(p iparams.Problem) bool {
@@ -101,14 +106,22 @@ func ReadAccountFile(dir, file string, base map[string]any) (AccountFile, error)
 	digest := sha256.New()
 	digest.Write(data)
 	ps := accountRules(name, values)
-	if key, ok := values[apiKeyFile]; ok {
-		delete(values, apiKeyFile)
+	for _, kf := range keyFiles {
+		file, secure := kf.file, kf.secure
+		key, ok := values[file]
+		if !ok {
+			continue
+		}
+		delete(values, file)
 		secret, p := readKeyFile(dir, key)
+		for i := range p {
+			p[i].Key = file
+		}
 		ps = append(ps, p...)
 		digest.Write([]byte{0})
 		digest.Write(secret)
 		if len(p) == 0 {
-			values["api_key"] = trimNewline(string(secret))
+			values[secure] = trimNewline(string(secret))
 		}
 	}
 	merged := maps.Clone(base)

@@ -43,6 +43,7 @@ func TestDeclaredKeys(t *testing.T) {
 		"http_addr": iparams.Text, "debug_pprof": iparams.Checkbox, "lease_ttl_seconds": iparams.Number, "outbox_max_events": iparams.Number, "instance_id": iparams.Text,
 		"shutdown_timeout_seconds": iparams.Number, "api_timeout_seconds": iparams.Number,
 		"event_versions": iparams.Dropdown,
+		"data_policy": iparams.Dropdown, "data_policy_fields": iparams.Text, "data_policy_events": iparams.Text, "data_policy_hash_key": iparams.Text,
 	}
 	for key, typ := range want {
 		p, ok := d.Param(key)
@@ -60,7 +61,7 @@ func TestDeclaredKeys(t *testing.T) {
 	if len(d.Keys()) != len(want) {
 		t.Errorf("declared %d keys, the test knows %d: add the new ones here", len(d.Keys()), len(want))
 	}
-	for _, key := range []string{"api_key", "nats_password", "redis_password", "redis_sentinel_password"} {
+	for _, key := range []string{"api_key", "nats_password", "redis_password", "redis_sentinel_password", "data_policy_hash_key"} {
 		if p, _ := d.Param(key); !p.Secure {
 			t.Errorf("%s: not secure", key)
 		}

@@ -77,6 +77,7 @@ func fromValues(v *iparams.Values, name func(key string) string, fleet bool) (Se
 	}
 	r.checkNATS(s)
 	r.checkRedis(s)
+	s.DataPolicy = r.dataPolicy(s.Account)
 	// Zero durations are values that failed validation (their minimum is 1).
 	if s.StreamMaxAge > 0 && s.StreamDuplicates > s.StreamMaxAge {
 		r.add("stream_duplicate_window_seconds", "must not exceed the retention (%s = %s)", r.name("stream_max_age_hours"), s.StreamMaxAge)

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/callbus/callbus/internal/secret"
 )
 
 // logged maps each parameter to its value in Settings, in the parameter's own
@@ -50,6 +52,15 @@ var logged = []struct {
 	{"user_statuses_interval_seconds", func(s Settings) any { return in(s.UserStatusesInterval, time.Second) }},
 	{"poll_interval_floor_seconds", func(s Settings) any { return in(s.PollIntervalFloor, time.Second) }},
 	{"resources", func(s Settings) any { return strings.Join(s.Resources, ",") }},
+	{"data_policy", func(s Settings) any { return s.DataPolicy.Version() }},
+	{"data_policy_fields", func(s Settings) any { return s.DataPolicy.FieldActions() }},
+	{"data_policy_events", func(s Settings) any { return s.DataPolicy.EventPatterns() }},
+	{"data_policy_hash_key", func(s Settings) any {
+		if s.DataPolicy.Hashes() {
+			return secret.Redacted
+		}
+		return ""
+	}},
 	{"log_level", func(s Settings) any { return s.LogLevel }},
 	{"log_format", func(s Settings) any { return s.LogFormat }},
 	{"http_addr", func(s Settings) any { return s.HTTPAddr }},

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/callbus/callbus/internal/policy"
 	"github.com/callbus/callbus/internal/secret"
 )
 
@@ -62,6 +63,11 @@ type Settings struct {
 	// in their declared order. The names are the poller's (poll.ResCalls, …);
 	// config does not repeat them.
 	Resources []string
+
+	// DataPolicy is the account's data policy (data_policy, data_policy_fields,
+	// data_policy_events, data_policy_hash_key): nil keeps everything and wants
+	// every event type.
+	DataPolicy *policy.Policy
 
 	LogLevel        string // debug, info, warn or error
 	LogFormat       string // json or console

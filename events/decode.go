@@ -25,6 +25,9 @@ type Meta struct {
 	// DataSchema); empty on events published before callbus sent it (version 1).
 	DataSchema string
 	History    bool // derived from the account export by a backfill, not a live poll
+	// Policy is the version of the data policy that produced the event
+	// (extension attribute callbuspolicy), "" when the account has none.
+	Policy string
 	// Truncated is set on an event the relay published reduced, because it was
 	// larger than NATS accepts (extension attribute callbustruncated): each value
 	// of data cut, as <JSON pointer into data>=<original length>, comma-separated.
@@ -81,7 +84,7 @@ func Decode(body []byte) (Event, error) {
 			ev = &UnknownEvent{}
 		}
 	}
-	*ev.meta() = Meta{ID: e.ID, Source: e.Source, Type: e.Type, Subject: e.Subject, Time: e.Time, DataSchema: e.DataSchema, History: e.History, Truncated: e.Truncated}
+	*ev.meta() = Meta{ID: e.ID, Source: e.Source, Type: e.Type, Subject: e.Subject, Time: e.Time, DataSchema: e.DataSchema, History: e.History, Policy: e.Policy, Truncated: e.Truncated}
 	if err := json.Unmarshal(e.Data, ev.data()); err != nil {
 		return nil, fmt.Errorf("%w: event %q: data of %s: %w", ErrInvalid, e.ID, e.Type, err)
 	}

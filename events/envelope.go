@@ -44,6 +44,11 @@ type Envelope struct {
 	// live events). Such an event has the id, type, subject, time and data the
 	// live event would have had.
 	History bool `json:"callbushistory,omitempty"`
+	// Policy is the version of the account's data policy that produced the
+	// event (extension attribute callbuspolicy): personal fields in its data
+	// may be hashed, masked or dropped as that policy says. Absent when the
+	// account has no policy: every value is as the API gave it.
+	Policy string `json:"callbuspolicy,omitempty"`
 }
 
 // Source is the CloudEvents source of every event of an account.

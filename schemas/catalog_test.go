@@ -43,6 +43,7 @@ type node struct {
 	Description string          `json:"description"`
 	Type        json.RawMessage `json:"type"`
 	Format      string          `json:"format"`
+	Personal    string          `json:"x-callbus-personal"`
 	Ref         string          `json:"$ref"`
 	Enum        []any           `json:"enum"`
 	Items       *node           `json:"items"`
@@ -186,6 +187,9 @@ func typeOf(n node) string {
 	}
 	if n.Format != "" {
 		t += " (" + n.Format + ")"
+	}
+	if n.Personal != "" {
+		t += ", personal data (" + n.Personal + ")"
 	}
 	return t
 }

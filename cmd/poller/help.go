@@ -143,6 +143,8 @@ commands:
                        (--account, --resource, --to, --ask-leader)
   debug bundle         write a zip for a bug report, secrets scrubbed (--out, --log)
   completion           print a shell completion script: bash, zsh or fish
+  forget               erase one person's values from an account's Redis state (--account,
+                       --user ID | --phone NUMBER), under its lease
   version              print the version
   help                 print this text
 `

@@ -14,6 +14,7 @@
 //	poller account forget --account NAME [--force]
 //	poller state [--account NAME] [--json], poller state rewind --account NAME --to T
 //	poller debug bundle [--out FILE]
+//	poller forget --account NAME (--user ID | --phone NUMBER)
 package main
 
 import (
@@ -95,6 +96,8 @@ func dispatch(ctx context.Context, cmd string, args []string, getenv func(string
 		return runState(ctx, args, getenv, stdout, stderr)
 	case "debug":
 		return runDebug(ctx, args, getenv, stdout, stderr)
+	case "forget":
+		return runForget(ctx, args, getenv, stdout, stderr)
 	case "version":
 		_, err := fmt.Fprintln(stdout, "callbus poller", version)
 		return err

@@ -31,6 +31,7 @@ type Client struct {
 	onReject  func(Rejection)
 	maxBody   int64 // bound of a response body (see ErrBodyTooLarge)
 	noRaw     bool  // lists leave the records' Raw nil (WithoutRaw)
+	redactor  Redactor
 	clock     clock
 
 	mu   sync.Mutex
@@ -79,6 +80,23 @@ func WithResponseHook(f func(ResponseInfo)) Option { return func(c *Client) { c.
 // would otherwise hold a copy of its bytes (a page of 1,000 calls: about 1.5 MB
 // more, live until the page is handled). Records read one by one keep it.
 func WithoutRaw() Option { return func(c *Client) { c.noRaw = true } }
+
+// Redactor applies an account's data policy to a record just decoded
+// (*policy.Policy is one): it changes the record in place, before any other
+// part of callbus sees it. Redact must be safe for concurrent use.
+type Redactor interface{ Redact(record any) }
+
+// WithRedactor makes every record the Client returns (list pages, single
+// reads, DecodeRecord) pass through r first: the personal values r removes are
+// never handed to a caller. Records of types r does not know pass unchanged.
+func WithRedactor(r Redactor) Option { return func(c *Client) { c.redactor = r } }
+
+// redact applies the Redactor, if any, to v (a pointer to a record).
+func (c *Client) redact(v any) {
+	if c.redactor != nil {
+		c.redactor.Redact(v)
+	}
+}
 
 // withMaxBody sets the bound of a response body (tests).
 func withMaxBody(n int64) Option { return func(c *Client) { c.maxBody = n } }

@@ -32,6 +32,9 @@
 // move or reshuffle between requests), and CallsSince falls back to reading pages
 // and filtering when /calls ignores by_time, remembering that for an hour.
 //
+// With WithRedactor, an account's data policy is applied to every record as it
+// is decoded, before any caller sees it.
+//
 // Errors name the operation ("list calls page 3: ..."); failures reported by the
 // server are *APIError (see IsNotFound, IsValidation, IsUnauthorized), requests
 // refused before sending are *ValidationError.

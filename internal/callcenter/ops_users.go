@@ -78,6 +78,7 @@ func getOne[T any](ctx context.Context, c *Client, op, path, wrap string) (T, er
 	var v T
 	_, err := c.do(ctx, request{op: op, method: http.MethodGet, path: path,
 		decode: func(_ int, _ http.Header, body []byte) error { return decodeOne(body, wrap, &v) }})
+	c.redact(&v)
 	return v, err
 }
 
@@ -90,5 +91,6 @@ func sendOne[T any](ctx context.Context, c *Client, op, method, path string, bod
 	}
 	_, err = c.do(ctx, request{op: op, method: method, path: path, body: data,
 		decode: func(_ int, _ http.Header, body []byte) error { return decodeOne(body, wrap, &v) }})
+	c.redact(&v)
 	return v, err
 }

@@ -97,6 +97,9 @@ func listPage[T any](ctx context.Context, c *Client, name, path, listKey string,
 	if err != nil {
 		return Page[T]{}, err
 	}
+	for i := range page.Items {
+		c.redact(&page.Items[i])
+	}
 	// Reported only now: a failed attempt's page is read again.
 	for _, r := range page.Rejections {
 		c.reject(op, r)

@@ -171,6 +171,7 @@ func DecodeRecord[T any](c *Client, op, resource string, raw []byte, v *T) bool 
 		rej = &Rejection{Resource: resource, Reason: RejectMalformed, Detail: err.Error()}
 	}
 	if rej == nil {
+		c.redact(v)
 		return true
 	}
 	rej.Source = op

@@ -44,6 +44,10 @@ func appendEnvelope(b []byte, e events.Envelope) ([]byte, error) {
 	if e.History {
 		b = append(b, `,"`+AttrHistory+`":true`...)
 	}
+	if e.Policy != "" {
+		b = append(b, `,"`+AttrPolicy+`":`...)
+		b = appendString(b, e.Policy)
+	}
 	return append(b, '}'), nil
 }
 

@@ -5,3 +5,8 @@ package event
 // by a live poll. It is a boolean, present (true) on history events only
 // (events.Envelope.History).
 const AttrHistory = "callbushistory"
+
+// AttrPolicy is the CloudEvents extension attribute naming the version of the
+// account's data policy that produced the event (events.Envelope.Policy),
+// present only when the account has a policy.
+const AttrPolicy = "callbuspolicy"

@@ -226,6 +226,9 @@ func (bt *batcher) entity(w write) (cursor.Batch, error) {
 		bt.trace, bt.traced = telemetry.Inject(bt.ctx), true
 	}
 	for _, ev := range w.events {
+		if !bt.p.cfg.Policy.Wants(ev.Type) {
+			continue // the account does not want the type: its snapshot moves on all the same
+		}
 		var err error
 		if e.Events, err = bt.p.outboxEntries(e.Events, ev, bt.trace); err != nil {
 			return cursor.Batch{}, err

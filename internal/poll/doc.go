@@ -9,4 +9,9 @@
 // (ARCHITECTURE.md says why); a batch's outbox entries are event.Messages.
 // Optional collaborators (tracer, the relay's wake-up, observers) are
 // functional options.
+//
+// The account's data policy (Config.Policy) reaches the records before the
+// poller does (the client redacts them); the poller publishes only the event
+// types it wants, stamps events with its version, and re-baselines the
+// snapshots when the state was written under another version (policy.go).
 package poll

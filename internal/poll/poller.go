@@ -14,6 +14,7 @@ import (
 	"github.com/callbus/callbus/internal/cursor"
 	"github.com/callbus/callbus/internal/diff"
 	"github.com/callbus/callbus/internal/event"
+	"github.com/callbus/callbus/internal/policy"
 	"github.com/rs/zerolog"
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
@@ -76,6 +77,12 @@ type Config struct {
 	// EventVersions says which versions of a type with several are published
 	// (the setting event_versions; "" is event.PolicyAll). See event.Versions.
 	EventVersions event.Policy
+	// Policy is the account's data policy (nil: none): the client has applied
+	// its field actions to the records already (callcenter.WithRedactor); the
+	// poller publishes only the event types it wants, stamps events with its
+	// version, and re-baselines silently when the version differs from the one
+	// the state was written under (policy.go).
+	Policy *policy.Policy
 }
 
 // defaults fills the tuning fields that have no setting; the fields that come from
@@ -171,7 +178,7 @@ func (p *Poller) Effective() map[string]time.Duration {
 // found it (telemetry.Inject; the relay's publish span continues it), shared by
 // the entries of a batcher and read only.
 func (p *Poller) outboxEntries(dst []event.Message, e events.Envelope, trace map[string]string) ([]event.Message, error) {
-	e.History = p.history
+	e.History, e.Policy = p.history, p.cfg.Policy.Version()
 	envs, err := event.Versions(e, p.versions, p.cfg.EventVersions)
 	if err != nil {
 		return dst, err
@@ -250,6 +257,7 @@ func (p *Poller) loadEpoch(ctx context.Context) error {
 		epoch = hex.EncodeToString(b[:])
 		bt := p.newBatcher(ctx)
 		bt.cursor(cursorEpoch, epoch)
+		bt.cursor(cursorPolicy, storedPolicy(p.cfg.Policy)) // a fresh state is written under it
 		if err := bt.flush(); err != nil {
 			return fmt.Errorf("store the new epoch: %w", err)
 		}
@@ -260,5 +268,8 @@ func (p *Poller) loadEpoch(ctx context.Context) error {
 		}
 	}
 	p.scope = diff.Scope{Account: p.cfg.Account, Epoch: epoch}
+	if cur[cursorEpoch] != "" {
+		return p.checkPolicy(ctx, cur[cursorPolicy])
+	}
 	return nil
 }

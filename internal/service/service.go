@@ -122,14 +122,14 @@ func newLeaderSession(ctx context.Context, s config.Settings, o options, p parts
 	// Its own transport: an account whose API is slow holds its own connections,
 	// never another account's idle ones.
 	transport := apiTransport()
-	api, err := callcenter.New(s.APIURL, s.APIKey,
+	api, err := callcenter.New(s.APIURL, s.APIKey, append(policyOptions(ctx, s, p.metrics),
 		callcenter.WithLimiter(lim),
 		callcenter.WithLogger(log.With().Str("component", "api").Logger()),
 		callcenter.WithVersion(o.version),
 		callcenter.WithoutRaw(), // the poller never reads a listed record's Raw
 		callcenter.WithResponseHook(apiObserver(ctx, p.metrics)),
 		callcenter.WithRejectionHook(rejectObserver(ctx, p.metrics, log.With().Str("component", "api").Logger())),
-		callcenter.WithHTTPClient(apiHTTPClient(s.APITimeout, o.tp, transport)))
+		callcenter.WithHTTPClient(apiHTTPClient(s.APITimeout, o.tp, transport)))...)
 	if err != nil {
 		return leaderSession{}, err
 	}
@@ -199,7 +199,7 @@ func pollConfig(s config.Settings) poll.Config {
 	return poll.Config{
 		Account: s.Account, Prefix: s.SubjectPrefix, Intervals: iv,
 		MetricsLookback: s.MetricsLookback, Backfill: s.CallsBackfill, OutboxMax: s.OutboxMaxEvents,
-		IntervalFloor: s.PollIntervalFloor, EventVersions: event.Policy(s.EventVersions),
+		IntervalFloor: s.PollIntervalFloor, EventVersions: event.Policy(s.EventVersions), Policy: s.DataPolicy,
 	}
 }
 

@@ -55,6 +55,9 @@ type AccountStatus struct {
 	Budget          BudgetStatus     `json:"budget"`
 	Outbox          OutboxStatus     `json:"outbox"`
 	Events          []StatusLine     `json:"events"` // newest first
+	// Policy is the version of the account's data policy ("keep": none, every
+	// value as the API gives it); never its key.
+	Policy string `json:"policy"`
 	// History says why the account's last backfill gave up (its history is
 	// incomplete: paged reads took over); empty otherwise.
 	History string `json:"history,omitempty"`

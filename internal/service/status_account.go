@@ -24,6 +24,7 @@ type accountBoard struct {
 	account  string
 	draining bool // set before the board is shown (addDraining)
 	share    float64
+	policy   string // the data policy's version
 	targets  map[string]time.Duration
 	mask     func(string) string
 
@@ -50,7 +51,11 @@ func newAccountBoard(s config.Settings, mask func(string) string) *accountBoard 
 	if share == 0 {
 		share = callcenter.DefaultShare
 	}
-	return &accountBoard{account: s.Account, share: share, targets: pollConfig(s).Intervals, mask: mask,
+	pol := s.DataPolicy.Version()
+	if pol == "" {
+		pol = "keep"
+	}
+	return &accountBoard{account: s.Account, share: share, policy: pol, targets: pollConfig(s).Intervals, mask: mask,
 		effective: map[string]time.Duration{}, cycles: map[string]ResourceStatus{}}
 }
 
@@ -108,7 +113,7 @@ func (a *accountBoard) published(also func(event.Committed)) func([]publish.Publ
 func (a *accountBoard) snapshot(ctx context.Context) AccountStatus {
 	a.mu.Lock()
 	lead, store, lim := a.lead, a.store, a.lim
-	acct := AccountStatus{Account: a.account, Role: "standby", Draining: a.draining, Budget: BudgetStatus{Share: a.share, ServerRemaining: -1}}
+	acct := AccountStatus{Account: a.account, Policy: a.policy, Role: "standby", Draining: a.draining, Budget: BudgetStatus{Share: a.share, ServerRemaining: -1}}
 	for _, res := range slices.Sorted(maps.Keys(a.targets)) {
 		rs := a.cycles[res]
 		rs.Name, rs.TargetSeconds, rs.EffectiveSeconds = res, a.targets[res].Seconds(), a.effective[res].Seconds()

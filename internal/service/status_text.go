@@ -31,6 +31,7 @@ func (st Status) WriteText(out io.Writer) error {
 			leader += " error: " + a.LeaderError
 		}
 		fmt.Fprintf(w, "\naccount %s\trole %s\tleader %s\n", a.Account, a.Role, leader)
+		fmt.Fprintf(w, "  data policy\t%s\n", a.Policy)
 		if a.History != "" {
 			fmt.Fprintf(w, "  history\tINCOMPLETE: %s\n", a.History)
 		}

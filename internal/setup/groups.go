@@ -31,6 +31,8 @@ var groups = []group{
 	{ID: groupRequired, Title: "Required", Summary: "The call-center API (its address and key), the account and what to poll."},
 	{ID: "nats", Title: "NATS", Summary: "Where events are published.", prefixes: []string{"nats_"}},
 	{ID: "redis", Title: "Redis", Summary: "Where state, cursors and the outbox live.", prefixes: []string{"redis_"}},
+	{ID: "data_policy", Title: "Data policy", Summary: "Personal data hashed, masked or dropped before callbus keeps or publishes it, and the event types wanted.",
+		prefixes: []string{"data_policy"}},
 	{ID: "api", Title: "API usage", Summary: "How much of the API callbus may use.", Advanced: true,
 		prefixes: []string{"api_", "rate_limit_"}},
 	{ID: "stream", Title: "Stream", Summary: "Event subjects and the JetStream stream.", Advanced: true,

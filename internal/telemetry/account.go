@@ -36,6 +36,7 @@ func (m *Metrics) Account(name string) *Metrics {
 		Leader:          int64Gauge{recorder: accountRecorder[int64](m.Leader, attr)},
 		RedisErrors:     int64Counter{m.RedisErrors, attr},
 		RecordsRejected: int64Counter{m.RecordsRejected, attr},
+		PolicyFields:    int64Counter{m.PolicyFields, attr},
 		meter:           m.meter, handler: m.handler, provider: m.provider,
 		account: name, attr: attr.opt, regs: &registrations{},
 	}

@@ -34,6 +34,7 @@ type Metrics struct {
 	Leader          metric.Int64Gauge       // callbus_leader: 1 while this replica holds the lease
 	RedisErrors     metric.Int64Counter     // callbus_redis_errors_total
 	RecordsRejected metric.Int64Counter     // callbus_records_rejected_total{resource,reason}: API records left out
+	PolicyFields    metric.Int64Counter     // callbus_policy_fields_total{field,action}: values the data policy hashed, masked or dropped
 	meter           metric.Meter
 	handler         http.Handler
 	provider        *sdkmetric.MeterProvider
@@ -95,6 +96,8 @@ func NewMetrics() (*Metrics, error) {
 	m.RedisErrors, e = m.meter.Int64Counter("callbus.redis.errors", metric.WithDescription("Failed Redis commands."), metric.WithUnit("{error}"))
 	add(e)
 	m.RecordsRejected, e = m.meter.Int64Counter("callbus.records.rejected", metric.WithDescription("API records left out of a list page or an export report (undecodable or failing a sanity rule), per resource and reason; each record once."), metric.WithUnit("{record}"))
+	add(e)
+	m.PolicyFields, e = m.meter.Int64Counter("callbus.policy.fields", metric.WithDescription("Personal values the account's data policy hashed, masked or dropped as records were decoded, per field and action."), metric.WithUnit("{value}"))
 	add(e)
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("metrics: %v", errs)
