@@ -76,7 +76,7 @@ type Settings struct {
 	LeaseTTL        time.Duration
 	OutboxMaxEvents int64 // polling pauses while the outbox holds this many events
 	// EventVersions is all, newest or oldest: which versions of a type with
-	// several are published (event.Policy).
+	// several are published (event.VersionChoice).
 	EventVersions   string
 	InstanceID      string // the host name unless set
 	ShutdownTimeout time.Duration

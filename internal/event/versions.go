@@ -26,24 +26,24 @@ type Version struct {
 // that makes the old data from the new) for the deprecation window.
 var Published = map[events.Type][]Version{}
 
-// Policy is the setting event_versions: which of a type's versions the poller
+// VersionChoice is the setting event_versions: which of a type's versions the poller
 // publishes while it has more than one.
-type Policy string
+type VersionChoice string
 
 // The values of event_versions.
 const (
-	PolicyAll    Policy = "all"    // every version, side by side (the default)
-	PolicyNewest Policy = "newest" // the newest only: every consumer has moved
-	PolicyOldest Policy = "oldest" // the oldest only: no consumer has moved yet
+	VersionsAll    VersionChoice = "all"    // every version, side by side (the default)
+	VersionsNewest VersionChoice = "newest" // the newest only: every consumer has moved
+	VersionsOldest VersionChoice = "oldest" // the oldest only: no consumer has moved yet
 )
 
 // Versions returns the envelopes to publish for e, an envelope as New makes it
 // (events.Version of its type), in the order to commit them: one per version of
-// its type that policy selects among e's and those published lists for its type,
+// its type that choice selects among e's and those published lists for its type,
 // by increasing version. The others than e carry their version's dataschema and
 // data and an id derived from e's and the version, so that each is as
 // deterministic as e and two versions never share an id (nor a Nats-Msg-Id).
-func Versions(e events.Envelope, published map[events.Type][]Version, policy Policy) ([]events.Envelope, error) {
+func Versions(e events.Envelope, published map[events.Type][]Version, choice VersionChoice) ([]events.Envelope, error) {
 	extra := published[e.Type]
 	if len(extra) == 0 {
 		return []events.Envelope{e}, nil
@@ -51,14 +51,14 @@ func Versions(e events.Envelope, published map[events.Type][]Version, policy Pol
 	current := events.Version(e.Type)
 	all := append([]Version{{N: current}}, extra...)
 	slices.SortFunc(all, func(a, b Version) int { return a.N - b.N })
-	switch policy {
-	case PolicyNewest:
+	switch choice {
+	case VersionsNewest:
 		all = all[len(all)-1:]
-	case PolicyOldest:
+	case VersionsOldest:
 		all = all[:1]
-	case PolicyAll, "":
+	case VersionsAll, "":
 	default:
-		return nil, fmt.Errorf("event %s: event_versions %q: want %s, %s or %s", e.ID, policy, PolicyAll, PolicyNewest, PolicyOldest)
+		return nil, fmt.Errorf("event %s: event_versions %q: want %s, %s or %s", e.ID, choice, VersionsAll, VersionsNewest, VersionsOldest)
 	}
 	out := make([]events.Envelope, 0, len(all))
 	for _, v := range all {

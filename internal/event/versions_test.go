@@ -28,10 +28,10 @@ func TestVersions(t *testing.T) {
 	}
 	published := map[events.Type][]Version{events.CallCreated: {{N: 2, From: renameCall}}}
 
-	if got, err := Versions(e, map[events.Type][]Version{}, PolicyAll); err != nil || len(got) != 1 || got[0].ID != e.ID {
+	if got, err := Versions(e, map[events.Type][]Version{}, VersionsAll); err != nil || len(got) != 1 || got[0].ID != e.ID {
 		t.Fatalf("one version: %v %v", got, err)
 	}
-	all, err := Versions(e, published, PolicyAll)
+	all, err := Versions(e, published, VersionsAll)
 	if err != nil || len(all) != 2 {
 		t.Fatalf("all: %v %v", all, err)
 	}
@@ -45,7 +45,7 @@ func TestVersions(t *testing.T) {
 	if v2.Subject != e.Subject || v2.Type != e.Type || !v2.Time.Equal(e.Time) {
 		t.Errorf("version 2 is about another event: %+v", v2)
 	}
-	again, _ := Versions(e, published, PolicyAll)
+	again, _ := Versions(e, published, VersionsAll)
 	if again[1].ID != v2.ID {
 		t.Errorf("version 2's id is not deterministic: %s, then %s", v2.ID, again[1].ID)
 	}
@@ -68,7 +68,7 @@ func TestVersions(t *testing.T) {
 		t.Errorf("events.Decode gave version 2 as %T: the Go types are version 1's", decoded)
 	}
 
-	for policy, want := range map[Policy]string{PolicyNewest: v2.DataSchema, PolicyOldest: v1.DataSchema} {
+	for policy, want := range map[VersionChoice]string{VersionsNewest: v2.DataSchema, VersionsOldest: v1.DataSchema} {
 		got, err := Versions(e, published, policy)
 		if err != nil || len(got) != 1 || got[0].DataSchema != want {
 			t.Errorf("%s: %v %v, want %s alone", policy, got, err, want)

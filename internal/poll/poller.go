@@ -75,8 +75,8 @@ type Config struct {
 	// NATS outage): Redis memory stays bounded and nothing is dropped. 0: no limit.
 	OutboxMax int64
 	// EventVersions says which versions of a type with several are published
-	// (the setting event_versions; "" is event.PolicyAll). See event.Versions.
-	EventVersions event.Policy
+	// (the setting event_versions; "" is event.VersionsAll). See event.Versions.
+	EventVersions event.VersionChoice
 	// Policy is the account's data policy (nil: none): the client has applied
 	// its field actions to the records already (callcenter.WithRedactor); the
 	// poller publishes only the event types it wants, stamps events with its

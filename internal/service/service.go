@@ -199,7 +199,7 @@ func pollConfig(s config.Settings) poll.Config {
 	return poll.Config{
 		Account: s.Account, Prefix: s.SubjectPrefix, Intervals: iv,
 		MetricsLookback: s.MetricsLookback, Backfill: s.CallsBackfill, OutboxMax: s.OutboxMaxEvents,
-		IntervalFloor: s.PollIntervalFloor, EventVersions: event.Policy(s.EventVersions), Policy: s.DataPolicy,
+		IntervalFloor: s.PollIntervalFloor, EventVersions: event.VersionChoice(s.EventVersions), Policy: s.DataPolicy,
 	}
 }
 

@@ -76,7 +76,7 @@ func TestVersionsSideBySide(t *testing.T) {
 		t.Fatal(err)
 	}
 	set := testSettings(w, ns.URL(), rs.URL, "test-1")
-	set.EventVersions = string(event.PolicyAll)
+	set.EventVersions = string(event.VersionsAll)
 	svc := start(t, w, set, zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.WarnLevel),
 		WithPollOptions(poll.WithVersions(map[events.Type][]event.Version{events.CallCreated: {{N: 2, From: recordV2}}})))
 	svc.advance(t, 30) // five simulated minutes
