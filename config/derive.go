@@ -63,6 +63,7 @@ func fromValues(v *iparams.Values, name func(key string) string, fleet bool) (Se
 		DebugPprof:           r.flag("debug_pprof"),
 		LeaseTTL:             r.duration("lease_ttl_seconds", time.Second),
 		OutboxMaxEvents:      r.number("outbox_max_events"),
+		WatermarkInterval:    r.duration("watermark_interval_seconds", time.Second),
 		InstanceID:           r.text("instance_id"),
 		ShutdownTimeout:      r.duration("shutdown_timeout_seconds", time.Second),
 	}

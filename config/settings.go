@@ -68,9 +68,11 @@ type Settings struct {
 	HTTPAddr        string // host:port of /healthz, /readyz, /metrics
 	DebugPprof      bool   // serve /debug/pprof/ on HTTPAddr too
 	LeaseTTL        time.Duration
-	OutboxMaxEvents int64  // polling pauses while the outbox holds this many events
-	InstanceID      string // the host name unless set
-	ShutdownTimeout time.Duration
+	OutboxMaxEvents int64 // polling pauses while the outbox holds this many events
+	// WatermarkInterval is how often the leader commits account.watermark.
+	WatermarkInterval time.Duration
+	InstanceID        string // the host name unless set
+	ShutdownTimeout   time.Duration
 }
 
 // Polls reports whether resource (a resources option, e.g. poll.ResCalls) is to be polled.

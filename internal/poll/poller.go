@@ -73,6 +73,9 @@ type Config struct {
 	// OutboxMax pauses polling while the outbox holds this many events (a long
 	// NATS outage): Redis memory stays bounded and nothing is dropped. 0: no limit.
 	OutboxMax int64
+	// WatermarkInterval is how often Run commits the account's watermark
+	// (watermark.go); 0: no watermarks. The setting watermark_interval_seconds.
+	WatermarkInterval time.Duration
 }
 
 // defaults fills the tuning fields that have no setting; the fields that come from
@@ -120,6 +123,7 @@ type Poller struct {
 	mu        sync.Mutex
 	effective map[string]time.Duration
 
+	marks   marks      // the watermark's state (watermark.go)
 	guard   stateGuard // Redis state checks: rollbacks, outbox limit, entities gone (reconcile.go)
 	commits committer  // the batch committed in the background (batch.go)
 }

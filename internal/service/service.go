@@ -139,6 +139,7 @@ func newLeaderSession(ctx context.Context, s config.Settings, o options, p parts
 		return leaderSession{}, fmt.Errorf("metrics: %w", err)
 	}
 	recordTargets(ctx, p.metrics, pollConfig(s).Intervals)
+	p.metrics.WatermarkInterval.Record(ctx, s.WatermarkInterval.Seconds())
 	announced := publish.NewHistory(p.js, s.StreamName, events.AccountFilter(s.SubjectPrefix, s.Account))
 	pollOpts := append([]poll.Option{poll.WithWake(relay.Wake), poll.WithTracer(tracer), poll.WithAnnounced(announced),
 		poll.WithCycleObserver(cycleObserver(p.metrics)), poll.WithIntervalObserver(intervalObserver(p.metrics))}, p.board.pollOptions()...)
@@ -198,7 +199,7 @@ func pollConfig(s config.Settings) poll.Config {
 	return poll.Config{
 		Account: s.Account, Prefix: s.SubjectPrefix, Intervals: iv,
 		MetricsLookback: s.MetricsLookback, Backfill: s.CallsBackfill, OutboxMax: s.OutboxMaxEvents,
-		IntervalFloor: s.PollIntervalFloor,
+		IntervalFloor: s.PollIntervalFloor, WatermarkInterval: s.WatermarkInterval,
 	}
 }
 
