@@ -40,7 +40,7 @@ func (p *Poller) Run(ctx context.Context, lease func() cursor.Lease) error {
 	}
 	sch := newSchedule(p.resourcesByPriority())
 	p.marks.mu.Lock()
-	p.marks.until, p.marks.next = nil, time.Time{} // this term's marks; a watermark at once
+	p.marks.until, p.marks.next = nil, time.Now().Add(p.cfg.WatermarkInterval) // this term's marks
 	p.marks.mu.Unlock()
 	for {
 		if err := ctx.Err(); err != nil {
