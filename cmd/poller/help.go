@@ -100,6 +100,8 @@ commands:
   status               print a running poller's status page (--addr, default CALLBUS_HTTP_ADDR)
   account forget       remove every Redis key of an account no longer served (--account,
                        --force): refused while configured, led or with events unpublished
+  resync               ask the account's leader to re-announce the current state of users,
+                       teams and calls as *.snapshot events (--resources, --entity, --since)
   version              print the version
   help                 print this text
 `

@@ -12,6 +12,7 @@
 //	poller status [--addr HOST:PORT]
 //	poller backfill --since D|T [--until D|T] [--resources calls,call_metrics,users,teams]
 //	poller account forget --account NAME [--force]
+//	poller resync --resources users,teams,calls [--entity calls/812] [--since T]
 package main
 
 import (
@@ -83,6 +84,8 @@ func dispatch(ctx context.Context, cmd string, args []string, getenv func(string
 		return runBackfill(ctx, args, getenv, stdout, stderr)
 	case "account":
 		return runAccount(ctx, args, getenv, stdout, stderr)
+	case "resync":
+		return runResync(ctx, args, getenv, stdout, stderr)
 	case "version":
 		_, err := fmt.Fprintln(stdout, "callbus poller", version)
 		return err

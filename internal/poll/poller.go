@@ -124,6 +124,7 @@ type Poller struct {
 	effective map[string]time.Duration
 
 	marks   marks      // the watermark's state (watermark.go)
+	resync  resyncing  // resync requests and the run under way (resync.go)
 	guard   stateGuard // Redis state checks: rollbacks, outbox limit, entities gone (reconcile.go)
 	commits committer  // the batch committed in the background (batch.go)
 }

@@ -57,8 +57,16 @@ func (p *Poller) Run(ctx context.Context, lease func() cursor.Lease) error {
 		} else if err != nil && ctx.Err() == nil {
 			p.log.Warn().Err(err).Msg("watermark not committed; trying again")
 		}
+		if err := p.resyncIfRequested(ctx); errors.Is(err, cursor.ErrStaleLeader) {
+			return ErrLostLease
+		} else if err != nil && ctx.Err() == nil {
+			p.log.Warn().Err(err).Msg("resync: the request queue cannot be read; trying again")
+		}
 		res, wait := sch.due(time.Now())
 		if res == "" {
+			if p.resync.queue != nil {
+				wait = min(wait, resyncCheck)
+			}
 			t := time.NewTimer(p.watermarkWait(wait))
 			select {
 			case <-ctx.Done():

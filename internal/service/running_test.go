@@ -29,7 +29,7 @@ func startRunning(t *testing.T, instance string, tweak func(*sim.Config)) *serve
 	w := newWorld(t, tweak)
 	set := testSettings(w, ns.URL(), rs.URL, instance)
 	set.HTTPAddr = simtest.FreeAddr(t)
-	set.WatermarkInterval = time.Second // the dashboard's watermark panel has data
+	set.WatermarkInterval = time.Second                     // the dashboard's watermark panel has data
 	log := zerolog.New(io.Discard).Level(zerolog.WarnLevel) // warnings reach the status page's hook
 	r := &served{running: start(t, w, set, log), s: set}
 	t.Cleanup(func() { r.stop(t) })

@@ -142,7 +142,8 @@ func newLeaderSession(ctx context.Context, s config.Settings, o options, p parts
 	p.metrics.WatermarkInterval.Record(ctx, s.WatermarkInterval.Seconds())
 	announced := publish.NewHistory(p.js, s.StreamName, events.AccountFilter(s.SubjectPrefix, s.Account))
 	pollOpts := append([]poll.Option{poll.WithWake(relay.Wake), poll.WithTracer(tracer), poll.WithAnnounced(announced),
-		poll.WithCycleObserver(cycleObserver(p.metrics)), poll.WithIntervalObserver(intervalObserver(p.metrics))}, p.board.pollOptions()...)
+		poll.WithCycleObserver(cycleObserver(p.metrics)), poll.WithIntervalObserver(intervalObserver(p.metrics)),
+		poll.WithResync(p.store, s.InstanceID)}, p.board.pollOptions()...)
 	poller, err := poll.New(pollConfig(s), api, p.store, log.With().Str("component", "poll").Logger(), append(pollOpts, o.poll...)...)
 	if err != nil {
 		return leaderSession{}, err
