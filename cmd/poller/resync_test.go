@@ -29,8 +29,16 @@ func TestResyncRebuildsTheConsumersState(t *testing.T) {
 	b := startBed(t, redistest.Start, 0, usualWorld(0))
 	js := b.stream(t)
 	addr := simtest.FreeAddr(t)
-	startPoller(t, append(b.env("resync-1", addr), "CALLBUS_WATERMARK_INTERVAL_SECONDS=1"))
-	for range 40 { // twenty simulated minutes, while the poller follows
+	// The default intervals: at 1 s each the rate budget runs short, and a
+	// watermark waits for the cycle under way, which waits for the budget.
+	pc := startPoller(t, append(configDefaults(b.env("resync-1", addr)), "CALLBUS_WATERMARK_INTERVAL_SECONDS=1"))
+	t.Cleanup(func() {
+		if t.Failed() {
+			out := pc.stderr.String()
+			t.Logf("poller:\n%s", out[max(0, len(out)-6000):])
+		}
+	})
+	for range 10 { // five simulated minutes, while the poller follows
 		b.world.Sim.Advance(30 * time.Second)
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -160,6 +168,12 @@ func settled(t *testing.T, js jetstream.JetStream) {
 		return streamMsgs(t, js) - marks, marks
 	}
 	o, w := count()
+	defer func() {
+		if t.Failed() {
+			no, nw := count()
+			t.Logf("stream: %d events and %d watermarks, then %d and %d", o, w, no, nw)
+		}
+	}()
 	simtest.WaitFor(t, 90*time.Second, "the stream to settle", func() bool {
 		time.Sleep(200 * time.Millisecond)
 		no, nw := count()

@@ -33,7 +33,9 @@ func TestWatermarkStallsWhenFrozen(t *testing.T) {
 	b := startBed(t, redistest.Start, 20, usualWorld(0))
 	js := b.stream(t)
 	addr := simtest.FreeAddr(t)
-	p := startPoller(t, append(b.env("frozen-1", addr), "CALLBUS_WATERMARK_INTERVAL_SECONDS=1"))
+	// The default intervals, so the rate budget is not short: a watermark
+	// waits for the cycle under way, which would wait for the budget.
+	p := startPoller(t, append(configDefaults(b.env("frozen-1", addr)), "CALLBUS_WATERMARK_INTERVAL_SECONDS=1"))
 	q := startProm(t, prom, addr)
 	simtest.WaitFor(t, 60*time.Second, "Prometheus to scrape a watermark", func() bool {
 		time.Sleep(200 * time.Millisecond)
