@@ -73,7 +73,10 @@ func (p *Poller) watermarkIfDue(ctx context.Context) error {
 	data := p.watermarkData()
 	at := p.now()
 	l := p.lease()
-	key := "w/" + strconv.FormatInt(l.Token, 10) + "/" + strconv.FormatInt(at.UnixNano(), 10)
+	// The id's key is the wall clock's, not the API's present: a simulator's
+	// frozen clock would give every watermark the same id (and JetStream's
+	// duplicate window would drop all but the first).
+	key := "w/" + strconv.FormatInt(l.Token, 10) + "/" + strconv.FormatInt(now.UnixNano(), 10)
 	env, err := event.New(p.cfg.Account, events.AccountWatermark, WatermarkEntity(p.cfg.Account), key, at, data)
 	if err != nil {
 		return err
