@@ -41,7 +41,8 @@ func TestDeclaredKeys(t *testing.T) {
 		"poll_interval_floor_seconds": iparams.Number,
 		"resources":                   iparams.Multiselect, "log_level": iparams.Dropdown, "log_format": iparams.Dropdown,
 		"http_addr": iparams.Text, "debug_pprof": iparams.Checkbox, "lease_ttl_seconds": iparams.Number, "outbox_max_events": iparams.Number, "instance_id": iparams.Text,
-		"shutdown_timeout_seconds": iparams.Number, "api_timeout_seconds": iparams.Number,
+		"watermark_interval_seconds": iparams.Number,
+		"shutdown_timeout_seconds":   iparams.Number, "api_timeout_seconds": iparams.Number,
 	}
 	for key, typ := range want {
 		p, ok := d.Param(key)
