@@ -134,7 +134,9 @@ func (p *promServer) query(t *testing.T, expr string) []string {
 	}
 	var res struct {
 		Status string
-		Data   struct{ Result []struct{ Metric json.RawMessage } }
+		Data   struct {
+			Result []struct{ Metric json.RawMessage }
+		}
 	}
 	if err := json.Unmarshal(body, &res); err != nil || res.Status != "success" {
 		t.Fatalf("query %s: %v %s", expr, err, body)
