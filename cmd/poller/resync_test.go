@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -305,5 +306,21 @@ func waitSameState(t *testing.T, c consumer, want *consumerState, what string, c
 			}
 			t.Fatalf("%s: state %v", what, s)
 		}
+	}
+}
+
+// With no replica leading the account, `poller resync` withdraws its request
+// after --wait and says so, exit status 1; nothing is re-announced later.
+func TestResyncWithoutLeaderRefuses(t *testing.T) {
+	b := startBed(t, redistest.Start, 0, usualWorld(0))
+	cmd := exec.CommandContext(t.Context(), pollerBinary(t), "resync", "--wait", "1s", "--resources", "users")
+	cmd.Env = b.env("resync-cli", simtest.FreeAddr(t))
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 || !strings.Contains(string(out), "no replica leads the account (no process holds its lease)") {
+		t.Fatalf("resync without a leader: %v\n%s", err, out)
+	}
+	if n, err := b.redis.Client(t).LLen(t.Context(), "callbus:{acme}:resync:queue").Result(); err != nil || n != 0 {
+		t.Errorf("the request stayed queued: %d %v", n, err)
 	}
 }
