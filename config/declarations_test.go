@@ -43,7 +43,8 @@ func TestDeclaredKeys(t *testing.T) {
 		"http_addr": iparams.Text, "debug_pprof": iparams.Checkbox, "lease_ttl_seconds": iparams.Number, "outbox_max_events": iparams.Number, "instance_id": iparams.Text,
 		"shutdown_timeout_seconds": iparams.Number, "api_timeout_seconds": iparams.Number,
 		"event_versions": iparams.Dropdown,
-		"data_policy": iparams.Dropdown, "data_policy_fields": iparams.Text, "data_policy_events": iparams.Text, "data_policy_hash_key": iparams.Text,
+		"data_policy":    iparams.Dropdown, "data_policy_fields": iparams.Text, "data_policy_events": iparams.Text, "data_policy_hash_key": iparams.Text,
+		"watermark_interval_seconds": iparams.Number,
 	}
 	for key, typ := range want {
 		p, ok := d.Param(key)

@@ -64,6 +64,7 @@ func fromValues(v *iparams.Values, name func(key string) string, fleet bool) (Se
 		LeaseTTL:             r.duration("lease_ttl_seconds", time.Second),
 		OutboxMaxEvents:      r.number("outbox_max_events"),
 		EventVersions:        r.text("event_versions"),
+		WatermarkInterval:    r.duration("watermark_interval_seconds", time.Second),
 		InstanceID:           r.text("instance_id"),
 		ShutdownTimeout:      r.duration("shutdown_timeout_seconds", time.Second),
 	}

@@ -67,7 +67,7 @@ func TestLoadDefaults(t *testing.T) {
 		UserStatusesInterval: 10 * time.Minute,
 		PollIntervalFloor:    2 * time.Second,
 		Resources:            []string{"calls", "call_metrics", "users", "user_statuses", "teams"},
-		LogLevel:             "info", LogFormat: "json", HTTPAddr: ":8081", LeaseTTL: 15 * time.Second, OutboxMaxEvents: 200000, EventVersions: "all",
+		LogLevel:             "info", LogFormat: "json", HTTPAddr: ":8081", LeaseTTL: 15 * time.Second, OutboxMaxEvents: 200000, EventVersions: "all", WatermarkInterval: 30 * time.Second,
 		InstanceID: host, ShutdownTimeout: 20 * time.Second,
 	}
 	if !reflect.DeepEqual(s, want) {

@@ -68,6 +68,7 @@ var logged = []struct {
 	{"lease_ttl_seconds", func(s Settings) any { return in(s.LeaseTTL, time.Second) }},
 	{"outbox_max_events", func(s Settings) any { return s.OutboxMaxEvents }},
 	{"event_versions", func(s Settings) any { return s.EventVersions }},
+	{"watermark_interval_seconds", func(s Settings) any { return in(s.WatermarkInterval, time.Second) }},
 	{"instance_id", func(s Settings) any { return s.InstanceID }},
 	{"shutdown_timeout_seconds", func(s Settings) any { return in(s.ShutdownTimeout, time.Second) }},
 }

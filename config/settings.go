@@ -77,9 +77,11 @@ type Settings struct {
 	OutboxMaxEvents int64 // polling pauses while the outbox holds this many events
 	// EventVersions is all, newest or oldest: which versions of a type with
 	// several are published (event.VersionChoice).
-	EventVersions   string
-	InstanceID      string // the host name unless set
-	ShutdownTimeout time.Duration
+	EventVersions string
+	// WatermarkInterval is how often the leader commits account.watermark.
+	WatermarkInterval time.Duration
+	InstanceID        string // the host name unless set
+	ShutdownTimeout   time.Duration
 }
 
 // Polls reports whether resource (a resources option, e.g. poll.ResCalls) is to be polled.

@@ -31,7 +31,7 @@ var datasource = common.DataSourceRef{Type: cog.ToPtr("prometheus"), Uid: cog.To
 // Dashboard returns the Grafana dashboard of callbus as indented JSON ending in a
 // newline, built with grafana-foundation-sdk: per account (the account label)
 // its leader, effective against target intervals, the rate budget against the
-// share and X-RateLimit-Remaining, 429s and 5xx, outbox and relay lag, detection
+// share and X-RateLimit-Remaining, 429s and 5xx, outbox, relay lag and watermark age, detection
 // delay percentiles and events per type, rejected records and Redis/NATS errors.
 func Dashboard() ([]byte, error) {
 	b := dashboard.NewDashboardBuilder("callbus").
@@ -119,6 +119,9 @@ func dashboardRows() []dashboardRow {
 				query(`max by (account) (callbus_outbox_depth{`+acct+`})`, "{{account}}")),
 			graph("Relay lag", "Age of the oldest event waiting in the outbox (0 when empty).", "s", 12,
 				query(`max by (account) (callbus_relay_lag_seconds{`+acct+`})`, "{{account}}")),
+			graph("Watermark age", "Time since JetStream acknowledged the account's latest watermark (account.watermark), against the CallbusWatermarkStalled threshold (three intervals and a minute): a sawtooth below the threshold while the poller and the relay work, a ramp once either stalls.", "s", 24,
+				query(`time() - max by (account) (max_over_time(callbus_watermark_published_timestamp_seconds{`+acct+`}[1h]))`, "{{account}} age"),
+				query(`3 * max by (account) (max_over_time(callbus_watermark_interval_seconds{`+acct+`}[1h])) + 60`, "{{account}} alert threshold")),
 		}},
 		{"Events", []cog.Builder[dashboard.Panel]{
 			graph("Detection delay percentiles per type", "Publish time minus the change's time, where the API gives one (users and teams carry none: only the relay's part).", "s", 12,

@@ -21,6 +21,14 @@ const (
 	TeamCreated       Type = "team.created"
 	TeamUpdated       Type = "team.updated"
 	MetricUpdated     Type = "metric.updated"
+
+	// AccountWatermark is the account's periodic watermark (WatermarkData).
+	AccountWatermark Type = "account.watermark"
+	// The snapshots a resync re-announces (`poller resync`): the current state of
+	// an entity, to apply as an upsert (SnapshotData).
+	CallSnapshot Type = "call.snapshot"
+	UserSnapshot Type = "user.snapshot"
+	TeamSnapshot Type = "team.snapshot"
 )
 
 // Info describes one catalog entry for documentation and schema generation.
@@ -46,6 +54,10 @@ var Catalog = []Info{
 	{TeamUpdated, "a team changes (name, description, members added/removed)", "the team, members added/removed, changed fields"},
 	{MetricFinalized, "a call's metric is final (the call has ended and its metric was updated after the end), once per call", "call id, the metric with life_cycle"},
 	{MetricUpdated, "a finalized metric changes later (csat, tags)", "call id, metric, changed fields"},
+	{AccountWatermark, "every watermark_interval_seconds while the poller leads the account, through the outbox: it follows every event observed before it", "per resource, the API time up to which everything observed is published; the poller's state"},
+	{CallSnapshot, "a resync (poller resync) re-announces a known call, once per run, after any change found on the way", "the call as last announced, the resync run"},
+	{UserSnapshot, "a resync re-announces a user, once per run, after any change found on the way", "the user as last announced, its status names, the resync run"},
+	{TeamSnapshot, "a resync re-announces a team, once per run, after any change found on the way", "the team as last announced, the resync run"},
 }
 
 // Known reports whether t is in the catalog.

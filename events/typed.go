@@ -70,6 +70,26 @@ type (
 		Meta
 		Data MetricData
 	}
+	// AccountWatermarkEvent is an account.watermark event.
+	AccountWatermarkEvent struct {
+		Meta
+		Data WatermarkData
+	}
+	// CallSnapshotEvent is a call.snapshot event.
+	CallSnapshotEvent struct {
+		Meta
+		Data CallSnapshotData
+	}
+	// UserSnapshotEvent is a user.snapshot event.
+	UserSnapshotEvent struct {
+		Meta
+		Data UserSnapshotData
+	}
+	// TeamSnapshotEvent is a team.snapshot event.
+	TeamSnapshotEvent struct {
+		Meta
+		Data TeamSnapshotData
+	}
 	// UnknownEvent is an event of a type outside the Catalog of this version of the
 	// package, or whose dataschema names another version of its type's data than
 	// this package's (Version), with its data as sent. Acknowledge it (or upgrade): it is not an error.
@@ -92,6 +112,10 @@ func (e *TeamCreatedEvent) data() any              { return &e.Data }
 func (e *TeamUpdatedEvent) data() any              { return &e.Data }
 func (e *MetricFinalizedEvent) data() any          { return &e.Data }
 func (e *MetricUpdatedEvent) data() any            { return &e.Data }
+func (e *AccountWatermarkEvent) data() any         { return &e.Data }
+func (e *CallSnapshotEvent) data() any             { return &e.Data }
+func (e *UserSnapshotEvent) data() any             { return &e.Data }
+func (e *TeamSnapshotEvent) data() any             { return &e.Data }
 func (e *UnknownEvent) data() any                  { return &e.Data }
 
 // newEvent returns an empty event of type t, *UnknownEvent outside the Catalog.
@@ -123,6 +147,14 @@ func newEvent(t Type) Event {
 		return &MetricFinalizedEvent{}
 	case MetricUpdated:
 		return &MetricUpdatedEvent{}
+	case AccountWatermark:
+		return &AccountWatermarkEvent{}
+	case CallSnapshot:
+		return &CallSnapshotEvent{}
+	case UserSnapshot:
+		return &UserSnapshotEvent{}
+	case TeamSnapshot:
+		return &TeamSnapshotEvent{}
 	}
 	return &UnknownEvent{}
 }

@@ -128,6 +128,14 @@ func samples() []sample {
 		{"sparse", events.MetricFinalized, "calls/813/metric", events.MetricData{CallID: 813, Metric: sparseMetric()}},
 		{"rich", events.MetricUpdated, "calls/812/metric", events.MetricData{CallID: 812, Metric: richMetric(), Changes: changes()}},
 		{"sparse", events.MetricUpdated, "calls/813/metric", events.MetricData{CallID: 813, Metric: events.CallMetric{ID: 6, CallID: 813, LifeCycle: []events.LifeCycleEvent{}}, Changes: changes()[:1]}},
+		{"rich", events.AccountWatermark, "accounts/acme", events.WatermarkData{IntervalSeconds: 30, State: events.StateBudgetStarved, Reason: "calls every 20s, target 10s",
+			Resources: []events.ResourceMark{{Resource: "calls", Until: sampleTime}, {Resource: "users", Until: sampleTime.Add(-time.Second)}}}},
+		{"sparse", events.AccountWatermark, "accounts/acme", events.WatermarkData{IntervalSeconds: 1, State: events.StateLeading, Resources: []events.ResourceMark{}}},
+		{"rich", events.CallSnapshot, "calls/812", events.CallSnapshotData{Call: richCall(), Resync: events.Resync{Run: "r1"}}},
+		{"sparse", events.CallSnapshot, "calls/813", events.CallSnapshotData{Call: sparseCall(), Resync: events.Resync{Run: "r1"}}},
+		{"rich", events.UserSnapshot, "users/7", events.UserSnapshotData{User: richUser(), State: userState(2, 7), Resync: events.Resync{Run: "r1"}}},
+		{"sparse", events.UserSnapshot, "users/8", events.UserSnapshotData{User: sparseUser(), Resync: events.Resync{Run: "r1"}}},
+		{"rich", events.TeamSnapshot, "teams/2", events.TeamSnapshotData{Team: team, Resync: events.Resync{Run: "r1"}}},
 	}
 }
 

@@ -17,6 +17,7 @@ var appliedTypes = []events.Type{
 	events.UserCreated, events.UserUpdated, events.UserDeleted, events.UserStatusChanged,
 	events.CallCreated, events.CallUpdated, events.CallEnded,
 	events.ParticipantJoined, events.ParticipantStatusChanged,
+	events.UserSnapshot, events.CallSnapshot, // a resync's (snapshot.go)
 }
 
 // endedMemory is how long an ended call is remembered to ignore its late events.
@@ -47,6 +48,10 @@ func (s *store) plan(ev events.Event, v version) ([]string, planner, error) {
 		return s.planParticipant(e.Data.CallID, e.Data.Participant, v)
 	case *events.ParticipantStatusChangedEvent:
 		return s.planParticipant(e.Data.CallID, e.Data.Participant, v)
+	case *events.UserSnapshotEvent:
+		return s.planUserSnapshot(e.Data, v)
+	case *events.CallSnapshotEvent:
+		return s.planCallSnapshot(e.Data.Call, v)
 	}
 	return nil, nil, nil
 }

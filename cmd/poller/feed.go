@@ -98,8 +98,25 @@ func summary(body []byte) string {
 	case *events.MetricFinalizedEvent:
 		m := e.Data.Metric
 		return fmt.Sprintf("talk %ds, hold %ds, ivr %ds, %d life-cycle steps", m.TalkTime, m.HoldDuration, m.IVRTime, len(m.LifeCycle))
+	case *events.AccountWatermarkEvent:
+		return watermarkSummary(e.Data)
+	case *events.CallSnapshotEvent:
+		return "resync: " + callSummary(e.Data.Call)
+	case *events.UserSnapshotEvent:
+		return fmt.Sprintf("resync: %s, %s", e.Data.User.Name, userState(e.Data.State))
+	case *events.TeamSnapshotEvent:
+		return fmt.Sprintf("resync: %s, %d members", e.Data.Team.Name, len(e.Data.Team.Users))
 	}
 	return ""
+}
+
+// watermarkSummary is the state and each resource's mark.
+func watermarkSummary(d events.WatermarkData) string {
+	parts := []string{string(d.State)}
+	for _, r := range d.Resources {
+		parts = append(parts, r.Resource+" ≤ "+r.Until.Format(time.TimeOnly))
+	}
+	return strings.Join(parts, ", ")
 }
 
 func callSummary(c events.Call) string {

@@ -145,6 +145,8 @@ commands:
   completion           print a shell completion script: bash, zsh or fish
   forget               erase one person's values from an account's Redis state (--account,
                        --user ID | --phone NUMBER), under its lease
+  resync               ask the account's leader to re-announce the current state of users,
+                       teams and calls as *.snapshot events (--resources, --entity, --since)
   version              print the version
   help                 print this text
 `

@@ -15,6 +15,7 @@
 //	poller state [--account NAME] [--json], poller state rewind --account NAME --to T
 //	poller debug bundle [--out FILE]
 //	poller forget --account NAME (--user ID | --phone NUMBER)
+//	poller resync --resources users,teams,calls [--entity calls/812] [--since T]
 package main
 
 import (
@@ -98,6 +99,8 @@ func dispatch(ctx context.Context, cmd string, args []string, getenv func(string
 		return runDebug(ctx, args, getenv, stdout, stderr)
 	case "forget":
 		return runForget(ctx, args, getenv, stdout, stderr)
+	case "resync":
+		return runResync(ctx, args, getenv, stdout, stderr)
 	case "version":
 		_, err := fmt.Fprintln(stdout, "callbus poller", version)
 		return err

@@ -2,8 +2,11 @@ package poll
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
+
+	"github.com/callbus/callbus/internal/cursor"
 )
 
 // outboxRecheck is how often a paused poller looks at the outbox again.
@@ -23,7 +26,8 @@ func (p *Poller) Paused() string {
 // that a long NATS outage costs bounded Redis memory: nothing is dropped, the
 // changes are read (later) instead of queued. It returns ctx's error when ctx
 // ends, and nil once there is room or when the outbox cannot be read (the next
-// commit then meets the same Redis trouble and reports it).
+// commit then meets the same Redis trouble and reports it); cursor.ErrStaleLeader
+// when a watermark committed meanwhile found the lease lost.
 func (p *Poller) holdForOutbox(ctx context.Context) error {
 	if p.cfg.OutboxMax <= 0 {
 		return nil
@@ -43,6 +47,13 @@ func (p *Poller) holdForOutbox(ctx context.Context) error {
 		if !logged {
 			p.log.Error().Int64("outbox", n).Int64("limit", p.cfg.OutboxMax).Msg("outbox full: polling paused until the relay publishes (is NATS reachable?)")
 			logged = true
+		}
+		// Watermarks go on while paused (state paused, the marks still): one
+		// event an interval, beyond the bound, tells consumers why nothing moves.
+		if err := p.watermarkIfDue(ctx); errors.Is(err, cursor.ErrStaleLeader) {
+			return err
+		} else if err != nil && ctx.Err() == nil {
+			p.log.Warn().Err(err).Msg("watermark not committed while paused; trying again")
 		}
 		t := time.NewTimer(outboxRecheck)
 		select {

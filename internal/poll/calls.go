@@ -221,18 +221,28 @@ func (p *Poller) diffCall(bt *batcher, id string, prev []byte, c events.Call, pr
 		p.log.Error().Err(err).Int64("call_id", c.ID).Msg("calls: diff failed; call skipped")
 		return created, nil
 	}
-	if !r.Changed {
+	again, err := p.reannounce(events.CallSnapshot, "calls/"+id, now, func(r events.Resync) any {
+		return &events.CallSnapshotData{Call: c, Resync: r}
+	})
+	if err != nil {
+		return created, err
+	}
+	if !r.Changed && again == nil {
 		return created, nil
 	}
-	w := write{kind: kindCall, id: id, snap: r.Snap, events: r.Events, call: c}
-	if prev == nil {
-		// Tracked as created when first seen if its created_time is null or
-		// ahead of the poller: that time decides its windows and its give-up.
-		w.open = &cursor.Tracked{ID: id, At: orTime(created, now)}
-	}
-	if p.settled(r.State, now) && p.cfg.Intervals[ResMetrics] == 0 {
-		// No metrics to wait for and past its changes after the end: done.
-		w.terminal = &cursor.Tracked{ID: id, At: r.State.EndedAt}
+	// A resync's snapshot follows the changes it found, in the same commit.
+	w := write{kind: kindCall, id: id, events: append(r.Events, again...), call: c}
+	if r.Changed {
+		w.snap = r.Snap
+		if prev == nil {
+			// Tracked as created when first seen if its created_time is null or
+			// ahead of the poller: that time decides its windows and its give-up.
+			w.open = &cursor.Tracked{ID: id, At: orTime(created, now)}
+		}
+		if p.settled(r.State, now) && p.cfg.Intervals[ResMetrics] == 0 {
+			// No metrics to wait for and past its changes after the end: done.
+			w.terminal = &cursor.Tracked{ID: id, At: r.State.EndedAt}
+		}
 	}
 	if err := bt.add(w); err != nil {
 		return created, fmt.Errorf("calls: %w", err)

@@ -83,6 +83,9 @@ type Config struct {
 	// version, and re-baselines silently when the version differs from the one
 	// the state was written under (policy.go).
 	Policy *policy.Policy
+	// WatermarkInterval is how often Run commits the account's watermark
+	// (watermark.go); 0: no watermarks. The setting watermark_interval_seconds.
+	WatermarkInterval time.Duration
 }
 
 // defaults fills the tuning fields that have no setting; the fields that come from
@@ -134,6 +137,8 @@ type Poller struct {
 	effective map[string]time.Duration
 
 	ops     Ops        // notes for poller state, operators' requests (requests.go)
+	marks   marks      // the watermark's state (watermark.go)
+	resync  resyncing  // resync requests and the run under way (resync.go)
 	guard   stateGuard // Redis state checks: rollbacks, outbox limit, entities gone (reconcile.go)
 	commits committer  // the batch committed in the background (batch.go)
 }

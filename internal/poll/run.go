@@ -39,16 +39,35 @@ func (p *Poller) Run(ctx context.Context, lease func() cursor.Lease) error {
 		return err
 	}
 	sch := newSchedule(p.resourcesByPriority())
+	p.marks.mu.Lock()
+	p.marks.until, p.marks.next = nil, time.Now().Add(p.cfg.WatermarkInterval) // this term's marks
+	p.marks.mu.Unlock()
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		if err := p.beforeCycle(ctx); err != nil {
+			if errors.Is(err, cursor.ErrStaleLeader) {
+				return ErrLostLease
+			}
 			return err
+		}
+		if err := p.watermarkIfDue(ctx); errors.Is(err, cursor.ErrStaleLeader) {
+			return ErrLostLease
+		} else if err != nil && ctx.Err() == nil {
+			p.log.Warn().Err(err).Msg("watermark not committed; trying again")
+		}
+		if err := p.resyncIfRequested(ctx); errors.Is(err, cursor.ErrStaleLeader) {
+			return ErrLostLease
+		} else if err != nil && ctx.Err() == nil {
+			p.log.Warn().Err(err).Msg("resync: the request queue cannot be read; trying again")
 		}
 		res, wait := sch.due(time.Now())
 		if res == "" {
-			t := time.NewTimer(wait)
+			if p.resync.queue != nil {
+				wait = min(wait, resyncCheck)
+			}
+			t := time.NewTimer(p.watermarkWait(wait))
 			select {
 			case <-ctx.Done():
 				t.Stop()
@@ -85,9 +104,13 @@ func (p *Poller) tracedCycle(ctx context.Context, res string) (used int, usage c
 	before := p.api.Usage()
 	ctx, span := p.tracer.Start(ctx, "poll "+res, trace.WithAttributes(attribute.String("callbus.resource", res)))
 	defer span.End()
+	begin := p.readBegins()
 	err = p.cycle(ctx, res)
 	if _, cerr := p.commits.wait(); err == nil {
 		err = cerr // a background commit the cycle did not wait for (it failed before)
+	}
+	if err == nil {
+		p.readDone(res, begin)
 	}
 	if err != nil {
 		span.SetStatus(codes.Error, err.Error())

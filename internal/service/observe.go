@@ -81,6 +81,9 @@ func publishObserver(ctx context.Context, m *telemetry.Metrics, also func([]publ
 				continue
 			}
 			counts[p.Type]++
+			if p.Type == events.AccountWatermark {
+				m.WatermarkPublished.Record(ctx, float64(now.UnixNano())/1e9)
+			}
 			if !p.Time.IsZero() {
 				m.DetectionDelay.Record(ctx, now.Sub(p.Time).Seconds(), optsOf(m, attrs, p.Type).record...)
 			}

@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/callbus/callbus/config"
 	"github.com/callbus/callbus/internal/sim"
@@ -28,6 +29,7 @@ func startRunning(t *testing.T, instance string, tweak func(*sim.Config)) *serve
 	w := newWorld(t, tweak)
 	set := testSettings(w, ns.URL(), rs.URL, instance)
 	set.HTTPAddr = simtest.FreeAddr(t)
+	set.WatermarkInterval = time.Second                     // the dashboard's watermark panel has data
 	log := zerolog.New(io.Discard).Level(zerolog.WarnLevel) // warnings reach the status page's hook
 	r := &served{running: start(t, w, set, log), s: set}
 	t.Cleanup(func() { r.stop(t) })

@@ -140,9 +140,11 @@ func newLeaderSession(ctx context.Context, s config.Settings, o options, p parts
 		return leaderSession{}, fmt.Errorf("metrics: %w", err)
 	}
 	recordTargets(ctx, p.metrics, pollConfig(s).Intervals)
+	p.metrics.WatermarkInterval.Record(ctx, s.WatermarkInterval.Seconds())
 	announced := publish.NewHistory(p.js, s.StreamName, events.AccountFilter(s.SubjectPrefix, s.Account))
 	pollOpts := append([]poll.Option{poll.WithWake(relay.Wake), poll.WithTracer(tracer), poll.WithAnnounced(announced), poll.WithOps(p.store),
-		poll.WithCycleObserver(cycleObserver(p.metrics)), poll.WithIntervalObserver(intervalObserver(p.metrics))}, p.board.pollOptions()...)
+		poll.WithCycleObserver(cycleObserver(p.metrics)), poll.WithIntervalObserver(intervalObserver(p.metrics)),
+		poll.WithResync(p.store, s.InstanceID)}, p.board.pollOptions()...)
 	poller, err := poll.New(pollConfig(s), api, p.store, log.With().Str("component", "poll").Logger(), append(pollOpts, o.poll...)...)
 	if err != nil {
 		return leaderSession{}, err
@@ -200,6 +202,7 @@ func pollConfig(s config.Settings) poll.Config {
 		Account: s.Account, Prefix: s.SubjectPrefix, Intervals: iv,
 		MetricsLookback: s.MetricsLookback, Backfill: s.CallsBackfill, OutboxMax: s.OutboxMaxEvents,
 		IntervalFloor: s.PollIntervalFloor, EventVersions: event.VersionChoice(s.EventVersions), Policy: s.DataPolicy,
+		WatermarkInterval: s.WatermarkInterval,
 	}
 }
 

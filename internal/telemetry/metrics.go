@@ -35,9 +35,15 @@ type Metrics struct {
 	RedisErrors     metric.Int64Counter     // callbus_redis_errors_total
 	RecordsRejected metric.Int64Counter     // callbus_records_rejected_total{resource,reason}: API records left out
 	PolicyFields    metric.Int64Counter     // callbus_policy_fields_total{field,action}: values the data policy hashed, masked or dropped
-	meter           metric.Meter
-	handler         http.Handler
-	provider        *sdkmetric.MeterProvider
+	// WatermarkPublished is callbus_watermark_published_timestamp_seconds: the
+	// Unix time JetStream acknowledged the account's latest account.watermark.
+	WatermarkPublished metric.Float64Gauge
+	// WatermarkInterval is callbus_watermark_interval_seconds: the setting
+	// watermark_interval_seconds, for the alert's threshold.
+	WatermarkInterval metric.Float64Gauge
+	meter             metric.Meter
+	handler           http.Handler
+	provider          *sdkmetric.MeterProvider
 
 	// Set on an account's instruments (Account).
 	account string
@@ -98,6 +104,10 @@ func NewMetrics() (*Metrics, error) {
 	m.RecordsRejected, e = m.meter.Int64Counter("callbus.records.rejected", metric.WithDescription("API records left out of a list page or an export report (undecodable or failing a sanity rule), per resource and reason; each record once."), metric.WithUnit("{record}"))
 	add(e)
 	m.PolicyFields, e = m.meter.Int64Counter("callbus.policy.fields", metric.WithDescription("Personal values the account's data policy hashed, masked or dropped as records were decoded, per field and action."), metric.WithUnit("{value}"))
+	add(e)
+	m.WatermarkPublished, e = m.meter.Float64Gauge("callbus.watermark.published_timestamp", metric.WithDescription("Unix time at which JetStream acknowledged the account's latest watermark (account.watermark): it stops moving when the poller or the relay stalls."), metric.WithUnit("s"))
+	add(e)
+	m.WatermarkInterval, e = m.meter.Float64Gauge("callbus.watermark.interval", metric.WithDescription("The account's watermark interval (watermark_interval_seconds)."), metric.WithUnit("s"))
 	add(e)
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("metrics: %v", errs)

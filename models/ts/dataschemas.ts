@@ -3,21 +3,25 @@
 import { CallbusEvent, Convert } from './events';
 
 /** Every event type of the contract. */
-export const types: readonly string[] = ["call.created","call.ended","call.updated","metric.finalized","metric.updated","participant.joined","participant.status_changed","team.created","team.updated","user.created","user.deleted","user.status_changed","user.updated"];
+export const types: readonly string[] = ["account.watermark","call.created","call.ended","call.snapshot","call.updated","metric.finalized","metric.updated","participant.joined","participant.status_changed","team.created","team.snapshot","team.updated","user.created","user.deleted","user.snapshot","user.status_changed","user.updated"];
 
 /** The decoder of the data of each dataschema (data/<type>.v<N>.json). */
 export const dataDecoders: Readonly<Record<string, (json: string) => unknown>> = {
+  'https://callbus.dev/schemas/data/account.watermark.v1.json': Convert.toAccountWatermarkData,
   'https://callbus.dev/schemas/data/call.created.v1.json': Convert.toCallCreatedData,
   'https://callbus.dev/schemas/data/call.ended.v1.json': Convert.toCallEndedData,
+  'https://callbus.dev/schemas/data/call.snapshot.v1.json': Convert.toCallSnapshotData,
   'https://callbus.dev/schemas/data/call.updated.v1.json': Convert.toCallUpdatedData,
   'https://callbus.dev/schemas/data/metric.finalized.v1.json': Convert.toMetricFinalizedData,
   'https://callbus.dev/schemas/data/metric.updated.v1.json': Convert.toMetricUpdatedData,
   'https://callbus.dev/schemas/data/participant.joined.v1.json': Convert.toParticipantJoinedData,
   'https://callbus.dev/schemas/data/participant.status_changed.v1.json': Convert.toParticipantStatusChangedData,
   'https://callbus.dev/schemas/data/team.created.v1.json': Convert.toTeamCreatedData,
+  'https://callbus.dev/schemas/data/team.snapshot.v1.json': Convert.toTeamSnapshotData,
   'https://callbus.dev/schemas/data/team.updated.v1.json': Convert.toTeamUpdatedData,
   'https://callbus.dev/schemas/data/user.created.v1.json': Convert.toUserCreatedData,
   'https://callbus.dev/schemas/data/user.deleted.v1.json': Convert.toUserDeletedData,
+  'https://callbus.dev/schemas/data/user.snapshot.v1.json': Convert.toUserSnapshotData,
   'https://callbus.dev/schemas/data/user.status_changed.v1.json': Convert.toUserStatusChangedData,
   'https://callbus.dev/schemas/data/user.updated.v1.json': Convert.toUserUpdatedData,
 };

@@ -5,23 +5,27 @@ import json
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Optional
 
-from .events import CallbusEvent, callbus_event_from_dict, call_created_data_from_dict, call_ended_data_from_dict, call_updated_data_from_dict, metric_finalized_data_from_dict, metric_updated_data_from_dict, participant_joined_data_from_dict, participant_status_changed_data_from_dict, team_created_data_from_dict, team_updated_data_from_dict, user_created_data_from_dict, user_deleted_data_from_dict, user_status_changed_data_from_dict, user_updated_data_from_dict
+from .events import CallbusEvent, callbus_event_from_dict, account_watermark_data_from_dict, call_created_data_from_dict, call_ended_data_from_dict, call_snapshot_data_from_dict, call_updated_data_from_dict, metric_finalized_data_from_dict, metric_updated_data_from_dict, participant_joined_data_from_dict, participant_status_changed_data_from_dict, team_created_data_from_dict, team_snapshot_data_from_dict, team_updated_data_from_dict, user_created_data_from_dict, user_deleted_data_from_dict, user_snapshot_data_from_dict, user_status_changed_data_from_dict, user_updated_data_from_dict
 
-TYPES = ["call.created","call.ended","call.updated","metric.finalized","metric.updated","participant.joined","participant.status_changed","team.created","team.updated","user.created","user.deleted","user.status_changed","user.updated"]
+TYPES = ["account.watermark","call.created","call.ended","call.snapshot","call.updated","metric.finalized","metric.updated","participant.joined","participant.status_changed","team.created","team.snapshot","team.updated","user.created","user.deleted","user.snapshot","user.status_changed","user.updated"]
 """Every event type of the contract."""
 
 DATA_DECODERS: Dict[str, Callable[[Any], Any]] = {
+    "https://callbus.dev/schemas/data/account.watermark.v1.json": account_watermark_data_from_dict,
     "https://callbus.dev/schemas/data/call.created.v1.json": call_created_data_from_dict,
     "https://callbus.dev/schemas/data/call.ended.v1.json": call_ended_data_from_dict,
+    "https://callbus.dev/schemas/data/call.snapshot.v1.json": call_snapshot_data_from_dict,
     "https://callbus.dev/schemas/data/call.updated.v1.json": call_updated_data_from_dict,
     "https://callbus.dev/schemas/data/metric.finalized.v1.json": metric_finalized_data_from_dict,
     "https://callbus.dev/schemas/data/metric.updated.v1.json": metric_updated_data_from_dict,
     "https://callbus.dev/schemas/data/participant.joined.v1.json": participant_joined_data_from_dict,
     "https://callbus.dev/schemas/data/participant.status_changed.v1.json": participant_status_changed_data_from_dict,
     "https://callbus.dev/schemas/data/team.created.v1.json": team_created_data_from_dict,
+    "https://callbus.dev/schemas/data/team.snapshot.v1.json": team_snapshot_data_from_dict,
     "https://callbus.dev/schemas/data/team.updated.v1.json": team_updated_data_from_dict,
     "https://callbus.dev/schemas/data/user.created.v1.json": user_created_data_from_dict,
     "https://callbus.dev/schemas/data/user.deleted.v1.json": user_deleted_data_from_dict,
+    "https://callbus.dev/schemas/data/user.snapshot.v1.json": user_snapshot_data_from_dict,
     "https://callbus.dev/schemas/data/user.status_changed.v1.json": user_status_changed_data_from_dict,
     "https://callbus.dev/schemas/data/user.updated.v1.json": user_updated_data_from_dict,
 }

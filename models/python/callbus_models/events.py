@@ -52,16 +52,6 @@ def to_enum(c: Type[EnumT], x: Any) -> EnumT:
     return x.value
 
 
-def from_float(x: Any) -> float:
-    assert isinstance(x, (float, int)) and not isinstance(x, bool)
-    return float(x)
-
-
-def to_float(x: Any) -> float:
-    assert isinstance(x, (int, float))
-    return x
-
-
 def from_list(f: Callable[[Any], T], x: Any) -> List[T]:
     assert isinstance(x, list)
     return [f(y) for y in x]
@@ -70,6 +60,16 @@ def from_list(f: Callable[[Any], T], x: Any) -> List[T]:
 def to_class(c: Type[T], x: Any) -> dict:
     assert isinstance(x, c)
     return cast(Any, x).to_dict()
+
+
+def from_float(x: Any) -> float:
+    assert isinstance(x, (float, int)) and not isinstance(x, bool)
+    return float(x)
+
+
+def to_float(x: Any) -> float:
+    assert isinstance(x, (int, float))
+    return x
 
 
 class Datacontenttype(Enum):
@@ -81,17 +81,21 @@ class Specversion(Enum):
 
 
 class TypeEnum(Enum):
+    ACCOUNT_WATERMARK = "account.watermark"
     CALL_CREATED = "call.created"
     CALL_ENDED = "call.ended"
+    CALL_SNAPSHOT = "call.snapshot"
     CALL_UPDATED = "call.updated"
     METRIC_FINALIZED = "metric.finalized"
     METRIC_UPDATED = "metric.updated"
     PARTICIPANT_JOINED = "participant.joined"
     PARTICIPANT_STATUS_CHANGED = "participant.status_changed"
     TEAM_CREATED = "team.created"
+    TEAM_SNAPSHOT = "team.snapshot"
     TEAM_UPDATED = "team.updated"
     USER_CREATED = "user.created"
     USER_DELETED = "user.deleted"
+    USER_SNAPSHOT = "user.snapshot"
     USER_STATUS_CHANGED = "user.status_changed"
     USER_UPDATED = "user.updated"
 
@@ -115,7 +119,7 @@ class CallbusEvent:
     specversion: Specversion
     subject: str
     """The entity the event is about: calls/<id>, calls/<id>/participants/<id>,
-    calls/<id>/metric, users/<id> or teams/<id>.
+    calls/<id>/metric, users/<id> or teams/<id>; accounts/<account> for account.watermark.
     """
     time: datetime
     """When the record dates the change: call.created the call's created_time; call.updated its
@@ -138,6 +142,16 @@ class CallbusEvent:
     callbusoriginalsize: Optional[int] = None
     """CloudEvents extension, present with callbustruncated: the size in bytes of the body
     before it was reduced.
+    """
+    callbuspolicy: Optional[str] = None
+    """CloudEvents extension, present only when the account has a data policy: the version of
+    the policy that produced the event. Under it, personal fields of data (those marked
+    x-callbus-personal in data/ and defs/) may be hashed (hmac-sha256:<64 hex>, the same
+    value hashing the same within the account while the policy's key stands), masked (a
+    documented part kept behind ***) or dropped (null, or "" where the field is not
+    nullable), and only the event types the account wants are published. A new version
+    follows any change of the policy or its key; hashes made under versions with different
+    keys do not compare. Absent: every value is as the API gave it. See docs/data-policy.md.
     """
     callbustruncated: Optional[str] = None
     """CloudEvents extension, present only when the event was larger than the NATS server
@@ -176,9 +190,10 @@ class CallbusEvent:
         type = TypeEnum(obj.get("type"))
         callbushistory = from_union([from_bool, from_none], obj.get("callbushistory"))
         callbusoriginalsize = from_union([from_int, from_none], obj.get("callbusoriginalsize"))
+        callbuspolicy = from_union([from_str, from_none], obj.get("callbuspolicy"))
         callbustruncated = from_union([from_str, from_none], obj.get("callbustruncated"))
         dataschema = from_union([from_str, from_none], obj.get("dataschema"))
-        return CallbusEvent(data, datacontenttype, id, source, specversion, subject, time, type, callbushistory, callbusoriginalsize, callbustruncated, dataschema)
+        return CallbusEvent(data, datacontenttype, id, source, specversion, subject, time, type, callbushistory, callbusoriginalsize, callbuspolicy, callbustruncated, dataschema)
 
     def to_dict(self) -> dict:
         result: dict = {}
@@ -194,10 +209,101 @@ class CallbusEvent:
             result["callbushistory"] = from_union([from_bool, from_none], self.callbushistory)
         if self.callbusoriginalsize is not None:
             result["callbusoriginalsize"] = from_union([from_int, from_none], self.callbusoriginalsize)
+        if self.callbuspolicy is not None:
+            result["callbuspolicy"] = from_union([from_str, from_none], self.callbuspolicy)
         if self.callbustruncated is not None:
             result["callbustruncated"] = from_union([from_str, from_none], self.callbustruncated)
         if self.dataschema is not None:
             result["dataschema"] = from_union([from_str, from_none], self.dataschema)
+        return result
+
+
+class ResourceEnum(Enum):
+    """The resource, as the resources setting names it."""
+
+    CALLS = "calls"
+    CALL_METRICS = "call_metrics"
+    TEAMS = "teams"
+    USERS = "users"
+    USER_STATUSES = "user_statuses"
+
+
+@dataclass
+class ResourceElement:
+    resource: ResourceEnum
+    """The resource, as the resources setting names it."""
+
+    until: datetime
+    """The API time at which the resource's last complete read began: every change the API
+    showed before it is published before this watermark.
+    """
+
+    @staticmethod
+    def from_dict(obj: Any) -> 'ResourceElement':
+        assert isinstance(obj, dict)
+        resource = ResourceEnum(obj.get("resource"))
+        until = from_datetime(obj.get("until"))
+        return ResourceElement(resource, until)
+
+    def to_dict(self) -> dict:
+        result: dict = {}
+        result["resource"] = to_enum(ResourceEnum, self.resource)
+        result["until"] = self.until.isoformat()
+        return result
+
+
+class State(Enum):
+    """leading: every resource is read on its schedule. paused: polling waits for the outbox to
+    drain below outbox_max_events (NATS unreachable for long); the marks stop moving.
+    budget_starved: the rate budget keeps some resource above its target interval; the marks
+    move, late.
+    """
+    BUDGET_STARVED = "budget_starved"
+    LEADING = "leading"
+    PAUSED = "paused"
+
+
+@dataclass
+class AccountWatermarkData:
+    """The account's periodic watermark, committed to the outbox after every event the poller
+    committed before it and published in outbox order: every change the poller observed of a
+    resource up to its until is in the stream before this event. Sent every interval_seconds
+    while a poller leads the account, whether anything changed or not: a quiet account keeps
+    getting watermarks, a stalled poller or relay stops them.
+    """
+    interval_seconds: int
+    """The watermark_interval_seconds setting: the next watermark is due that long after this
+    one.
+    """
+    resources: List[ResourceElement]
+    """One mark per polled resource read completely at least once in the current leader's term,
+    in priority order.
+    """
+    state: State
+    """leading: every resource is read on its schedule. paused: polling waits for the outbox to
+    drain below outbox_max_events (NATS unreachable for long); the marks stop moving.
+    budget_starved: the rate budget keeps some resource above its target interval; the marks
+    move, late.
+    """
+    reason: Optional[str] = None
+    """Why the state is not leading; absent when leading."""
+
+    @staticmethod
+    def from_dict(obj: Any) -> 'AccountWatermarkData':
+        assert isinstance(obj, dict)
+        interval_seconds = from_int(obj.get("interval_seconds"))
+        resources = from_list(ResourceElement.from_dict, obj.get("resources"))
+        state = State(obj.get("state"))
+        reason = from_union([from_str, from_none], obj.get("reason"))
+        return AccountWatermarkData(interval_seconds, resources, state, reason)
+
+    def to_dict(self) -> dict:
+        result: dict = {}
+        result["interval_seconds"] = from_int(self.interval_seconds)
+        result["resources"] = from_list(lambda x: to_class(ResourceElement, x), self.resources)
+        result["state"] = to_enum(State, self.state)
+        if self.reason is not None:
+            result["reason"] = from_union([from_str, from_none], self.reason)
         return result
 
 
@@ -255,11 +361,14 @@ class Participant:
     """null for agents."""
 
     caller_name: Optional[str] = None
-    """null for agents and in the earlier form of the call."""
-
+    """null for agents and in the earlier form of the call. Personal data (name): under a data
+    policy (callbuspolicy) hashed (hmac-sha256:<64 hex>), masked to its first letter (J***)
+    or dropped.
+    """
     caller_number: Optional[str] = None
-    """null for agents."""
-
+    """null for agents. Personal data (phone): under a data policy (callbuspolicy) hashed
+    (hmac-sha256:<64 hex>), masked to its last 4 digits (***0142) or dropped.
+    """
     cost: Optional[float] = None
     enqueued_time: Optional[datetime] = None
 
@@ -315,9 +424,14 @@ class Recording:
     duration_unit: str
     id: int
     url: str
-    """The recording download endpoint."""
-
+    """The recording download endpoint. Personal data (link): under a data policy
+    (callbuspolicy) hashed (hmac-sha256:<64 hex>), masked to its scheme and host
+    (https://host/***) or dropped.
+    """
     transcription_url: Optional[str] = None
+    """Personal data (link): under a data policy (callbuspolicy) hashed (hmac-sha256:<64 hex>),
+    masked to its scheme and host (https://host/***) or dropped.
+    """
 
     @staticmethod
     def from_dict(obj: Any) -> 'Recording':
@@ -349,6 +463,9 @@ class RecordingToRedact:
     duration_unit: str
     id: int
     url: str
+    """Personal data (link): under a data policy (callbuspolicy) hashed (hmac-sha256:<64 hex>),
+    masked to its scheme and host (https://host/***) or dropped.
+    """
 
     @staticmethod
     def from_dict(obj: Any) -> 'RecordingToRedact':
@@ -380,6 +497,9 @@ class Call:
 
     bill_duration_unit: str
     call_notes: str
+    """Personal data (free text): under a data policy (callbuspolicy) hashed (hmac-sha256:<64
+    hex>), masked (***) or dropped.
+    """
     created_time: datetime
     direction: str
     """incoming or outgoing (any other value is kept lower-cased as sent)."""
@@ -390,6 +510,9 @@ class Call:
     updated_time: datetime
     assigned_agent_id: Optional[int] = None
     assigned_agent_name: Optional[str] = None
+    """Personal data (name): under a data policy (callbuspolicy) hashed (hmac-sha256:<64 hex>),
+    masked to its first letter (J***) or dropped.
+    """
     assigned_call_queue_id: Optional[int] = None
     assigned_call_queue_name: Optional[str] = None
     assigned_ivr_id: Optional[int] = None
@@ -501,6 +624,50 @@ class CallEndedData:
     def to_dict(self) -> dict:
         result: dict = {}
         result["call"] = to_class(Call, self.call)
+        return result
+
+
+@dataclass
+class ResyncRun:
+    """The resync run (poller resync) that re-announced the entity: a run re-announces each
+    entity it covers once; ids are stable within a run and distinct across runs.
+    """
+    run: str
+    """The run's id, chosen by the command that requested it."""
+
+    @staticmethod
+    def from_dict(obj: Any) -> 'ResyncRun':
+        assert isinstance(obj, dict)
+        run = from_str(obj.get("run"))
+        return ResyncRun(run)
+
+    def to_dict(self) -> dict:
+        result: dict = {}
+        result["run"] = from_str(self.run)
+        return result
+
+
+@dataclass
+class CallSnapshotData:
+    """A resync re-announces a known call: its state as last announced (any change found on the
+    way was announced just before, by the usual events). Apply it as an upsert; it starts no
+    chain and breaks none: the next participant.status_changed of the call has previous equal
+    to the status in this snapshot.
+    """
+    call: Call
+    resync: ResyncRun
+
+    @staticmethod
+    def from_dict(obj: Any) -> 'CallSnapshotData':
+        assert isinstance(obj, dict)
+        call = Call.from_dict(obj.get("call"))
+        resync = ResyncRun.from_dict(obj.get("resync"))
+        return CallSnapshotData(call, resync)
+
+    def to_dict(self) -> dict:
+        result: dict = {}
+        result["call"] = to_class(Call, self.call)
+        result["resync"] = to_class(ResyncRun, self.resync)
         return result
 
 
@@ -943,6 +1110,27 @@ class TeamCreatedData:
 
 
 @dataclass
+class TeamSnapshotData:
+    """A resync re-announces a team: its state as last announced. Apply it as an upsert."""
+
+    resync: ResyncRun
+    team: Team
+
+    @staticmethod
+    def from_dict(obj: Any) -> 'TeamSnapshotData':
+        assert isinstance(obj, dict)
+        resync = ResyncRun.from_dict(obj.get("resync"))
+        team = Team.from_dict(obj.get("team"))
+        return TeamSnapshotData(resync, team)
+
+    def to_dict(self) -> dict:
+        result: dict = {}
+        result["resync"] = to_class(ResyncRun, self.resync)
+        result["team"] = to_class(Team, self.team)
+        return result
+
+
+@dataclass
 class TeamUpdatedData:
     """A team's name, description, omni_channel or members changed."""
 
@@ -1000,12 +1188,21 @@ class UserCreatedDataUser:
     confirmed: bool
     deleted: bool
     email: str
+    """Personal data (email): under a data policy (callbuspolicy) hashed (hmac-sha256:<64 hex>),
+    masked to its domain (***@example.com) or dropped.
+    """
     id: int
     mobile_app_preference: int
     """A user status id."""
 
     name: str
+    """Personal data (name): under a data policy (callbuspolicy) hashed (hmac-sha256:<64 hex>),
+    masked to its first letter (J***) or dropped.
+    """
     phone: str
+    """Personal data (phone): under a data policy (callbuspolicy) hashed (hmac-sha256:<64 hex>),
+    masked to its last 4 digits (***0142) or dropped.
+    """
     preference: int
     """A user status id."""
 
@@ -1109,12 +1306,6 @@ class UserDeletedData:
         return result
 
 
-class Changed(Enum):
-    MOBILE_APP_PREFERENCE = "mobile_app_preference"
-    PREFERENCE = "preference"
-    STATUS = "status"
-
-
 @dataclass
 class UserState:
     """A user's three status fields with their names resolved from the account's user statuses
@@ -1153,6 +1344,38 @@ class UserState:
         result["status"] = from_int(self.status)
         result["status_name"] = from_str(self.status_name)
         return result
+
+
+@dataclass
+class UserSnapshotData:
+    """A resync re-announces a user: its state as last announced, with its status fields named
+    (state, as the current of user.status_changed). Apply it as an upsert: the user's next
+    user.status_changed has previous equal to state.
+    """
+    resync: ResyncRun
+    state: UserState
+    user: UserCreatedDataUser
+
+    @staticmethod
+    def from_dict(obj: Any) -> 'UserSnapshotData':
+        assert isinstance(obj, dict)
+        resync = ResyncRun.from_dict(obj.get("resync"))
+        state = UserState.from_dict(obj.get("state"))
+        user = UserCreatedDataUser.from_dict(obj.get("user"))
+        return UserSnapshotData(resync, state, user)
+
+    def to_dict(self) -> dict:
+        result: dict = {}
+        result["resync"] = to_class(ResyncRun, self.resync)
+        result["state"] = to_class(UserState, self.state)
+        result["user"] = to_class(UserCreatedDataUser, self.user)
+        return result
+
+
+class Changed(Enum):
+    MOBILE_APP_PREFERENCE = "mobile_app_preference"
+    PREFERENCE = "preference"
+    STATUS = "status"
 
 
 @dataclass
@@ -1217,6 +1440,14 @@ def callbus_event_to_dict(x: CallbusEvent) -> Any:
     return to_class(CallbusEvent, x)
 
 
+def account_watermark_data_from_dict(s: Any) -> AccountWatermarkData:
+    return AccountWatermarkData.from_dict(s)
+
+
+def account_watermark_data_to_dict(x: AccountWatermarkData) -> Any:
+    return to_class(AccountWatermarkData, x)
+
+
 def call_created_data_from_dict(s: Any) -> CallCreatedData:
     return CallCreatedData.from_dict(s)
 
@@ -1231,6 +1462,14 @@ def call_ended_data_from_dict(s: Any) -> CallEndedData:
 
 def call_ended_data_to_dict(x: CallEndedData) -> Any:
     return to_class(CallEndedData, x)
+
+
+def call_snapshot_data_from_dict(s: Any) -> CallSnapshotData:
+    return CallSnapshotData.from_dict(s)
+
+
+def call_snapshot_data_to_dict(x: CallSnapshotData) -> Any:
+    return to_class(CallSnapshotData, x)
 
 
 def call_updated_data_from_dict(s: Any) -> CallUpdatedData:
@@ -1281,6 +1520,14 @@ def team_created_data_to_dict(x: TeamCreatedData) -> Any:
     return to_class(TeamCreatedData, x)
 
 
+def team_snapshot_data_from_dict(s: Any) -> TeamSnapshotData:
+    return TeamSnapshotData.from_dict(s)
+
+
+def team_snapshot_data_to_dict(x: TeamSnapshotData) -> Any:
+    return to_class(TeamSnapshotData, x)
+
+
 def team_updated_data_from_dict(s: Any) -> TeamUpdatedData:
     return TeamUpdatedData.from_dict(s)
 
@@ -1303,6 +1550,14 @@ def user_deleted_data_from_dict(s: Any) -> UserDeletedData:
 
 def user_deleted_data_to_dict(x: UserDeletedData) -> Any:
     return to_class(UserDeletedData, x)
+
+
+def user_snapshot_data_from_dict(s: Any) -> UserSnapshotData:
+    return UserSnapshotData.from_dict(s)
+
+
+def user_snapshot_data_to_dict(x: UserSnapshotData) -> Any:
+    return to_class(UserSnapshotData, x)
 
 
 def user_status_changed_data_from_dict(s: Any) -> UserStatusChangedData:
