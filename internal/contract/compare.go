@@ -194,7 +194,7 @@ func (c *comparer) schema(about, of string, o any, nf string, n any, ptr string,
 		for i := range nl {
 			p := child(ptr, k) + fmt.Sprintf("/%d", i)
 			if i >= len(ol) {
-				if k == "allOf" {
+				if k == "allOf" && !c.onlyNewTypes(nf, nl[i]) {
 					c.add(about, p, TypeNarrowed, "a new allOf entry adds constraints")
 				}
 				continue
@@ -259,6 +259,9 @@ func (c *comparer) values(about, ptr string, om, nm map[string]any) {
 		kind := TypeNarrowed
 		if about == "envelope.json" && strings.Contains(ptr, "/properties/subject") {
 			kind = SubjectRenamed
+		}
+		if k == "pattern" && widened(om[k], nv) {
+			continue // every string the old pattern's alternatives matched still matches
 		}
 		c.add(about, child(ptr, k), kind, "%s %s, was %s", k, jsonText(nv), jsonText(om[k]))
 	}

@@ -2,6 +2,7 @@ package contract
 
 import (
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
 	"strings"
@@ -133,6 +134,14 @@ func TestBreaking(t *testing.T) {
 		{"subject renamed: envelope", nil, func(t *testing.T, m fstest.MapFS) {
 			replaceText(t, m, "envelope.json", `"^teams/-?[0-9]+$"`, `"^team/-?[0-9]+$"`)
 		}, Change{About: "envelope.json", Pointer: "/allOf/3/then/properties/subject/pattern", Kind: SubjectRenamed}},
+		{"subject kind removed: envelope pattern", nil, func(t *testing.T, m fstest.MapFS) {
+			replaceText(t, m, "envelope.json", `|teams/-?[0-9]+|`, `|`)
+		}, Change{About: "envelope.json", Pointer: "/properties/subject/pattern", Kind: SubjectRenamed}},
+		{"type narrowed: a new rule for a released type", nil, func(t *testing.T, m fstest.MapFS) {
+			edit(t, m, "envelope.json", func(d map[string]any) {
+				d["allOf"] = append(d["allOf"].([]any), newTypeRule("call.created", "^calls/[0-9]+$"))
+			})
+		}, Change{About: "envelope.json", Pointer: fmt.Sprintf("/allOf/%d", envelopeRules(t)), Kind: TypeNarrowed}},
 		{"subject renamed: channel", nil, func(t *testing.T, m fstest.MapFS) {
 			replaceText(t, m, "asyncapi.yaml", "address: '{prefix}.{account}.team.updated'", "address: '{prefix}.{account}.teams.updated'")
 		}, Change{About: "asyncapi.yaml", Pointer: "/channels/teamUpdated/address", Kind: SubjectRenamed}},
@@ -190,6 +199,13 @@ func TestAdditive(t *testing.T) {
 			replaceText(t, m, "envelope.json", `"call.created", "call.updated", "call.ended"`, `"call.created", "call.updated", "call.ended", "call.deleted"`)
 			replaceText(t, m, "asyncapi.yaml", "channels:\n", "channels:\n  callDeleted:\n    address: '{prefix}.{account}.call.deleted'\n")
 		}},
+		{"type added with a subject kind of its own", func(t *testing.T, m fstest.MapFS) {
+			replaceText(t, m, "envelope.json", `|teams/-?[0-9]+|`, `|teams/-?[0-9]+|queues/-?[0-9]+|`)
+			replaceText(t, m, "envelope.json", `"call.created", "call.updated", "call.ended"`, `"call.created", "call.updated", "call.ended", "queue.updated"`)
+			edit(t, m, "envelope.json", func(d map[string]any) {
+				d["allOf"] = append(d["allOf"].([]any), newTypeRule("queue.updated", "^queues/-?[0-9]+$"))
+			})
+		}},
 		{"breaking change as a new version", func(t *testing.T, m fstest.MapFS) {
 			var v2 map[string]any
 			if err := json.Unmarshal(m["data/call.created.v1.json"].Data, &v2); err != nil {
@@ -225,4 +241,22 @@ func TestUnresolvableRef(t *testing.T) {
 	if _, err := Compare(released, current, ""); err == nil || !strings.Contains(err.Error(), "kall.json") {
 		t.Fatalf("got %v, want an error naming defs/kall.json", err)
 	}
+}
+
+// newTypeRule is an envelope rule as the envelope writes them: events of type typ
+// have subjects matching pattern.
+func newTypeRule(typ, pattern string) map[string]any {
+	return map[string]any{
+		"if":   map[string]any{"properties": map[string]any{"type": map[string]any{"const": typ}}, "required": []any{"type"}},
+		"then": map[string]any{"properties": map[string]any{"subject": map[string]any{"pattern": pattern}}},
+	}
+}
+
+// envelopeRules is how many allOf entries today's envelope has.
+func envelopeRules(t *testing.T) int {
+	var d map[string]any
+	if err := json.Unmarshal(copyContract(t)["envelope.json"].Data, &d); err != nil {
+		t.Fatal(err)
+	}
+	return len(d["allOf"].([]any))
 }
