@@ -1,0 +1,134 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/callbus/callbus/internal/testkit/simtest"
+)
+
+// The partition scenarios (docs/partitions.md): each runs pollers, Redis and
+// NATS in namespaces of their own (partition_bed_test.go), injects one kind of
+// network fault while the simulator runs at 20× and audits every account's
+// stream against the simulator's truth and the lease record (verdict).
+
+// partSpeed is the simulator's speed in every scenario.
+const partSpeed = 20
+
+// partStart is the usual start: accounts and pollers named poller-1…, the clock
+// running, every account led and the stream growing, the lease watch on.
+func partStart(t *testing.T, accounts, natsNodes, pollers int, extra ...string) (*partBed, *leaseWatch) {
+	t.Helper()
+	b := newPartBed(t, accounts, natsNodes)
+	b.sim.Run(t, partSpeed)
+	watch := watchLeases(t, b.fleetBed)
+	for i := range pollers {
+		b.startPoller(t, fmt.Sprintf("poller-%d", i+1), extra...)
+	}
+	b.allLed(t, 120*time.Second)
+	b.grows(t, "the fleet to publish")
+	return b, watch
+}
+
+// cutOff cuts p from node both ways for hold, waits for the other pollers to
+// lead every account meanwhile, then heals.
+func (b *partBed) cutOff(t *testing.T, p *fleetPoller, node string, hold time.Duration) {
+	t.Helper()
+	b.net.Cut(p.instance, node)
+	b.away(p)
+	until := time.Now().Add(hold)
+	b.allLed(t, hold+60*time.Second)
+	time.Sleep(time.Until(until)) // the cut lasts hold: a fault's length, not a wait for a condition
+	b.net.HealAll()
+	b.back(p)
+}
+
+// TestPartitionRedisCut: the leader loses Redis for three lease TTLs (a silent
+// cut, not a refused connection). A standby takes its accounts over; the
+// cut-off leader's commits are refused by the fence, and it stands down when it
+// is back.
+func TestPartitionRedisCut(t *testing.T) {
+	b, watch := partStart(t, 3, 1, 2)
+	leader := b.busiest(t)
+	b.cutOff(t, leader, "redis", 3*fleetLeaseTTL)
+	b.verdict(t, "poller ↔ Redis cut (3 × TTL)", "1 cut of "+(3*fleetLeaseTTL).String(), watch)
+}
+
+// TestPartitionAsymmetric: Redis executes the leader's commands but its replies
+// are dropped (Redis → leader cut, leader → Redis open): the leader cannot know
+// its lease was renewed or its commit applied, so it must stop before the TTL
+// while a standby takes over.
+func TestPartitionAsymmetric(t *testing.T) {
+	b, watch := partStart(t, 3, 1, 2)
+	leader := b.busiest(t)
+	b.net.CutOneWay("redis", leader.instance)
+	b.away(leader)
+	until := time.Now().Add(3 * fleetLeaseTTL)
+	b.allLed(t, 90*time.Second)
+	time.Sleep(time.Until(until)) // the fault's length, not a wait for a condition
+	b.net.HealAll()
+	b.back(leader)
+	b.verdict(t, "asymmetric: Redis's replies to the leader dropped", "1 one-way cut of "+(3*fleetLeaseTTL).String(), watch)
+}
+
+// TestPartitionNATSCut: the only poller loses NATS. Its outbox grows to the
+// bound (CALLBUS_OUTBOX_MAX_EVENTS), polling pauses there, nothing is dropped,
+// and after the heal everything drains in order.
+func TestPartitionNATSCut(t *testing.T) {
+	const bound = 40
+	b, watch := partStart(t, 1, 1, 1, fmt.Sprintf("CALLBUS_OUTBOX_MAX_EVENTS=%d", bound))
+	p := b.pollers["poller-1"]
+	b.net.Cut(p.instance, "nats-1")
+	simtest.WaitFor(t, 3*time.Minute, "polling to pause at the outbox bound", func() bool {
+		return strings.Contains(p.stderr.String(), "outbox full")
+	})
+	peak := b.outboxes(t)
+	if peak < bound {
+		t.Errorf("polling paused with %d events in the outbox, under the bound %d", peak, bound)
+	}
+	// Paused means paused: a while later the outbox holds no more than it did
+	// (a cycle already past the check may add its events once).
+	time.Sleep(5 * time.Second) // a few poll intervals while paused, not a wait for a condition
+	if after := b.outboxes(t); after > peak+bound {
+		t.Errorf("the outbox grew from %d to %d while polling was paused", peak, after)
+	}
+	b.net.HealAll()
+	simtest.WaitFor(t, 2*time.Minute, "the outbox to drain after the heal", func() bool { return b.outboxes(t) == 0 })
+	b.verdict(t, "poller ↔ NATS cut, outbox bound "+fmt.Sprint(bound), fmt.Sprintf("1 cut until the bound, peak outbox %d", peak), watch)
+}
+
+// TestPartitionFlap: the link between the leader and Redis goes down and up
+// every 1-5 s, and so does its link to NATS, for faultFor.
+func TestPartitionFlap(t *testing.T) {
+	b, watch := partStart(t, 3, 1, 2)
+	leader := b.busiest(t)
+	redisFlap := b.net.Flap(leader.instance, "redis", time.Second, 5*time.Second, 1)
+	natsFlap := b.net.Flap(leader.instance, "nats-1", time.Second, 5*time.Second, 2)
+	time.Sleep(faultFor()) // the fault's length, not a wait for a condition
+	downs := redisFlap.Downs() + natsFlap.Downs()
+	b.net.HealAll()
+	b.verdict(t, "flapping leader ↔ Redis and ↔ NATS, 1-5 s", fmt.Sprintf("%d link downs in %s", downs, faultFor()), watch)
+}
+
+// TestPartitionSlowLossy: every link delays packets 200 ms ± 100 ms (so they
+// arrive out of order) and drops 5% of them, for faultFor.
+func TestPartitionSlowLossy(t *testing.T) {
+	b, watch := partStart(t, 3, 1, 2)
+	b.net.Loss(0.05)
+	b.net.Delay(200*time.Millisecond, 100*time.Millisecond, 1)
+	time.Sleep(faultFor()) // the fault's length, not a wait for a condition
+	b.net.HealAll()
+	b.verdict(t, "200 ms ± 100 ms delay, 5% loss, every link", "delay+loss for "+faultFor().String(), watch)
+}
+
+// TestPartitionFleet: three pollers share 30 accounts; one loses Redis but
+// keeps NATS for three lease TTLs. Its accounts move to the other two; its
+// relay, which still reaches NATS, must publish nothing it is not fenced for.
+func TestPartitionFleet(t *testing.T) {
+	b, watch := partStart(t, 30, 1, 3)
+	victim := b.busiest(t)
+	b.cutOff(t, victim, "redis", 3*fleetLeaseTTL)
+	b.verdict(t, "fleet: 3 pollers, 30 accounts, one cut from Redis", "1 cut of "+(3*fleetLeaseTTL).String(), watch)
+}
