@@ -91,6 +91,7 @@ func connectNATS(ctx context.Context, s config.Settings, log zerolog.Logger) (*n
 		nats.MaxReconnects(-1),
 		nats.RetryOnFailedConnect(true),
 	}, NATSLogOptions(log)...)
+	opts = append(opts, natsKeepalive(s.LeaseTTL)...)
 	if s.NATSCreds != "" {
 		opts = append(opts, nats.UserCredentials(s.NATSCreds))
 	}
