@@ -40,12 +40,12 @@ const (
 
 // delayer is one namespace's queue reader.
 type delayer struct {
-	fd       int
-	mean     time.Duration
-	jitter   time.Duration
-	rng      *rand.Rand
-	mu       sync.Mutex // rng, and writes on fd
-	done     chan struct{}
+	fd     int
+	mean   time.Duration
+	jitter time.Duration
+	rng    *rand.Rand
+	mu     sync.Mutex // rng, and writes on fd
+	done   chan struct{}
 }
 
 // Delay holds every packet from every node to every other node for mean ±

@@ -46,9 +46,9 @@ type Net struct {
 	subnet byte   // R of 10.246.R.0/24
 	bridge string
 
-	mu    sync.Mutex
-	nodes map[string]*Node
-	order []*Node
+	mu     sync.Mutex
+	nodes  map[string]*Node
+	order  []*Node
 	flaps  []*Flap
 	delays []*delayer
 }
