@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/callbus/callbus/internal/testkit/simtest"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // The partition scenarios (docs/partitions.md): each runs pollers, Redis and
@@ -132,4 +134,60 @@ func TestPartitionFleet(t *testing.T) {
 	victim := b.busiest(t)
 	b.cutOff(t, victim, "redis", 3*fleetLeaseTTL)
 	b.verdict(t, "fleet: 3 pollers, 30 accounts, one cut from Redis", "1 cut of "+(3*fleetLeaseTTL).String(), watch)
+}
+
+// TestPartitionStreamLeader: a 3-node JetStream cluster, the stream R3. The node
+// leading the stream is isolated with a minority, the poller leading the most
+// accounts (which keeps Redis, so it keeps its leases, and reaches no other NATS
+// node): the majority elects a new stream leader and the other poller publishes
+// through it, while the minority leader can commit nothing. After the heal the
+// cut-off poller's outbox drains through the cluster, nothing lost or doubled.
+func TestPartitionStreamLeader(t *testing.T) {
+	b, watch := partStart(t, 3, 3, 2, partSpeed)
+	js := jetStream(t, b.natsConn(t))
+	var old string
+	simtest.WaitFor(t, 60*time.Second, "the stream to have a leader", func() bool {
+		old = streamLeader(t, js)
+		return old != ""
+	})
+	leader := b.busiest(t)
+	var majority []string
+	for i := range 3 {
+		if n := fmt.Sprintf("nats-%d", i+1); n != old {
+			majority = append(majority, n)
+			b.net.Cut(old, n)
+			b.net.Cut(leader.instance, n)
+		}
+	}
+	for _, p := range b.pollers {
+		if p != leader {
+			b.net.Cut(old, p.instance)
+		}
+	}
+	simtest.WaitFor(t, 60*time.Second, "the majority to elect a new stream leader", func() bool {
+		l := streamLeader(t, js)
+		return l != "" && l != old
+	})
+	time.Sleep(faultFor()) // the fault's length, not a wait for a condition
+	b.net.HealAll()
+	b.verdict(t, "stream leader isolated with a minority (R3)",
+		fmt.Sprintf("%s and %s cut from %v for %s", old, leader.instance, majority, faultFor()), watch)
+}
+
+// streamLeader is the name of the NATS node leading the stream ("" when the
+// answer does not come: a leaderless moment, or the test's connection being on
+// the minority side).
+func streamLeader(t *testing.T, js jetstream.JetStream) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Second)
+	defer cancel()
+	s, err := js.Stream(ctx, "CALLCENTER")
+	if err != nil {
+		return ""
+	}
+	info, err := s.Info(ctx)
+	if err != nil || info.Cluster == nil {
+		return ""
+	}
+	return info.Cluster.Leader
 }
