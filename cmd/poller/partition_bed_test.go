@@ -35,10 +35,12 @@ import (
 // lease watch, allLed, auditOnce and explain work on it.
 type partBed struct {
 	*fleetBed
-	net      *netfault.Net
-	natsURLs []string // one per NATS node
-	redisURL string
-	rdb      *redis.Client // the test's client, through the bridge
+	net        *netfault.Net
+	natsURLs   []string // one per NATS node
+	redisURL   string
+	cluster    []string              // the Redis Cluster's node addresses (none: a single redis-server)
+	redisNodes [][2]redisNode        // the Redis Cluster's shards
+	rdb        redis.UniversalClient // the test's client, through the bridge
 }
 
 // natsBinary builds nats-server from the module version go.mod names, once per
@@ -56,17 +58,22 @@ var natsBinary = sync.OnceValues(func() (string, error) {
 	return bin, nil
 })
 
-// newPartBed makes the network with a redis node and natsNodes NATS nodes (one:
-// a single server; three: a cluster, the stream R3), starts them and n accounts
-// of the simulator.
-func newPartBed(t *testing.T, accounts, natsNodes int) *partBed {
+// newPartBed makes the network with Redis (a node "redis", or with redisShards
+// > 0 a Redis Cluster of that many shards, master and replica each) and
+// natsNodes NATS nodes (one: a single server; three: a cluster, the stream R3),
+// starts them and n accounts of the simulator.
+func newPartBed(t *testing.T, accounts, natsNodes, redisShards int) *partBed {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("partition tests in -short mode")
 	}
 	nf := netfault.New(t)
 	b := &partBed{net: nf, fleetBed: &fleetBed{dir: t.TempDir(), stores: map[string]*cursor.Store{}, pollers: map[string]*fleetPoller{}}}
-	b.startRedis(t)
+	if redisShards > 0 {
+		b.startRedisCluster(t, redisShards)
+	} else {
+		b.startRedis(t)
+	}
 	b.startNATS(t, natsNodes)
 	b.sim = simtest.NewAccounts(t, accounts, func(_ int, _ string, c *sim.Config) {
 		c.Agents, c.Teams, c.CallRate, c.Plan = 6, 2, 3, 0
@@ -177,6 +184,9 @@ func (b *partBed) natsConn(t testing.TB) *nats.Conn {
 func (b *partBed) env(instance string) []string {
 	env := fleetEnv(strings.Join(b.natsURLs, ","), b.redisURL, instance, "0.0.0.0:8081", b.dir)
 	env = without(env, "CALLBUS_*_INTERVAL_SECONDS")
+	if len(b.cluster) > 0 {
+		env = append(env, "CALLBUS_REDIS_CLUSTER_ADDRS="+strings.Join(b.cluster, ","))
+	}
 	return append(env,
 		"CALLBUS_CALLS_INTERVAL_SECONDS=2", "CALLBUS_OPEN_CALLS_INTERVAL_SECONDS=2",
 		"CALLBUS_METRICS_INTERVAL_SECONDS=2", "CALLBUS_USERS_INTERVAL_SECONDS=2",

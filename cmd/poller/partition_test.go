@@ -19,11 +19,11 @@ import (
 // partSpeed is the simulator's speed in every scenario.
 const partSpeed = 20
 
-// partStart is the usual start: accounts and pollers named poller-1…, the clock
-// running at speed, every account led and the stream growing, the lease watch on.
-func partStart(t *testing.T, accounts, natsNodes, pollers int, speed float64, extra ...string) (*partBed, *leaseWatch) {
+// partStart is the usual start: accounts, the engines (newPartBed) and pollers
+// named poller-1…, the clock running at speed, every account led and the stream growing, the lease watch on.
+func partStart(t *testing.T, accounts, natsNodes, redisShards, pollers int, speed float64, extra ...string) (*partBed, *leaseWatch) {
 	t.Helper()
-	b := newPartBed(t, accounts, natsNodes)
+	b := newPartBed(t, accounts, natsNodes, redisShards)
 	b.sim.Run(t, speed)
 	watch := watchLeases(t, b.fleetBed)
 	for i := range pollers {
@@ -52,7 +52,7 @@ func (b *partBed) cutOff(t *testing.T, p *fleetPoller, node string, hold time.Du
 // cut-off leader's commits are refused by the fence, and it stands down when it
 // is back.
 func TestPartitionRedisCut(t *testing.T) {
-	b, watch := partStart(t, 3, 1, 2, partSpeed)
+	b, watch := partStart(t, 3, 1, 0, 2, partSpeed)
 	leader := b.busiest(t)
 	b.cutOff(t, leader, "redis", 3*fleetLeaseTTL)
 	b.verdict(t, "poller ↔ Redis cut (3 × TTL)", "1 cut of "+(3*fleetLeaseTTL).String(), watch)
@@ -63,7 +63,7 @@ func TestPartitionRedisCut(t *testing.T) {
 // its lease was renewed or its commit applied, so it must stop before the TTL
 // while a standby takes over.
 func TestPartitionAsymmetric(t *testing.T) {
-	b, watch := partStart(t, 3, 1, 2, partSpeed)
+	b, watch := partStart(t, 3, 1, 0, 2, partSpeed)
 	leader := b.busiest(t)
 	b.net.CutOneWay("redis", leader.instance)
 	b.away(leader)
@@ -81,7 +81,7 @@ func TestPartitionAsymmetric(t *testing.T) {
 func TestPartitionNATSCut(t *testing.T) {
 	// The smallest bound allowed, reached in well under a minute at 150×.
 	const bound = 1000
-	b, watch := partStart(t, 1, 1, 1, 150, fmt.Sprintf("CALLBUS_OUTBOX_MAX_EVENTS=%d", bound))
+	b, watch := partStart(t, 1, 1, 0, 1, 150, fmt.Sprintf("CALLBUS_OUTBOX_MAX_EVENTS=%d", bound))
 	p := b.pollers["poller-1"]
 	b.net.Cut(p.instance, "nats-1")
 	simtest.WaitFor(t, 3*time.Minute, "polling to pause at the outbox bound", func() bool {
@@ -105,7 +105,7 @@ func TestPartitionNATSCut(t *testing.T) {
 // TestPartitionFlap: the link between the leader and Redis goes down and up
 // every 1-5 s, and so does its link to NATS, for faultFor.
 func TestPartitionFlap(t *testing.T) {
-	b, watch := partStart(t, 3, 1, 2, partSpeed)
+	b, watch := partStart(t, 3, 1, 0, 2, partSpeed)
 	leader := b.busiest(t)
 	redisFlap := b.net.Flap(leader.instance, "redis", time.Second, 5*time.Second, 1)
 	natsFlap := b.net.Flap(leader.instance, "nats-1", time.Second, 5*time.Second, 2)
@@ -118,7 +118,7 @@ func TestPartitionFlap(t *testing.T) {
 // TestPartitionSlowLossy: every link delays packets 200 ms ± 100 ms (so they
 // arrive out of order) and drops 5% of them, for faultFor.
 func TestPartitionSlowLossy(t *testing.T) {
-	b, watch := partStart(t, 3, 1, 2, partSpeed)
+	b, watch := partStart(t, 3, 1, 0, 2, partSpeed)
 	b.net.Loss(0.05)
 	b.net.Delay(200*time.Millisecond, 100*time.Millisecond, 1)
 	time.Sleep(faultFor()) // the fault's length, not a wait for a condition
@@ -130,7 +130,7 @@ func TestPartitionSlowLossy(t *testing.T) {
 // keeps NATS for three lease TTLs. Its accounts move to the other two; its
 // relay, which still reaches NATS, must publish nothing it is not fenced for.
 func TestPartitionFleet(t *testing.T) {
-	b, watch := partStart(t, 30, 1, 3, partSpeed)
+	b, watch := partStart(t, 30, 1, 0, 3, partSpeed)
 	victim := b.busiest(t)
 	b.cutOff(t, victim, "redis", 3*fleetLeaseTTL)
 	b.verdict(t, "fleet: 3 pollers, 30 accounts, one cut from Redis", "1 cut of "+(3*fleetLeaseTTL).String(), watch)
@@ -143,7 +143,7 @@ func TestPartitionFleet(t *testing.T) {
 // through it, while the minority leader can commit nothing. After the heal the
 // cut-off poller's outbox drains through the cluster, nothing lost or doubled.
 func TestPartitionStreamLeader(t *testing.T) {
-	b, watch := partStart(t, 3, 3, 2, partSpeed)
+	b, watch := partStart(t, 3, 3, 0, 2, partSpeed)
 	js := jetStream(t, b.natsConn(t))
 	var old string
 	simtest.WaitFor(t, 60*time.Second, "the stream to have a leader", func() bool {
