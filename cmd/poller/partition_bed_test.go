@@ -147,7 +147,7 @@ func (b *partBed) startNATS(t *testing.T, n int) {
 		routes = append(routes, "nats://"+node.Addr.String()+":6222")
 	}
 	for i, node := range nodes {
-		args := []string{"-js", "-a", node.Addr.String(), "-p", "4222", "-sd", t.TempDir(), "-n", node.Name}
+		args := []string{"-js", "-a", node.Addr.String(), "-p", "4222", "-m", "8222", "-sd", t.TempDir(), "-n", node.Name}
 		if n > 1 {
 			args = append(args, "--cluster_name", "callbus", "--cluster", routes[i], "--routes", strings.Join(routes, ","))
 		}
