@@ -27,15 +27,21 @@ func TestPartitionNATSNode(t *testing.T) {
 			led = append(led, name)
 		}
 	}
-	before := accountMsgs(t, js, led)
+	reconnects := func() int { return strings.Count(p.stderr.String(), "nats: reconnected") }
+	was := reconnects()
 	b.net.Cut(p.instance, server)
 	at := time.Now()
-	// 30 s: ten lease TTLs, for a loaded machine; nats.go's default PINGs
-	// (every 2 minutes, 2 outstanding) would take minutes.
+	// 30 s: ten lease TTLs, for a loaded machine; with nats.go's default PINGs
+	// (every 2 minutes, 2 outstanding) the dead connection is noticed after
+	// minutes.
+	simtest.WaitFor(t, 30*time.Second, p.instance+" to notice the dead connection and reconnect", func() bool {
+		return reconnects() > was
+	})
+	t.Logf("%s reconnected %s after the cut from %s", p.instance, time.Since(at).Round(100*time.Millisecond), server)
+	before := accountMsgs(t, js, led)
 	simtest.WaitFor(t, 30*time.Second, p.instance+"'s accounts to be published through another NATS node", func() bool {
 		return accountMsgs(t, js, led) > before
 	})
-	t.Logf("%s published again %s after the cut from %s", p.instance, time.Since(at).Round(100*time.Millisecond), server)
 	time.Sleep(time.Until(at.Add(faultFor()))) // the fault's length, not a wait for a condition
 	b.net.HealAll()
 	b.verdict(t, "poller ↔ its NATS node cut (R3, others reachable)", "1 cut of "+faultFor().String(), watch)
