@@ -144,3 +144,39 @@ func TestFaults(t *testing.T) {
 		}
 	}
 }
+
+// TestSweep: what a crashed run left (its pid gone) is removed; what a live run
+// uses is kept.
+func TestSweep(t *testing.T) {
+	live := New(t) // skips (skipreport) where namespaces cannot be made
+	live.Add("a")
+	dead := 0x3ffff0 // above any pid this machine hands out (pid_max is at most 2^22)
+	for processAlive(dead) {
+		dead--
+	}
+	crashed := fmt.Sprintf("%s%x", Prefix, dead)
+	t.Cleanup(func() { _ = removeRun(crashed) })
+	for _, args := range [][]string{{"netns", "add", crashed + "-2"}, {"link", "add", crashed + "-br", "type", "bridge"}} {
+		if err := ipCmd(args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := Sweep(); err != nil {
+		t.Fatal(err)
+	}
+	var left, kept []string
+	for _, name := range ownNames() {
+		switch {
+		case strings.HasPrefix(name, crashed+"-"):
+			left = append(left, name)
+		case strings.HasPrefix(name, live.run+"-"):
+			kept = append(kept, name)
+		}
+	}
+	if len(left) > 0 {
+		t.Errorf("left after the sweep: %v", left)
+	}
+	if len(kept) < 3 { // the namespace, the bridge, the host's veth end
+		t.Errorf("the sweep took a live run's names: kept only %v", kept)
+	}
+}
