@@ -180,6 +180,17 @@ func (b *partBed) natsConn(t testing.TB) *nats.Conn {
 	return nc
 }
 
+// natsConnTo is the test's connection to NATS node name alone.
+func (b *partBed) natsConnTo(t testing.TB, name string) *nats.Conn {
+	t.Helper()
+	nc, err := nats.Connect("nats://"+b.net.Node(name).Addr.String()+":4222", nats.MaxReconnects(-1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	return nc
+}
+
 // env is a poller's environment: the fleet's settings with the bed's engines.
 func (b *partBed) env(instance string) []string {
 	env := fleetEnv(strings.Join(b.natsURLs, ","), b.redisURL, instance, "0.0.0.0:8081", b.dir)
