@@ -215,8 +215,10 @@ func removeRun(run string) error {
 		}
 		if _, err := os.Stat(filepath.Join(netnsDir, name)); err == nil {
 			errs = append(errs, ipCmd("netns", "del", name))
-		} else if linkExists(name) {
-			errs = append(errs, ipCmd("link", "del", name))
+		} else if err := ipCmd("link", "del", name); err != nil && linkExists(name) {
+			// A veth end goes on its own, a moment after its peer's namespace:
+			// only a link still there is a failure.
+			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
