@@ -150,6 +150,15 @@ func TestPartitionSlowLossy(t *testing.T) {
 // relay, which still reaches NATS, must publish nothing it is not fenced for.
 func TestPartitionFleet(t *testing.T) {
 	b, watch := partStart(t, 30, 1, 0, 3, partSpeed)
+	// The first poller up takes every account; the share-out moves them to
+	// the others by hand-offs. The cut comes once each leads some.
+	simtest.WaitFor(t, 2*time.Minute, "the accounts to be shared out", func() bool {
+		led := map[string]int{}
+		for _, l := range b.holders(t) {
+			led[instanceOf(l.holder)]++
+		}
+		return led["poller-1"] >= 5 && led["poller-2"] >= 5 && led["poller-3"] >= 5
+	})
 	victim := b.busiest(t)
 	took := b.cutOff(t, watch, victim, "redis", 3*fleetLeaseTTL)
 	b.verdict(t, "fleet: 3 pollers, 30 accounts, one cut from Redis", "1 cut of "+(3*fleetLeaseTTL).String()+"; "+took, watch)
