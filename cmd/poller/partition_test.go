@@ -53,10 +53,33 @@ func (b *partBed) outage(t *testing.T, watch *leaseWatch, p *fleetPoller, hold t
 	b.allLed(t, hold+60*time.Second)
 	watch.caughtUp(t)
 	worst, moved, _ := watch.failover(p.instance, at)
+	if moved == 0 {
+		t.Errorf("%s led no account when it was cut off: the fault tested no takeover", p.instance)
+	}
 	time.Sleep(time.Until(at.Add(hold))) // the cut lasts hold: a fault's length, not a wait for a condition
 	b.net.HealAll()
 	b.back(p)
 	return fmt.Sprintf("%d accounts taken over, the last after %s", moved, worst.Round(100*time.Millisecond))
+}
+
+// leading is the busiest live poller once the lease watch has seen it lead an
+// account (accounts may be moving between pollers right after the start).
+func (b *partBed) leading(t *testing.T, watch *leaseWatch) *fleetPoller {
+	t.Helper()
+	var p *fleetPoller
+	simtest.WaitFor(t, 60*time.Second, "a poller to lead an account", func() bool {
+		p = b.busiest(t)
+		watch.caughtUp(t)
+		led := 0
+		for _, l := range b.holders(t) {
+			if instanceOf(l.holder) == p.instance {
+				led++
+			}
+		}
+		_, moved, _ := watch.failover(p.instance, time.Now())
+		return led > 0 && moved > 0
+	})
+	return p
 }
 
 // stoodDown waits until p's log says it gave its leases up: it could not renew
@@ -75,7 +98,7 @@ func stoodDown(t *testing.T, p *fleetPoller) {
 // is back.
 func TestPartitionRedisCut(t *testing.T) {
 	b, watch := partStart(t, 3, 1, 0, 2, partSpeed)
-	leader := b.busiest(t)
+	leader := b.leading(t, watch)
 	took := b.cutOff(t, watch, leader, "redis", 3*fleetLeaseTTL)
 	stoodDown(t, leader)
 	b.verdict(t, "poller ↔ Redis cut (3 × TTL)", "1 cut of "+(3*fleetLeaseTTL).String()+"; "+took, watch)
@@ -87,7 +110,7 @@ func TestPartitionRedisCut(t *testing.T) {
 // while a standby takes over.
 func TestPartitionAsymmetric(t *testing.T) {
 	b, watch := partStart(t, 3, 1, 0, 2, partSpeed)
-	leader := b.busiest(t)
+	leader := b.leading(t, watch)
 	b.net.CutOneWay("redis", leader.instance)
 	took := b.outage(t, watch, leader, 3*fleetLeaseTTL)
 	stoodDown(t, leader)
