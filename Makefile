@@ -5,7 +5,7 @@ BENCH   ?= .
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: build generate demo test vet fmt-check asyncapi contract-check contract-baseline models models-test chart rules fuzz bench bench-micro chaos sim clean
+.PHONY: build generate demo test vet fmt-check asyncapi contract-check contract-baseline models models-test chart rules fuzz bench bench-micro chaos partitions sim clean
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/ ./cmd/...
@@ -163,6 +163,20 @@ bench:
 # fault); make test runs its short form (30 accounts, one round).
 chaos:
 	CALLBUS_FLEET_CHAOS=full $(GO) test -count=1 -run '^TestFleetChaos$$' -v -timeout 30m ./cmd/poller/
+
+# The partition scenarios in their full form (each fault held a minute; make test
+# runs them for 15 s): every poller, redis-server and nats-server in a network
+# namespace of its own (root, iproute2, iptables), cut, delayed, lossy and
+# flapping links, each scenario audited. Prints the results table
+# (docs/partitions.md).
+PARTITIONS_REPORT := $(CURDIR)/bin/partitions.md
+partitions:
+	@mkdir -p bin && rm -f $(PARTITIONS_REPORT)
+	@status=0; CALLBUS_PARTITIONS=full CALLBUS_PARTITIONS_REPORT=$(PARTITIONS_REPORT) \
+		$(GO) test -count=1 -run '^TestPartition' -v -timeout 60m ./cmd/poller/ || status=$$?; \
+	echo "| scenario | faults | events | lost | duplicates | chain breaks | two-writer tokens | worst leaderless |"; \
+	echo "|---|---|---|---|---|---|---|---|"; cat $(PARTITIONS_REPORT) 2>/dev/null; \
+	echo "$$(nproc) cores, $$(uname -r), $$(date -u +%Y-%m-%d)"; exit $$status
 
 # Micro-benchmarks of the packages (store commits, simulator, ...).
 bench-micro:

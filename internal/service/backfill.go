@@ -67,7 +67,7 @@ func newLeaderWork(s config.Settings, o options, store *cursor.Store, api *callc
 	}
 	blog := log.With().Str("component", "backfill").Logger()
 	prog := backfill.NewProgress(nil, blog, 5*time.Second)
-	b := &backfill.Backfill{API: api, Store: store, Poller: hp, Account: s.Account, HTTP: &http.Client{}, Log: blog, Progress: prog,
+	b := &backfill.Backfill{API: api, Store: store, Poller: hp, Account: s.Account, HTTP: &http.Client{Transport: apiTransport(s.LeaseTTL)}, Log: blog, Progress: prog,
 		Wait: o.exportJobs.Wait, MaxJobs: o.exportJobs.MaxJobs, RetryWait: o.exportJobs.RetryWait}
 	if o.backfill != nil {
 		b.Dir = o.backfill.Dir

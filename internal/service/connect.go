@@ -91,6 +91,7 @@ func connectNATS(ctx context.Context, s config.Settings, log zerolog.Logger) (*n
 		nats.MaxReconnects(-1),
 		nats.RetryOnFailedConnect(true),
 	}, NATSLogOptions(log)...)
+	opts = append(opts, natsKeepalive(s.LeaseTTL)...)
 	nc, err := nats.Connect(strings.TrimSpace(s.NATSURL), append(opts, natsAuth(s)...)...)
 	if err != nil {
 		return nil, fmt.Errorf("nats connect: %w", err)

@@ -121,7 +121,7 @@ func newLeaderSession(ctx context.Context, s config.Settings, o options, p parts
 	}
 	// Its own transport: an account whose API is slow holds its own connections,
 	// never another account's idle ones.
-	transport := apiTransport()
+	transport := apiTransport(s.LeaseTTL)
 	api, err := callcenter.New(s.APIURL, s.APIKey, append(policyOptions(ctx, s, p.metrics),
 		callcenter.WithLimiter(lim),
 		callcenter.WithLogger(log.With().Str("component", "api").Logger()),
@@ -209,9 +209,11 @@ func pollConfig(s config.Settings) poll.Config {
 // apiTransport is one account's HTTP transport: Go's defaults (proxy from the
 // environment, HTTP/2, timeouts) with a pool of its own, so accounts served by
 // one host (a reseller's API, the simulator) neither share nor evict each other's
-// connections.
-func apiTransport() *http.Transport {
+// connections, and apiDialer's keepalives, which notice a connection a partition
+// killed within the lease TTL.
+func apiTransport(leaseTTL time.Duration) *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.DialContext = apiDialer(leaseTTL).DialContext
 	t.MaxIdleConnsPerHost = 4 // the poller's resources run concurrently
 	return t
 }
