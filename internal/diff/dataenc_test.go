@@ -29,6 +29,13 @@ var dataTypes = map[events.Type]any{
 	events.MetricUpdated:            &events.MetricData{},
 }
 
+// notFromDiff are the event types the poller makes without the diff (between
+// cycles, with event.New and encoding/json): the watermark and a resync's
+// snapshots. The diff's tests leave them out; poll's and service's cover them.
+var notFromDiff = map[events.Type]bool{
+	events.AccountWatermark: true, events.CallSnapshot: true, events.UserSnapshot: true, events.TeamSnapshot: true,
+}
+
 // requireAsEncodingJSON fails unless eventData writes data as json.Marshal does
 // (or both fail), and its digest is the one encoding/json's reading gives, and
 // the previous release's.
@@ -67,6 +74,9 @@ func requireAsEncodingJSON(t *testing.T, name string, data any) {
 func TestDataEncodingExamples(t *testing.T) {
 	for name, data := range exampleData(t) {
 		typ, ok := dataTypes[events.Type(name)]
+		if !ok && notFromDiff[events.Type(name)] {
+			continue
+		}
 		if !ok {
 			t.Fatalf("example %s: no data type", name)
 		}

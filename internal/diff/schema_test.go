@@ -197,7 +197,7 @@ func TestEventsMatchSchemas(t *testing.T) {
 		}
 	}
 	for _, i := range events.Catalog {
-		if seen[i.Type] == 0 {
+		if seen[i.Type] == 0 && !notFromDiff[i.Type] {
 			t.Errorf("the inputs produced no %s event: extend them", i.Type)
 		}
 	}
