@@ -16,7 +16,11 @@ mkdir -p "$root/pause" "$root/poller" "$root/busybox/bin"
 (cd "$REPO" && go build -tags nodemo -trimpath -ldflags "-s -w -X main.version=e2e-k8s" -o "$root/poller/poller" ./cmd/poller)
 (cd "$REPO/deploy" && go build -trimpath -o "$root/busybox/bin/wget" ./e2e-k8s/images/wget)
 cp "$(command -v busybox)" "$root/busybox/bin/busybox"
-for a in sh seq sleep echo cat; do ln -s busybox "$root/busybox/bin/$a"; done
+for a in seq sleep echo cat; do ln -s busybox "$root/busybox/bin/$a"; done
+# Debian's static busybox shell runs its own applets before PATH (its wget, which
+# crashes on -T): the test pod's sh is dash, with the libraries it links.
+cp /bin/dash "$root/busybox/bin/sh"
+for lib in $(ldd /bin/dash | grep -o '/[^ ]*'); do mkdir -p "$root/busybox$(dirname "$lib")"; cp -L "$lib" "$root/busybox$lib"; done
 mkdir -p "$root/poller/tmp"
 python3 "$HERE/images/mkimage.py" "$OUT/pause.tar" registry.k8s.io/pause:3.10 "$root/pause" /pause >/dev/null
 python3 "$HERE/images/mkimage.py" "$OUT/poller.tar" "ghcr.io/callbus/poller:$tag" "$root/poller" /poller >/dev/null
