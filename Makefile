@@ -5,7 +5,7 @@ BENCH   ?= .
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: build generate demo test vet fmt-check asyncapi contract-check contract-baseline models models-test chart rules fuzz bench bench-micro chaos partitions sim clean
+.PHONY: build generate demo test vet fmt-check asyncapi contract-check contract-baseline models models-test chart rules fuzz bench bench-micro chaos partitions sim clean e2e-k8s
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/ ./cmd/...
@@ -142,6 +142,13 @@ chart: bin/helm rules
 		bin/helm template callbus deploy/helm/callbus --kube-version $(KUBE_VERSION) --values "$$f" >/dev/null || exit 1; \
 	done
 	cd deploy && HELM="$(CURDIR)/bin/helm" $(GO) test -count=1 ./...
+
+# The chart on a real one-node Kubernetes (v1.37.2, built from the Go module proxy
+# and cached in ~/.cache/callbus-k8s), inside network namespace k8s: install, fail
+# over, upgrade, rotate, drain, roll back, uninstall, each audited (see
+# docs/helm.md). Needs root; installs its Debian packages; tears everything down.
+e2e-k8s:
+	deploy/e2e-k8s/run.sh
 
 # The alerting rules (the chart's PrometheusRule) through promtool: syntax and lint,
 # then every alert against synthetic series. promtool is Debian's `prometheus`

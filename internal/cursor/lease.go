@@ -2,6 +2,7 @@ package cursor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -122,4 +123,27 @@ func notLeader(r []any) *NotLeaderError {
 	token, _ := elem[int64](r, 2)
 	ms, _ := elem[int64](r, 3)
 	return &NotLeaderError{Holder: holder, Token: token, TTL: time.Duration(max(ms, 0)) * time.Millisecond}
+}
+
+// Holders returns the holder of each account's lease (accounts without a live
+// lease are absent), in one pipelined read: the fleet's assignment keeps accounts
+// where they are led (fleet.WithHolders).
+func Holders(ctx context.Context, rdb redis.UniversalClient, accounts []string) (map[string]string, error) {
+	cmds := make([]*redis.StringCmd, len(accounts))
+	_, err := rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, a := range accounts {
+			cmds[i] = p.HGet(ctx, newKeys(a).lease, "holder")
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return nil, fmt.Errorf("cursor holders: %w", err)
+	}
+	out := make(map[string]string, len(accounts))
+	for i, c := range cmds {
+		if h, err := c.Result(); err == nil && h != "" {
+			out[accounts[i]] = h
+		}
+	}
+	return out, nil
 }

@@ -154,3 +154,18 @@ func expireLease(t *testing.T, s *Store, l Lease) {
 		return err == nil && h == ""
 	})
 }
+
+// Holders reads every account's holder at once; free leases are absent.
+func TestHolders(t *testing.T) {
+	e := newEnv(t)
+	other := mustStore(t, e.rdb, uniqueAccount(t)+"-other")
+	mustAcquire(t, e.store, "replica-1/x", time.Minute)
+	free := uniqueAccount(t) + "-free"
+	got, err := Holders(ctxT(t), e.rdb, []string{e.store.Account(), other.Account(), free})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[e.store.Account()] != "replica-1/x" {
+		t.Fatalf("Holders = %v, want only %s held by replica-1/x", got, e.store.Account())
+	}
+}

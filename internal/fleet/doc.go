@@ -1,7 +1,12 @@
 // Package fleet shares accounts among the replicas of a fleet: it keeps each
 // replica's membership in Redis and gives every account to one live member by
 // rendezvous hashing, so that an account moves only when its owner joins or
-// leaves. It decides who tries to lead an account; the per-account lease of
+// leaves. With the lease holders (WithHolders, as the service runs it) the
+// assignment is balanced and sticky instead (Assign): shares differ by one at
+// most, an account stays where it is led while its holder is within its share,
+// and a membership change moves only what it must: a rolling update of 3
+// replicas over 20 accounts moves each account at most 3 times, 30 moves in all
+// (TestAssignMovesOnlyWhatTheChangeNeeds). It decides who tries to lead an account; the per-account lease of
 // package cursor (with its fencing token) stays the guarantee of one writer.
 //
 // # Membership
@@ -38,6 +43,8 @@
 //	func WithTTL(time.Duration) Option           // member TTL, default 10 s
 //	func WithName(string) Option                 // the fleet's name (its Redis key), default "callbus"
 //	func WithCheckInterval(time.Duration) Option // default 1 s
+//	func WithHolders(Holders) Option             // balanced, sticky: Assign
+//	func Assign(accounts, members []string, held map[string]string) map[string]string
 //	func (f *Fleet) Run(ctx context.Context, accounts func() []Account, work func(ctx context.Context, account string) error) error
 //	func (f *Fleet) Members() []string // live members, sorted
 //	func (f *Fleet) Owned() []string   // accounts this replica runs, sorted

@@ -41,7 +41,8 @@ type Fleet struct {
 	ttl     time.Duration
 	check   time.Duration
 	name    string
-	key     string // membersKey(name)
+	key     string  // membersKey(name)
+	holders Holders // nil: rendezvous hashing alone (Owner)
 
 	mu      sync.Mutex
 	members []string

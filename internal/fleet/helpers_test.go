@@ -124,6 +124,12 @@ func fleetName(t testing.TB) string {
 // the test ends (or leave). Its log goes to log.
 func join(t testing.TB, rdb redis.UniversalClient, replica string, src *source, rec *recorder, log *simtest.Buffer, opts ...Option) *member {
 	t.Helper()
+	return joinWith(t, rdb, replica, src, rec.work(replica), log, opts...)
+}
+
+// joinWith is join with the works of work.
+func joinWith(t testing.TB, rdb redis.UniversalClient, replica string, src *source, work func(context.Context, string) error, log *simtest.Buffer, opts ...Option) *member {
+	t.Helper()
 	opts = append([]Option{WithName(fleetName(t))}, opts...)
 	f, err := New(rdb, replica, zerolog.New(log).With().Str("replica", replica).Logger(), opts...)
 	if err != nil {
@@ -131,7 +137,7 @@ func join(t testing.TB, rdb redis.UniversalClient, replica string, src *source, 
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &member{Fleet: f, cancel: cancel, done: make(chan error, 1)}
-	go func() { m.done <- f.Run(ctx, src.accounts, rec.work(replica)) }()
+	go func() { m.done <- f.Run(ctx, src.accounts, work) }()
 	t.Cleanup(func() { m.leave(t) })
 	return m
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"runtime/debug"
+	"slices"
 	"time"
 )
 
@@ -28,8 +30,8 @@ type retry struct {
 const leaveTimeout = 5 * time.Second
 
 // Run joins the fleet, heartbeats, and for every account of accounts() that
-// rendezvous hashing gives this replica runs work(ctx, account) in a goroutine of
-// its own, never two at once for one account. The work's ctx is cancelled when the
+// the assignment (Owner, or Assign WithHolders) gives this replica runs
+// work(ctx, account) in a goroutine of its own, never two at once for one account. The work's ctx is cancelled when the
 // account moves to another member, disappears from accounts(), or its Digest
 // changes (work then starts again, with the new settings, once it returned). work
 // must return after its graceful hand-off (stop polling, drain, release the
@@ -79,9 +81,11 @@ type loop struct {
 	wake     chan struct{}
 	retries  map[string]*retry
 
-	lastBeat    time.Time // of the last heartbeat Redis accepted
-	unreachable bool      // the last call to Redis failed
-	lastFailLog time.Time // when a failure was last logged
+	lastBeat    time.Time         // of the last heartbeat Redis accepted
+	unreachable bool              // the last call to Redis failed
+	lastFailLog time.Time         // when a failure was last logged
+	lastHeldLog time.Time         // when a failure to read the holders was last logged
+	lastHeld    map[string]string // the holders last read (WithHolders)
 }
 
 // reconcile stops the works this replica should no longer run and starts the
@@ -93,8 +97,12 @@ func (l *loop) reconcile(ctx context.Context) {
 		listed[a.Name] = a.Digest
 	}
 	owners := make(map[string]string, len(listed))
-	for name := range listed {
-		owners[name] = Owner(name, members)
+	if l.f.holders != nil {
+		owners = Assign(slices.Collect(maps.Keys(listed)), members, l.held(ctx, listed))
+	} else {
+		for name := range listed {
+			owners[name] = Owner(name, members)
+		}
 	}
 	l.f.mu.Lock()
 	defer l.f.mu.Unlock()
@@ -125,6 +133,27 @@ func (l *loop) reconcile(ctx context.Context) {
 		l.start(ctx, name, digest)
 	}
 }
+
+// held reads the lease holders of the listed accounts; when that fails (Redis
+// away) it returns the last ones read, so that nothing moves for it, and logs at
+// most every failLogEvery.
+func (l *loop) held(ctx context.Context, listed map[string]string) map[string]string {
+	ctx, cancel := context.WithTimeout(ctx, l.f.redisTimeout())
+	defer cancel()
+	h, err := l.f.holders(ctx, slices.Collect(maps.Keys(listed)))
+	if err != nil {
+		if time.Since(l.lastHeldLog) > failLogEvery {
+			l.lastHeldLog = time.Now()
+			l.f.log.Warn().Err(err).Msg("fleet: could not read the accounts' lease holders; keeping the last assignment's")
+		}
+		return l.lastHeld
+	}
+	l.lastHeld = h
+	return h
+}
+
+// failLogEvery spaces the warnings of a lasting failure to read the holders.
+const failLogEvery = 30 * time.Second
 
 // stop cancels w's context; reap forgets it once it returned. Under f.mu.
 func (l *loop) stop(name string, w *work, why string) {

@@ -40,6 +40,9 @@ func connectRedis(s config.Settings) (redis.UniversalClient, error) {
 		opt.TLSConfig = opt.TLSConfig.Clone()
 		opt.TLSConfig.ServerName = ""
 	}
+	// Redis's own reason for a refused connection reaches the log (protected
+	// mode), not only the EOF the client sees.
+	withRefusalDialer(opt)
 	var rdb redis.UniversalClient
 	switch {
 	case len(s.RedisClusterAddrs) > 0:
@@ -57,7 +60,7 @@ func connectRedis(s config.Settings) (redis.UniversalClient, error) {
 // parsed URL's credentials, TLS and timeouts (the URL's host is not used).
 func clusterOptions(o *redis.Options, addrs []string) *redis.ClusterOptions {
 	return &redis.ClusterOptions{
-		Addrs: addrs, Username: o.Username, Password: o.Password, TLSConfig: o.TLSConfig,
+		Addrs: addrs, Username: o.Username, Password: o.Password, TLSConfig: o.TLSConfig, Dialer: o.Dialer,
 		ClientName: o.ClientName, Protocol: o.Protocol,
 		DialTimeout: o.DialTimeout, ReadTimeout: o.ReadTimeout, WriteTimeout: o.WriteTimeout,
 		ContextTimeoutEnabled: o.ContextTimeoutEnabled,
@@ -71,7 +74,7 @@ func failoverOptions(o *redis.Options, s config.Settings) *redis.FailoverOptions
 	return &redis.FailoverOptions{
 		MasterName: s.RedisSentinelMaster, SentinelAddrs: s.RedisSentinelAddrs,
 		SentinelPassword: s.RedisSentinelPassword.Reveal(),
-		Username:         o.Username, Password: o.Password, DB: o.DB, TLSConfig: o.TLSConfig,
+		Username:         o.Username, Password: o.Password, DB: o.DB, TLSConfig: o.TLSConfig, Dialer: o.Dialer,
 		ClientName: o.ClientName, Protocol: o.Protocol,
 		DialTimeout: o.DialTimeout, ReadTimeout: o.ReadTimeout, WriteTimeout: o.WriteTimeout,
 		ContextTimeoutEnabled: o.ContextTimeoutEnabled,

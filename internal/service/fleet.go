@@ -49,8 +49,13 @@ func (p *process) runFleet(ctx context.Context, src AccountSource) error {
 		return err
 	}
 	// The membership lives 2/3 of a lease: a dead replica's accounts have their
-	// new owner waiting before their leases expire.
-	f, err := fleet.New(p.rdb, p.holder, p.log.With().Str("component", "fleet").Logger(), fleet.WithTTL(p.s.LeaseTTL*2/3))
+	// new owner waiting before their leases expire. The lease holders (p.holder
+	// is the member's name too) keep the assignment balanced and sticky.
+	holders := func(ctx context.Context, accounts []string) (map[string]string, error) {
+		return cursor.Holders(ctx, p.rdb, accounts)
+	}
+	f, err := fleet.New(p.rdb, p.holder, p.log.With().Str("component", "fleet").Logger(),
+		fleet.WithTTL(p.s.LeaseTTL*2/3), fleet.WithHolders(holders))
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -27,23 +28,31 @@ const clusterReady = 60 * time.Second
 // and JetStream has a meta leader.
 func StartCluster(t testing.TB, n int) *Cluster {
 	t.Helper()
+	return StartClusterOn(t, "127.0.0.1", n)
+}
+
+// StartClusterOn is StartCluster with every node listening on host (clients and
+// routes), for clients outside the loopback, such as a cluster's pods reaching
+// the node's address (deploy/e2e-k8s). Ports are picked free on loopback.
+func StartClusterOn(t testing.TB, host string, n int) *Cluster {
+	t.Helper()
 	routes := make([]*url.URL, n)
 	clusterPorts := make([]int, n)
 	for i := range n {
 		clusterPorts[i] = freePort(t)
-		routes[i] = &url.URL{Scheme: "nats-route", Host: fmt.Sprintf("127.0.0.1:%d", clusterPorts[i])}
+		routes[i] = &url.URL{Scheme: "nats-route", Host: net.JoinHostPort(host, strconv.Itoa(clusterPorts[i]))}
 	}
 	c := &Cluster{}
 	for i := range n {
 		opts := &server.Options{
 			ServerName: fmt.Sprintf("n%d", i+1),
-			Host:       "127.0.0.1",
+			Host:       host,
 			Port:       freePort(t),
 			JetStream:  true,
 			StoreDir:   t.TempDir(),
 			NoLog:      true,
 			NoSigs:     true,
-			Cluster:    server.ClusterOpts{Name: "callbus-test", Host: "127.0.0.1", Port: clusterPorts[i]},
+			Cluster:    server.ClusterOpts{Name: "callbus-test", Host: host, Port: clusterPorts[i]},
 			Routes:     routes,
 		}
 		s := &Server{opts: opts}
@@ -104,7 +113,7 @@ func (c *Cluster) hasMetaLeader() bool {
 func (c *Cluster) URLs() string {
 	urls := make([]string, len(c.Nodes))
 	for i, s := range c.Nodes {
-		urls[i] = fmt.Sprintf("nats://127.0.0.1:%d", s.opts.Port)
+		urls[i] = "nats://" + net.JoinHostPort(s.opts.Host, strconv.Itoa(s.opts.Port))
 	}
 	return strings.Join(urls, ",")
 }
