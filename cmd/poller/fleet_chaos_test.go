@@ -204,7 +204,25 @@ func (b *fleetBed) busiest(t *testing.T) *fleetPoller {
 // results table.
 func chaosVerdict(t *testing.T, form chaosForm, tally chaosTally, watch *leaseWatch, reports map[string]*audit.Report, events int) {
 	t.Helper()
-	var lost, dups, breaks int
+	lost, dups, breaks := failAudit(t, reports, watch)
+	faults := 0
+	var kinds []string
+	for _, k := range slices.Sorted(maps.Keys(tally.faults)) {
+		faults += tally.faults[k]
+		kinds = append(kinds, fmt.Sprintf("%d %s", tally.faults[k], k))
+	}
+	t.Logf("\n| form | accounts | pollers | faults injected | events | lost | duplicates | chain breaks | two leaders | worst failover (lease TTL %s) | worst graceful hand-off | longest leaderless |\n"+
+		"|---|---|---|---|---|---|---|---|---|---|---|---|\n| %s | %d | 3-4 | %d (%s) | %d | %d | %d | %d | %d | %s (%d accounts moved) | %s | %s |",
+		fleetLeaseTTL, form.name, form.accounts, faults, strings.Join(kinds, ", "), events, lost, dups, breaks,
+		len(watch.Problems()), tally.worstFailover.Round(10*time.Millisecond), tally.failovers,
+		tally.worstHandOff.Round(10*time.Millisecond), watch.longestVacancy().Round(10*time.Millisecond))
+}
+
+// failAudit fails the test on every audit problem of reports (and an account
+// without events) and every fencing problem watch saw, and counts the audit's
+// problems by kind for the results table.
+func failAudit(t *testing.T, reports map[string]*audit.Report, watch *leaseWatch) (lost, dups, breaks int) {
+	t.Helper()
 	for _, name := range slices.Sorted(maps.Keys(reports)) {
 		r := reports[name]
 		if r.Messages == 0 {
@@ -225,17 +243,7 @@ func chaosVerdict(t *testing.T, form chaosForm, tally chaosTally, watch *leaseWa
 	for _, p := range watch.Problems() {
 		t.Errorf("fencing: %s", p)
 	}
-	faults := 0
-	var kinds []string
-	for _, k := range slices.Sorted(maps.Keys(tally.faults)) {
-		faults += tally.faults[k]
-		kinds = append(kinds, fmt.Sprintf("%d %s", tally.faults[k], k))
-	}
-	t.Logf("\n| form | accounts | pollers | faults injected | events | lost | duplicates | chain breaks | two leaders | worst failover (lease TTL %s) | worst graceful hand-off | longest leaderless |\n"+
-		"|---|---|---|---|---|---|---|---|---|---|---|---|\n| %s | %d | 3-4 | %d (%s) | %d | %d | %d | %d | %d | %s (%d accounts moved) | %s | %s |",
-		fleetLeaseTTL, form.name, form.accounts, faults, strings.Join(kinds, ", "), events, lost, dups, breaks,
-		len(watch.Problems()), tally.worstFailover.Round(10*time.Millisecond), tally.failovers,
-		tally.worstHandOff.Round(10*time.Millisecond), watch.longestVacancy().Round(10*time.Millisecond))
+	return lost, dups, breaks
 }
 
 // classify sorts an audit problem into lost, duplicate or chain break.

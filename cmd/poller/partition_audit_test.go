@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -65,27 +63,7 @@ func (b *partBed) verdict(t *testing.T, scenario, faults string, watch *leaseWat
 		t.Fatal("the stream could not be read for the audit")
 	}
 	b.explain(t, reports)
-	var lost, dups, breaks int
-	for _, name := range slices.Sorted(maps.Keys(reports)) {
-		r := reports[name]
-		if r.Messages == 0 {
-			t.Errorf("%s: no events at all", name)
-		}
-		for _, p := range r.Problems {
-			switch classify(p) {
-			case "lost":
-				lost++
-			case "duplicate":
-				dups++
-			default:
-				breaks++
-			}
-			t.Errorf("%s: %s", name, p)
-		}
-	}
-	for _, p := range watch.Problems() {
-		t.Errorf("fencing: %s", p)
-	}
+	lost, dups, breaks := failAudit(t, reports, watch)
 	// A rollback (Redis lost acknowledged writes: a failover to a replica that
 	// lacked them) is handled, not a failure; the table says it happened.
 	rollbacks := 0
