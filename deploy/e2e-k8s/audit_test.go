@@ -91,6 +91,14 @@ func (s *suite) auditOnce(t *testing.T, accounts []string, msgs []audit.Message)
 // the accounts Secret that is the user's, and in Redis the accounts' state (cursors,
 // snapshots) kept for a reinstall, their leases released.
 func (s *suite) uninstall(t *testing.T) string {
+	// The drain deleted the earlier test pods (kubectl drain removes finished pods):
+	// a helm test of each release, after the rollback, leaves the pods that the
+	// uninstall must leave behind.
+	for _, rel := range []string{"fleet", "solo"} {
+		if out := s.b.h(t, "test", rel, "--logs"); !strings.Contains(out, "ready: http://") {
+			t.Fatalf("helm test %s --logs after the rollback:\n%s", rel, out)
+		}
+	}
 	start := time.Now()
 	s.b.h(t, "uninstall", "fleet", "--wait", "--timeout", "3m")
 	s.b.h(t, "uninstall", "solo", "--wait", "--timeout", "3m")
@@ -133,6 +141,6 @@ func (s *suite) uninstall(t *testing.T) string {
 	if kept != len(s.fleet)+1 {
 		t.Errorf("Redis state kept for %d accounts, want all %d", kept, len(s.fleet)+1)
 	}
-	return fmt.Sprintf("uninstall --wait returned after %.1fs with %d pods still terminating, gone %.1fs later; left: the 2 test pods (documented, deleted); Redis state of %d accounts kept, leases free",
+	return fmt.Sprintf("helm test passed again; uninstall --wait returned after %.1fs with %d pods still terminating, gone %.1fs later; left: the 2 test pods (documented, deleted); Redis state of %d accounts kept, leases free",
 		returned.Seconds(), len(strings.Fields(left)), gone.Seconds(), kept)
 }

@@ -99,4 +99,7 @@ K="$NS $S/bin/kubectl"
 waitfor "kube-system namespace" 60 $K get ns kube-system
 $K apply -f "$HERE/node/kube-dns.yaml" -f "$HERE/node/crd-prometheusrules.yaml" -f "$HERE/node/crd-servicemonitors.yaml" >/dev/null
 waitfor "node local" 120 $K wait --for=condition=Ready node/local --timeout=2s
+# CoreDNS through its Service IP: proves the process, its kubeconfig context and
+# kube-proxy's rules at once (a CoreDNS that exited shows in the pods only as timeouts).
+waitfor "CoreDNS at 10.0.0.10 (log $S/run/coredns.log)" 60 $NS busybox nslookup kubernetes.default.svc.cluster.local 10.0.0.10
 echo "e2e-k8s: cluster up (node local Ready)"
