@@ -134,7 +134,7 @@ func installWithProblems(t *testing.T, b *browser) {
 func checkSections(t *testing.T, b *browser) {
 	t.Helper()
 	for expr, want := range map[string]string{
-		`Array.from(document.querySelectorAll("details.group")).map(function (d) { return d.id + (d.open ? "+" : "-"); }).join()`: "g-required+,g-nats+,g-redis+,g-api-,g-stream-,g-polling-,g-operations-",
+		`Array.from(document.querySelectorAll("details.group")).map(function (d) { return d.id + (d.open ? "+" : "-"); }).join()`: "g-required+,g-nats+,g-redis+,g-data_policy+,g-api-,g-stream-,g-polling-,g-operations-",
 		`Array.from(document.querySelectorAll("#g-required .field")).map(function (f) { return f.dataset.key; }).join()`:          "api_url,api_domain,api_key,account,resources",
 		`Array.from(document.querySelectorAll("#f-resources label")).map(function (l) { return l.textContent.trim(); }).join()`:   "Calls,Call metrics,Users,User statuses,Teams",
 		checkedIn("resources"): "calls,call_metrics,users,user_statuses,teams",
