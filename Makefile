@@ -51,7 +51,7 @@ fmt-check:
 SKIP_REPORT := $(CURDIR)/bin/skipped-tests.txt
 GOTESTSUM ?= $(GO) run gotest.tools/gotestsum@v1.13.0
 test: fmt-check vet
-	@echo "== make test: about 12-15 minutes on a 2-core machine (cmd/poller's end-to-end tests are most of it)"
+	@echo "== make test: about 20 minutes on a 2-core machine (cmd/poller's end-to-end and partition tests are most of it)"
 	@mkdir -p bin && rm -f $(SKIP_REPORT)
 	@$(GO) mod download
 	@if command -v node >/dev/null && command -v npm >/dev/null; then $(MAKE) --no-print-directory asyncapi || exit 1; \
