@@ -100,7 +100,16 @@ func (s *store) planUser(u events.User, deleted bool, v version) ([]string, plan
 }
 
 func (s *store) planUserStatus(d events.UserStatusData, v version) ([]string, planner, error) {
-	u, cur := d.User, d.Current
+	prev := userStatusName(d.Previous.Status, d.Previous.StatusName)
+	return s.planAgentState(d.User, d.Current, v, func(next agent) string {
+		return fmt.Sprintf("agent %d %s: %s → %s", next.ID, next.Name, prev, next.StatusName)
+	})
+}
+
+// planAgentState sets an agent's status to st (a user.status_changed's current
+// state, or a user.snapshot's), unless the view holds a newer version; line
+// describes the change.
+func (s *store) planAgentState(u events.User, st events.UserState, v version, line func(next agent) string) ([]string, planner, error) {
 	key := s.key("agent", u.ID)
 	return []string{key}, func(ctx context.Context, tx *redis.Tx, resendOf uint64) (change, error) {
 		v.ResendOf = resendOf
@@ -109,10 +118,9 @@ func (s *store) planUserStatus(d events.UserStatusData, v version) ([]string, pl
 		if err != nil || (found && !v.newerThan(a.Version)) {
 			return change{superseded: true}, err
 		}
-		next := agent{ID: u.ID, Name: u.Name, Role: u.Role, Status: cur.Status, StatusName: userStatusName(cur.Status, cur.StatusName),
-			Preference: cur.Preference, PreferenceName: cur.PreferenceName, Updated: v.Time, Version: v}
-		prev := userStatusName(d.Previous.Status, d.Previous.StatusName)
-		return change{line: fmt.Sprintf("agent %d %s: %s → %s", u.ID, u.Name, prev, next.StatusName), write: s.putAgent(key, next)}, nil
+		next := agent{ID: u.ID, Name: u.Name, Role: u.Role, Status: st.Status, StatusName: userStatusName(st.Status, st.StatusName),
+			Preference: st.Preference, PreferenceName: st.PreferenceName, Updated: v.Time, Version: v}
+		return change{line: line(next), write: s.putAgent(key, next)}, nil
 	}, nil
 }
 

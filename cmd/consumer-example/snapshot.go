@@ -22,18 +22,9 @@ func (s *store) planUserSnapshot(d events.UserSnapshotData, v version) ([]string
 	if u.Deleted {
 		return s.planUser(u, true, v)
 	}
-	key := s.key("agent", u.ID)
-	return []string{key}, func(ctx context.Context, tx *redis.Tx, resendOf uint64) (change, error) {
-		v.ResendOf = resendOf
-		var a agent
-		found, err := getJSON(ctx, tx, key, &a)
-		if err != nil || (found && !v.newerThan(a.Version)) {
-			return change{superseded: true}, err
-		}
-		next := agent{ID: u.ID, Name: u.Name, Role: u.Role, Status: st.Status, StatusName: userStatusName(st.Status, st.StatusName),
-			Preference: st.Preference, PreferenceName: st.PreferenceName, Updated: v.Time, Version: v}
-		return change{line: fmt.Sprintf("agent %d %s resynced: %s", u.ID, u.Name, next.StatusName), write: s.putAgent(key, next)}, nil
-	}, nil
+	return s.planAgentState(u, st, v, func(next agent) string {
+		return fmt.Sprintf("agent %d %s resynced: %s", next.ID, next.Name, next.StatusName)
+	})
 }
 
 // planCallSnapshot upserts a call and its participants from a call.snapshot; a
