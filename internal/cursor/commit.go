@@ -136,15 +136,16 @@ func (s *Store) Commit(ctx context.Context, l Lease, b Batch) (res CommitResult,
 		return CommitResult{}, fmt.Errorf("cursor commit: %w", refusal(r))
 	}
 	prev, _ = elem[string](r, 1)
-	res = CommitResult{StreamIDs: make([]string, 0, len(b.Events))}
-	for i := 2; i < len(r); i++ {
-		id, ok := r[i].(string)
-		if !ok {
-			return res, fmt.Errorf("cursor commit: unexpected stream id %T %v", r[i], r[i])
-		}
-		res.StreamIDs = append(res.StreamIDs, id)
+	if len(b.Events) == 0 {
+		return CommitResult{}, nil
 	}
-	return res, nil
+	entry, _ := elem[string](r, 2)
+	ids, err := batchIDs(entry, len(b.Events))
+	if err != nil {
+		prev = "" // the cache learns nothing from a reply it cannot read
+		return CommitResult{}, fmt.Errorf("cursor commit: outbox entry: %w", err)
+	}
+	return CommitResult{StreamIDs: ids}, nil
 }
 
 // encode lays b out as the KEYS and ARGV of lua/commit.lua.
@@ -157,9 +158,9 @@ func (s *Store) encode(l Lease, b Batch) ([]string, []any, error) {
 			return nil, nil, fmt.Errorf("outbox seen: %w", err)
 		}
 	}
-	ks := newKeySet(s.k.lease, s.k.fence, s.k.open, s.k.terminal, s.k.cursor, s.k.outbox, s.k.kinds, s.k.tb)
+	ks := newKeySet(s.k.lease, s.k.fence, s.k.open, s.k.terminal, s.k.cursor, s.k.outbox, s.k.kinds, s.k.tb, s.k.outboxMeta)
 	var kinds []string
-	items := make([]any, 0, 6*len(b.Deletes)+7*len(b.Snapshots)+5*(len(b.Open)+len(b.Terminal))+2*len(b.Cursors)+outboxEntryArgs*len(b.Events))
+	items := make([]any, 0, 6*len(b.Deletes)+7*len(b.Snapshots)+5*(len(b.Open)+len(b.Terminal))+2*len(b.Cursors)+1)
 	for _, r := range append(refsOf(b.Snapshots), b.Deletes...) {
 		if err := checkKind(r.Kind); err != nil {
 			return nil, nil, err
@@ -252,7 +253,7 @@ func (s *Store) appendSnapItems(items []any, ks *keySet, b Batch) ([]any, error)
 }
 
 // appendCallItems appends the batch's open and terminal calls, cursors and
-// outbox events to items. A call id that is a bucketed one has its terminal entry
+// outbox events (one value, see outbox_batch.go) to items. A call id that is a bucketed one has its terminal entry
 // in its bucket's hash; any other stays in the terminal sorted set.
 func (s *Store) appendCallItems(items []any, ks *keySet, b Batch) ([]any, error) {
 	for _, list := range [][]Tracked{b.Open, b.Terminal} {
@@ -274,11 +275,12 @@ func (s *Store) appendCallItems(items []any, ks *keySet, b Batch) ([]any, error)
 		}
 		items = append(items, name, b.Cursors[name])
 	}
-	for _, e := range b.Events {
-		var err error
-		if items, err = appendOutboxEntry(items, e); err != nil {
+	if len(b.Events) > 0 {
+		blob, err := encodeBatch(make([]byte, 0, batchBytes(b.Events)), b.Events)
+		if err != nil {
 			return nil, err
 		}
+		items = append(items, blob)
 	}
 	return items, nil
 }

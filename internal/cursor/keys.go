@@ -18,34 +18,38 @@ type keys struct {
 	terminal string
 	cursor   string
 	outbox   string
-	tb       string // terminal buckets by their earliest end
-	acked    string // acknowledged outbox entries kept for a retention (outbox_retain.go)
-	ackMarks string // when each trim acknowledged up to which entry
-	withdrew string // outbox id -> times the relay withdrew the entry from the stream
-	ops      string // what the leader last did: cycles, rollback check (ops.go)
-	requests string // operators' requests for the leader (ops.go)
-	audit    string // operators' actions on the account, newest first (ops.go)
+	// outboxMeta holds the outbox's last generated id and the term that wrote
+	// it, and the count of events beyond one per entry (lua/commit.lua).
+	outboxMeta string
+	tb         string // terminal buckets by their earliest end
+	acked      string // acknowledged outbox entries kept for a retention (outbox_retain.go)
+	ackMarks   string // when each trim acknowledged up to which entry
+	withdrew   string // outbox id -> times the relay withdrew the entry from the stream
+	ops        string // what the leader last did: cycles, rollback check (ops.go)
+	requests   string // operators' requests for the leader (ops.go)
+	audit      string // operators' actions on the account, newest first (ops.go)
 }
 
 func newKeys(account string) keys {
 	p := "callbus:{" + account + "}:"
 	return keys{
-		prefix:   p,
-		lease:    p + "lease",
-		seq:      p + "lease:seq",
-		fence:    p + "fence",
-		kinds:    p + "kinds",
-		open:     p + "open",
-		terminal: p + "terminal",
-		cursor:   p + "cursor",
-		outbox:   p + "outbox",
-		tb:       p + "tb",
-		acked:    p + "outbox:acked",
-		ackMarks: p + "outbox:acked:marks",
-		withdrew: p + "outbox:withdrawn",
-		ops:      p + "ops",
-		requests: p + "ops:requests",
-		audit:    p + "ops:audit",
+		prefix:     p,
+		lease:      p + "lease",
+		seq:        p + "lease:seq",
+		fence:      p + "fence",
+		kinds:      p + "kinds",
+		open:       p + "open",
+		terminal:   p + "terminal",
+		cursor:     p + "cursor",
+		outbox:     p + "outbox",
+		outboxMeta: p + "outbox:meta",
+		tb:         p + "tb",
+		acked:      p + "outbox:acked",
+		ackMarks:   p + "outbox:acked:marks",
+		withdrew:   p + "outbox:withdrawn",
+		ops:        p + "ops",
+		requests:   p + "ops:requests",
+		audit:      p + "ops:audit",
 	}
 }
 

@@ -28,9 +28,10 @@ func TestKeysCarryHashTag(t *testing.T) {
 	if e.store.KeyPrefix() != prefix {
 		t.Errorf("KeyPrefix = %q, want %q", e.store.KeyPrefix(), prefix)
 	}
-	// lease, seq, fence, kinds, open, terminal, cursor, outbox, snap:call, snap:metric
-	if len(keys) != 10 {
-		t.Errorf("keys = %v, want 10", keys)
+	// lease, seq, fence, kinds, open, terminal, cursor, outbox, outbox:meta,
+	// snap:call, snap:metric
+	if len(keys) != 11 {
+		t.Errorf("keys = %v, want 11", keys)
 	}
 	for _, k := range keys {
 		if !strings.HasPrefix(k, prefix) {
@@ -38,7 +39,7 @@ func TestKeysCarryHashTag(t *testing.T) {
 		}
 	}
 	total, per, err := e.store.MemoryUsage(ctxT(t))
-	if err != nil || total <= 0 || len(per) != 10 || per["snap:call"] <= 0 {
+	if err != nil || total <= 0 || len(per) != 11 || per["snap:call"] <= 0 {
 		t.Errorf("MemoryUsage = %d %v %v", total, per, err)
 	}
 }

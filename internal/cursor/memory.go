@@ -46,7 +46,7 @@ func (s *Store) keyFamilies(ctx context.Context) (map[string][]string, error) {
 		return nil, err
 	}
 	f := map[string][]string{}
-	for _, key := range []string{s.k.lease, s.k.seq, s.k.fence, s.k.kinds, s.k.open, s.k.cursor, s.k.outbox, s.k.acked, s.k.ackMarks, s.k.withdrew, s.k.ops, s.k.requests, s.k.audit} {
+	for _, key := range []string{s.k.lease, s.k.seq, s.k.fence, s.k.kinds, s.k.open, s.k.cursor, s.k.outbox, s.k.outboxMeta, s.k.acked, s.k.ackMarks, s.k.withdrew, s.k.ops, s.k.requests, s.k.audit} {
 		f[strings.TrimPrefix(key, s.k.prefix)] = []string{key}
 	}
 	tb, err := s.rdb.ZRange(ctx, s.k.tb, 0, -1).Result()

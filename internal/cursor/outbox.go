@@ -2,9 +2,9 @@ package cursor
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/callbus/callbus/events"
@@ -12,32 +12,9 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// outboxEntryArgs is how many ARGV values lua/commit.lua takes per outbox entry.
-const outboxEntryArgs = 6
-
-// appendOutboxEntry appends e's fields as lua/commit.lua takes them: id, subject,
-// data, headers (JSON), type, time (RFC 3339, "" when unknown).
-func appendOutboxEntry(args []any, e event.Message) ([]any, error) {
-	if e.ID == "" || e.Subject == "" {
-		return nil, fmt.Errorf("%w: outbox entry without id or subject", ErrInvalid)
-	}
-	h := "{}"
-	if len(e.Headers) > 0 {
-		j, err := json.Marshal(e.Headers)
-		if err != nil {
-			return nil, fmt.Errorf("outbox headers: %w", err)
-		}
-		h = string(j)
-	}
-	at := ""
-	if !e.Time.IsZero() {
-		at = e.Time.Format(time.RFC3339Nano)
-	}
-	return append(args, e.ID, e.Subject, e.Data, h, string(e.Type), at), nil
-}
-
 // ReadOutbox returns up to count entries that come after the entry afterStreamID
-// ("" for the beginning), oldest first. afterStreamID need not exist any more (it
+// ("" for the first not acknowledged: see outboxTrimmed), oldest first. An entry
+// is one event: a batch entry is read as its events (outbox_batch.go). afterStreamID need not exist any more (it
 // may have been trimmed). Reading is not fenced: any replica may relay. The
 // records' Data share one buffer per call: do not write into them. With
 // WithOutboxCache, entries this store has just committed come from memory when
@@ -45,6 +22,12 @@ func appendOutboxEntry(args []any, e event.Message) ([]any, error) {
 func (s *Store) ReadOutbox(ctx context.Context, afterStreamID string, count int) ([]event.Committed, error) {
 	if count <= 0 {
 		return nil, fmt.Errorf("cursor read outbox: %w: count %d", ErrInvalid, count)
+	}
+	if afterStreamID == "" {
+		var err error
+		if afterStreamID, err = s.outboxTrimmed(ctx); err != nil {
+			return nil, fmt.Errorf("cursor read outbox: %w", err)
+		}
 	}
 	if s.recent != nil {
 		if recs, ok, err := s.readRecent(ctx, afterStreamID, count); ok || err != nil {
@@ -69,7 +52,7 @@ func (s *Store) readEntries(ctx context.Context, key, afterStreamID string, coun
 		}
 		start = "(" + afterStreamID
 	}
-	recs, ok, err := s.readXRange(ctx, key, start, count)
+	recs, ok, err := s.readXRange(ctx, key, afterStreamID, count)
 	if err != nil || ok {
 		return recs, err
 	}
@@ -77,7 +60,27 @@ func (s *Store) readEntries(ctx context.Context, key, afterStreamID string, coun
 	if err != nil {
 		return nil, err
 	}
-	return toRecords(msgs)
+	if recs, err = toRecords(msgs); err != nil {
+		return nil, err
+	}
+	return clip(recs, afterStreamID, count)
+}
+
+// outboxTrimmed is the newest id TrimOutbox acknowledged when a batch entry
+// holding it is still in the outbox (its last event is not acknowledged), else
+// "": the outbox's events not yet acknowledged come after it.
+func (s *Store) outboxTrimmed(ctx context.Context) (string, error) {
+	v, err := s.rdb.HGet(ctx, s.k.outboxMeta, "trimmed").Result()
+	if errors.Is(err, redis.Nil) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	if _, err := parseStreamID(v); err != nil {
+		return "", fmt.Errorf("outbox:meta trimmed: %w", err)
+	}
+	return v, nil
 }
 
 // WaitOutbox is ReadOutbox that waits up to block (> 0) for entries when none
@@ -92,6 +95,12 @@ func (s *Store) WaitOutbox(ctx context.Context, afterStreamID string, count int,
 	if block < time.Millisecond {
 		// BLOCK 0 would wait forever.
 		return nil, fmt.Errorf("cursor wait outbox: %w: block %s below 1ms", ErrInvalid, block)
+	}
+	if afterStreamID == "" {
+		var err error
+		if afterStreamID, err = s.outboxTrimmed(ctx); err != nil {
+			return nil, fmt.Errorf("cursor wait outbox: %w", err)
+		}
 	}
 	after := "0-0"
 	if afterStreamID != "" {
@@ -119,16 +128,36 @@ func (s *Store) WaitOutbox(ctx context.Context, afterStreamID string, count int,
 		}
 		recs = append(recs, r...)
 	}
+	if recs, err = clip(recs, afterStreamID, count); err != nil {
+		return nil, fmt.Errorf("cursor wait outbox: %w", err)
+	}
 	return recs, nil
 }
 
-// OutboxLen returns the number of entries in the outbox.
+// OutboxLen returns the number of events in the outbox: its entries, plus the
+// events of its batch entries beyond their first (outbox:meta's more field, see
+// lua/commit.lua). The events of a batch entry partly trimmed still count.
 func (s *Store) OutboxLen(ctx context.Context) (int64, error) {
-	n, err := s.rdb.XLen(ctx, s.k.outbox).Result()
-	if err != nil {
+	var n *redis.IntCmd
+	var more *redis.StringCmd
+	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		n = p.XLen(ctx, s.k.outbox)
+		more = p.HGet(ctx, s.k.outboxMeta, "more")
+		return nil
+	})
+	if err != nil && !errors.Is(err, redis.Nil) {
 		return 0, fmt.Errorf("cursor outbox len: %w", err)
 	}
-	return n, nil
+	return outboxEvents(n.Val(), more.Val()), nil
+}
+
+// outboxEvents is the outbox's events from its entries and outbox:meta's more.
+func outboxEvents(entries int64, more string) int64 {
+	m, _ := strconv.ParseInt(more, 10, 64)
+	if entries == 0 || m < 0 {
+		return entries
+	}
+	return entries + m
 }
 
 // OutboxOldest returns when the oldest entry still in the outbox was committed
@@ -149,9 +178,20 @@ func (s *Store) OutboxOldest(ctx context.Context) (time.Time, bool, error) {
 	return id.time(), true, nil
 }
 
+// toRecords decodes entries as go-redis parsed them, a batch entry
+// (outbox_batch.go) into one record per event.
 func toRecords(msgs []redis.XMessage) ([]event.Committed, error) {
 	recs := make([]event.Committed, 0, len(msgs))
+	intern := func(b []byte) string { return string(b) }
 	for _, m := range msgs {
+		if batch, ok := m.Values[batchEventsField].(string); ok {
+			n, _ := m.Values[batchCountField].(string)
+			var err error
+			if recs, err = decodeBatch(recs, m.ID, n, []byte(batch), intern); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		r, err := toRecord(m)
 		if err != nil {
 			return nil, err

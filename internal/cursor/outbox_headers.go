@@ -2,7 +2,7 @@ package cursor
 
 import "encoding/json"
 
-// decodeHeaders reads an outbox entry's headers as appendOutboxEntry stores them:
+// decodeHeaders reads an outbox entry's headers as releases before the batch entries stored them:
 // a JSON object of strings ("" and "{}" for none: nil). The relay reads every
 // entry's headers, so the common form, what json.Marshal writes for a map of
 // printable ASCII strings (the trace context), is read here in one pass; any

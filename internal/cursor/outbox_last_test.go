@@ -67,8 +67,9 @@ func TestCommitRefusedWhenOutboxWentBack(t *testing.T) {
 	if _, err := e.store.Commit(ctx, l, next); err != nil {
 		t.Fatalf("commit after its own last id: %v", err)
 	}
-	// Redis loses the outbox (and a cursor) while the lease survives.
-	if err := e.rdb.Del(ctx, e.store.KeyPrefix()+"outbox", e.store.KeyPrefix()+"cursor").Err(); err != nil {
+	// Redis loses the outbox (and a cursor, and outbox:meta, written by the same
+	// scripts) while the lease survives.
+	if err := e.rdb.Del(ctx, e.store.KeyPrefix()+"outbox", e.store.KeyPrefix()+"outbox:meta", e.store.KeyPrefix()+"cursor").Err(); err != nil {
 		t.Fatal(err)
 	}
 	next.OutboxSeen, next.Cursors = ids[2], map[string]string{"c": "2"}

@@ -2,12 +2,14 @@ package cursor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
 	"time"
 
 	"github.com/callbus/callbus/internal/event"
+	"github.com/redis/go-redis/v9"
 )
 
 // recent keeps the outbox entries this store's own commits appended most
@@ -243,7 +245,7 @@ func (c *recent) reset() {
 }
 
 // readRecent is ReadOutbox from memory (false: read Redis). Redis is asked one
-// small thing per read, the outbox's last generated id: entries past it are not
+// small thing per read, the outbox's last generated id (outboxLast): entries past it are not
 // in Redis any more (a failover or a restore lost them, and the commit that would
 // notice has not run yet), so none is served and the run is forgotten; entries up
 // to it that the run does not hold are read from Redis after the run's, so that
@@ -254,7 +256,7 @@ func (s *Store) readRecent(ctx context.Context, after string, count int) ([]even
 	if !ok {
 		return nil, false, nil
 	}
-	last, err := s.OutboxLastID(ctx)
+	last, err := s.outboxLast(ctx)
 	if err != nil {
 		return nil, false, fmt.Errorf("cursor read outbox: %w", err)
 	}
@@ -268,9 +270,24 @@ func (s *Store) readRecent(ctx context.Context, after string, count int) ([]even
 	case c == 0 || len(recs) == count:
 		return recs, true, nil
 	}
-	more, ok, err := s.readXRange(ctx, s.k.outbox, "("+served, count-len(recs))
+	more, ok, err := s.readXRange(ctx, s.k.outbox, served, count-len(recs))
 	if err != nil || !ok {
 		return nil, false, err // ReadOutbox reads it all from Redis, or fails
 	}
 	return append(recs, more...), true, nil
+}
+
+// outboxLast is the outbox's last generated id as the last commit left it in
+// outbox:meta (lua/commit.lua), which Redis keeps or loses with the outbox, and
+// OutboxLastID when it has none (a state from a release before it): unlike
+// XINFO STREAM, it does not copy the stream's first and last entries.
+func (s *Store) outboxLast(ctx context.Context) (string, error) {
+	last, err := s.rdb.HGet(ctx, s.k.outboxMeta, "last").Result()
+	if errors.Is(err, redis.Nil) {
+		return s.OutboxLastID(ctx)
+	}
+	if err != nil {
+		return "", fmt.Errorf("cursor outbox last id: %w", err)
+	}
+	return last, nil
 }

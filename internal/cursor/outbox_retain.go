@@ -18,19 +18,21 @@ import (
 const (
 	// DefaultAckRetention outlasts the NATS server's default sync_interval.
 	DefaultAckRetention = 3 * time.Minute
-	// DefaultAckRetentionMax bounds the entries kept whatever the rate: at
+	// DefaultAckRetentionMax bounds the events kept whatever the rate: at
 	// about 1 KB each, some 50 MB of Redis per account at most. A faster relay
-	// keeps its last DefaultAckRetentionMax entries, less than the retention.
+	// keeps its last DefaultAckRetentionMax events, less than the retention.
+	// The bound counts events, not stream entries (a batch entry holds a
+	// commit's events: outbox_batch.go), and drops whole entries.
 	DefaultAckRetentionMax = 50_000
 )
 
-// trimBatch is how many entries one run of the trim script moves: a trim of a
+// trimBatch is how many stream entries one run of the trim script moves: a trim of a
 // long backlog (reconcile skipping what an earlier relay published) runs as
 // several short scripts rather than one that blocks Redis.
 const trimBatch = 1024
 
 // WithAckRetention keeps acknowledged outbox entries for d after TrimOutbox, and
-// at most max of them (the older go first); d == 0 keeps none (TrimOutbox drops
+// at most max events of them (the older go first); d == 0 keeps none (TrimOutbox drops
 // entries, as before the retention existed). Default DefaultAckRetention and
 // DefaultAckRetentionMax.
 func WithAckRetention(d time.Duration, max int) Option {
@@ -44,7 +46,9 @@ func WithAckRetention(d time.Duration, max int) Option {
 }
 
 // TrimOutbox acknowledges every entry up to and including upToStreamID, and
-// never a newer one: they leave the outbox (ReadOutbox, OutboxLen) for the
+// never a newer one: they leave the outbox (a batch entry, once its last event
+// is acknowledged: until then readers skip the events up to upToStreamID that
+// it holds, see outbox_batch.go) (ReadOutbox, OutboxLen) for the
 // stream of acknowledged entries (ReadAcked), kept for the retention
 // (WithAckRetention), and their withdrawals are forgotten (OutboxWithdrawals).
 // Trimming up to an id that was already trimmed, or that the outbox never held,
@@ -53,7 +57,7 @@ func (s *Store) TrimOutbox(ctx context.Context, upToStreamID string) error {
 	if _, err := parseStreamID(upToStreamID); err != nil {
 		return fmt.Errorf("cursor trim outbox: %w", err)
 	}
-	keys := []string{s.k.outbox, s.k.acked, s.k.ackMarks, s.k.withdrew}
+	keys := []string{s.k.outbox, s.k.acked, s.k.ackMarks, s.k.withdrew, s.k.outboxMeta}
 	for {
 		n, err := trimScript.Run(ctx, s.rdb, keys, upToStreamID, s.ackRetention.Milliseconds(), s.ackRetentionMax, trimBatch).Int()
 		if err != nil {
@@ -67,7 +71,8 @@ func (s *Store) TrimOutbox(ctx context.Context, upToStreamID string) error {
 
 // ReadAcked returns up to count of the acknowledged entries kept (see
 // TrimOutbox) that come after afterStreamID ("" for the oldest kept), oldest
-// first, as ReadOutbox returns outbox entries.
+// first, as ReadOutbox returns outbox entries: those in acked, then those still
+// in the outbox's first batch entry.
 func (s *Store) ReadAcked(ctx context.Context, afterStreamID string, count int) ([]event.Committed, error) {
 	if count <= 0 {
 		return nil, fmt.Errorf("cursor read acknowledged: %w: count %d", ErrInvalid, count)
@@ -75,6 +80,40 @@ func (s *Store) ReadAcked(ctx context.Context, afterStreamID string, count int) 
 	recs, err := s.readEntries(ctx, s.k.acked, afterStreamID, count)
 	if err != nil {
 		return nil, fmt.Errorf("cursor read acknowledged: %w", err)
+	}
+	if len(recs) < count {
+		if recs, err = s.readAckedInOutbox(ctx, recs, afterStreamID, count); err != nil {
+			return nil, fmt.Errorf("cursor read acknowledged: %w", err)
+		}
+	}
+	return recs, nil
+}
+
+// readAckedInOutbox appends to recs, read from acked after afterStreamID, the
+// acknowledged events that are still in the outbox, in the batch entry whose
+// last event is not acknowledged yet (see outboxTrimmed), up to count in all:
+// they come after every entry of acked.
+func (s *Store) readAckedInOutbox(ctx context.Context, recs []event.Committed, afterStreamID string, count int) ([]event.Committed, error) {
+	trimmed, err := s.outboxTrimmed(ctx)
+	if err != nil || trimmed == "" {
+		return recs, err
+	}
+	from := afterStreamID
+	if len(recs) > 0 {
+		from = recs[len(recs)-1].StreamID
+	}
+	if c, err := CompareStreamIDs(from, trimmed); err != nil || c >= 0 {
+		return recs, err
+	}
+	more, err := s.readEntries(ctx, s.k.outbox, from, count-len(recs))
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range more {
+		if c, err := CompareStreamIDs(r.StreamID, trimmed); err != nil || c > 0 {
+			return recs, err
+		}
+		recs = append(recs, r)
 	}
 	return recs, nil
 }

@@ -15,7 +15,7 @@ import (
 // errReplyShape reports a raw reply that is not what XRANGE answers.
 var errReplyShape = errors.New("unexpected XRANGE reply")
 
-// readXRange runs XRANGE key start + COUNT count and decodes the raw reply itself
+// readXRange runs XRANGE key (after + COUNT count (from the start for after "") and decodes the raw reply itself
 // (a go-redis RawWriteToCmd): go-redis's own reading makes a map and a string of
 // every field of every entry, then the record copies the body again; here each
 // body is a slice of the one reply buffer, and the subjects and types, which
@@ -27,7 +27,11 @@ var errReplyShape = errors.New("unexpected XRANGE reply")
 // an error reply (MOVED and ASK from a Redis Cluster among them, which only
 // go-redis's own reading follows) and after a failed command (go-redis does not
 // retry a command that wrote part of its reply out; XRangeN is retried).
-func (s *Store) readXRange(ctx context.Context, key, start string, count int) (recs []event.Committed, ok bool, err error) {
+func (s *Store) readXRange(ctx context.Context, key, after string, count int) (recs []event.Committed, ok bool, err error) {
+	start := "-"
+	if after != "" {
+		start = "(" + after
+	}
 	// The slack keeps bytes.Buffer from doubling for the last few hundred bytes:
 	// it wants 512 free before each read into it.
 	hint := s.readHint.Load()
@@ -41,12 +45,16 @@ func (s *Store) readXRange(ctx context.Context, key, start string, count int) (r
 	if len(raw) > 0 && (raw[0] == '-' || raw[0] == '!') {
 		return nil, false, nil
 	}
-	recs, err = decodeXRange(raw)
+	if recs, err = decodeXRange(raw); err != nil {
+		return nil, true, err
+	}
+	recs, err = clip(recs, after, count)
 	return recs, true, err
 }
 
 // decodeXRange decodes a raw XRANGE reply (RESP2 or RESP3: an array of entries,
-// each its id and an array of field, value, ...) into records. The records' Data
+// each its id and an array of field, value, ...) into records, a batch entry
+// into one record per event. The records' Data
 // share raw, which is not written to afterwards.
 func decodeXRange(raw []byte) ([]event.Committed, error) {
 	rd := respReader{b: raw}
@@ -73,6 +81,7 @@ func decodeXRange(raw []byte) ([]event.Committed, error) {
 			return nil, err
 		}
 		var f entryFields
+		var count, batch []byte // a batch entry's fields (outbox_batch.go)
 		k, err := rd.arrayLen()
 		if err != nil || k%2 != 0 {
 			return nil, fmt.Errorf("%w: entry %s of %d values (%v)", errReplyShape, id, k, err)
@@ -99,7 +108,17 @@ func decodeXRange(raw []byte) ([]event.Committed, error) {
 				f.typ, f.hasType = events.Type(intern(v)), true
 			case "time":
 				f.at = string(v)
+			case batchCountField:
+				count = v
+			case batchEventsField:
+				batch = v
 			}
+		}
+		if batch != nil {
+			if recs, err = decodeBatch(recs, string(id), string(count), batch, intern); err != nil {
+				return nil, err
+			}
+			continue
 		}
 		if f.data == nil {
 			f.data = []byte{} // as a missing field reads through go-redis
@@ -187,4 +206,34 @@ func respLen(l []byte) (int, bool) {
 		n = n*10 + int(c-'0')
 	}
 	return n, true
+}
+
+// clip returns the first count of recs after the entry after ("" for all): an
+// XRANGE from "(after" returns the batch entry that holds after (whose own id is
+// its last event's) with the events up to after in it, and up to count entries,
+// which may hold more than count events.
+func clip(recs []event.Committed, after string, count int) ([]event.Committed, error) {
+	if after != "" {
+		a, err := parseStreamID(after)
+		if err != nil {
+			return nil, err
+		}
+		skip := 0
+		for skip < len(recs) {
+			id, err := parseStreamID(recs[skip].StreamID)
+			if err != nil {
+				return nil, err
+			}
+			if id.compare(a) > 0 {
+				break
+			}
+			skip++
+		}
+		recs = recs[skip:]
+	}
+	if len(recs) > count {
+		clear(recs[count:]) // keeps no body
+		recs = recs[:count]
+	}
+	return recs, nil
 }

@@ -27,7 +27,9 @@ func parseStreamID(s string) (streamID, error) {
 	return streamID{m, q}, nil
 }
 
-func (id streamID) String() string { return fmt.Sprintf("%d-%d", id.ms, id.seq) }
+func (id streamID) String() string {
+	return strconv.FormatUint(id.ms, 10) + "-" + strconv.FormatUint(id.seq, 10)
+}
 
 // compare orders id and o as Redis does: by time, then sequence (-1, 0, +1).
 func (id streamID) compare(o streamID) int {

@@ -1,10 +1,10 @@
--- Apply one batch atomically, fenced (see fence.lua and buckets.lua, which
--- precede this body).
+-- Apply one batch atomically, fenced (see fence.lua, buckets.lua and
+-- streamid.lua, which precede this body).
 -- KEYS[1] lease, KEYS[2] fence, KEYS[3] open, KEYS[4] terminal (sorted set of the
 -- calls whose id is not bucketed, and of those written by earlier releases),
 -- KEYS[5] cursor, KEYS[6] outbox, KEYS[7] kinds, KEYS[8] tb (terminal buckets by
--- earliest end), KEYS[9..] the snapshot hashes, bucket sets and terminal buckets
--- the items name by index.
+-- earliest end), KEYS[9] outbox:meta, KEYS[10..] the snapshot hashes, bucket
+-- sets and terminal buckets the items name by index.
 -- ARGV[1] holder, ARGV[2] token, ARGV[3..9] counts: kinds, deletes, snapshots,
 -- open, terminal, cursors, events; ARGV[10] the newest outbox id the caller
 -- committed ("" for no check); then, in that order:
@@ -16,25 +16,39 @@
 --   open       created ms, id, terminal bucket index (0: none), field, bucket
 --   terminal   ended ms, id, terminal bucket index (0: none), field, bucket
 --   cursors    name, value
---   events     id, subject, data, headers (JSON), type, time (RFC 3339 or "")
+--   events     when there are any, all of them in one value (outbox_batch.go)
 -- A snapshot of a bucketed kind lives either in its bucket, cut in chunks (the
 -- field, then '<field>.1' up to '<field>.3': keys.go's maxChunks), or, too long
 -- for that (or written by an earlier release), in the single hash of its kind:
 -- writing it in one place removes it from the other. A bucket that a delete or
 -- such a move empties leaves its bucket set (buckets.lua).
--- Reply: {1, prev, stream id...} applied, prev being the outbox's last generated
--- id before this batch's entries when the script read it (ARGV[10] set), else ''; {0, reason, holder, token} refused by the
--- fence; {0, 'rollback', outbox last id, ARGV[10]} refused because the outbox's
--- last generated id is older than what the caller committed: Redis went back in
--- time (restored, failed over, restarted without its last writes). Either way
--- nothing was written but the fence (raised to the caller's own token).
+-- The events go to the outbox as one batch entry (fields n, events) under the
+-- last of n stream ids reserved for them, one per event (outbox_batch.go).
+-- outbox:meta keeps the outbox's last generated id (field last) with the token
+-- of the term that wrote it (field token), so that a commit need not ask the
+-- stream (XINFO STREAM copies its first and last entries): within one term only
+-- its own commits append, and a new term asks the stream once. Its field more
+-- counts the events of the outbox beyond one per entry (OutboxLen).
+-- Reply: {1, prev, batch entry id or ''} applied, prev being the outbox's last
+-- generated id before this batch's entries; {0, reason, holder, token} refused by
+-- the fence; {0, 'rollback', outbox last id, ARGV[10]} refused because the
+-- outbox's last generated id is older than what the caller committed: Redis went
+-- back in time (restored, failed over, restarted without its last writes).
+-- Either way nothing was written but the fence (raised to the caller's own token).
 local refused = fence_check()
 if refused then
   return refused
 end
-local prev = ''
-if ARGV[10] ~= '' then
+-- The outbox's last generated id: outbox:meta's when this term wrote it.
+local meta = redis.call('HMGET', KEYS[9], 'last', 'token')
+local prev = meta[1]
+if not prev or meta[2] ~= ARGV[2] then
   prev = outbox_last_id(KEYS[6])
+end
+if ARGV[10] ~= '' and stream_id_less(prev, ARGV[10]) then
+  if meta[2] == ARGV[2] then
+    prev = outbox_last_id(KEYS[6]) -- the stream has the last word
+  end
   if stream_id_less(prev, ARGV[10]) then
     return {0, 'rollback', prev, ARGV[10]}
   end
@@ -121,11 +135,32 @@ for _ = 1, nc do
   redis.call('HSET', KEYS[5], ARGV[i], ARGV[i + 1])
   i = i + 2
 end
-local ids = {1, prev}
-for j = 1, ne do
-  ids[j + 2] = redis.call('XADD', KEYS[6], '*',
-    'id', ARGV[i], 'subject', ARGV[i + 1], 'data', ARGV[i + 2], 'headers', ARGV[i + 3],
-    'type', ARGV[i + 4], 'time', ARGV[i + 5])
-  i = i + 6
+if ne == 0 then
+  return {1, prev, ''}
 end
-return ids
+-- Reserve ne ids after prev: <ms>-<seq-ne+1> .. <ms>-<seq>, the entry taking the
+-- last; ms is the Redis clock's, or prev's when the clock is behind it.
+local function reserve(last)
+  local t = redis.call('TIME')
+  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  local lm, ls = string.match(last, '^(%d+)-(%d+)$')
+  lm, ls = tonumber(lm), tonumber(ls)
+  if now > lm then
+    return now .. '-' .. (ne - 1)
+  end
+  return string.format('%d-%d', lm, ls + ne)
+end
+local id = reserve(prev)
+local added = redis.pcall('XADD', KEYS[6], id, 'n', ne, 'events', ARGV[i])
+if type(added) == 'table' and added.err then
+  -- outbox:meta was behind the stream (something else appended this term):
+  -- ask the stream, and reserve after its last id.
+  prev = outbox_last_id(KEYS[6])
+  id = reserve(prev)
+  redis.call('XADD', KEYS[6], id, 'n', ne, 'events', ARGV[i])
+end
+redis.call('HSET', KEYS[9], 'last', id, 'token', ARGV[2])
+if ne > 1 then
+  redis.call('HINCRBY', KEYS[9], 'more', ne - 1)
+end
+return {1, prev, id}

@@ -1,0 +1,205 @@
+package cursor
+
+import (
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/callbus/callbus/events"
+	"github.com/callbus/callbus/internal/event"
+)
+
+// A commit appends its events to the outbox as ONE stream entry, a batch entry
+// of two fields: "n", how many events it holds, and "events", all of them in the
+// compact form below. Redis then does one XADD per commit instead of one per
+// event (and the trim one per batch into the acknowledged entries), and keeps
+// one entry's overhead instead of six fields per event.
+//
+// Every event still has a stream id of its own, so that everything that names an
+// outbox entry (CommitResult.StreamIDs, the relay's Callbus-Outbox-Id, trims,
+// withdrawals, heals) names one event, as before: the commit script reserves n
+// consecutive ids <ms>-<seq-n+1> .. <ms>-<seq> and appends the entry under the
+// last of them, so that no other entry can ever take the others. Event i (from
+// 0) of a batch entry <ms>-<seq> is <ms>-<seq-n+1+i>. Readers expand an entry
+// into its events and leave out those at or before the id they read after: an
+// XRANGE from "(<id>" returns the entry holding <id> whenever one of its events
+// comes after it. A trim moves whole entries: the one holding the trim's id stays
+// in the outbox, and readers skip its acknowledged events, until a later trim
+// reaches its last event.
+//
+// Entries of one event per entry (fields id, subject, data, headers, type, time)
+// that releases before the batch entries appended are read as they always were.
+const (
+	batchCountField  = "n"
+	batchEventsField = "events"
+	// batchFormat is the first byte of the events field: the layout below. Any
+	// other value is an error, not a guess: a newer release's format.
+	batchFormat = 1
+)
+
+// The events field: batchFormat, then per event, each string as a uvarint length
+// and its bytes: id, subject, type, time (RFC 3339 with nanoseconds, "" when
+// unknown), the number of headers (uvarint) and each header's name and value
+// (names sorted), data.
+
+// encodeBatch appends the compact form of events to dst.
+func encodeBatch(dst []byte, evs []event.Message) ([]byte, error) {
+	dst = append(dst, batchFormat)
+	var names []string
+	for _, e := range evs {
+		if e.ID == "" || e.Subject == "" {
+			return nil, fmt.Errorf("%w: outbox entry without id or subject", ErrInvalid)
+		}
+		dst = appendString(dst, e.ID)
+		dst = appendString(dst, e.Subject)
+		dst = appendString(dst, string(e.Type))
+		if e.Time.IsZero() {
+			dst = append(dst, 0)
+		} else {
+			// Room for the length's byte, then the time written in place.
+			at := len(dst)
+			dst = e.Time.AppendFormat(append(dst, 0), time.RFC3339Nano)
+			dst[at] = byte(len(dst) - at - 1) // at most 35 bytes: one uvarint byte
+		}
+		names = names[:0]
+		for k := range e.Headers {
+			names = append(names, k)
+		}
+		slices.Sort(names)
+		dst = binary.AppendUvarint(dst, uint64(len(names)))
+		for _, k := range names {
+			dst = appendString(dst, k)
+			dst = appendString(dst, e.Headers[k])
+		}
+		dst = binary.AppendUvarint(dst, uint64(len(e.Data)))
+		dst = append(dst, e.Data...)
+	}
+	return dst, nil
+}
+
+func appendString(dst []byte, s string) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(s)))
+	return append(dst, s...)
+}
+
+// batchBytes is about the size of events' compact form, for the buffer.
+func batchBytes(evs []event.Message) int {
+	n := 1
+	for _, e := range evs {
+		n += len(e.ID) + len(e.Subject) + len(e.Type) + len(e.Data) + 40
+		for k, v := range e.Headers {
+			n += len(k) + len(v) + 4
+		}
+	}
+	return n
+}
+
+// batchIDs returns the stream ids of the n events of the batch entry entryID.
+func batchIDs(entryID string, n int) ([]string, error) {
+	last, err := parseStreamID(entryID)
+	if err != nil {
+		return nil, err
+	}
+	if n < 1 || uint64(n-1) > last.seq {
+		return nil, fmt.Errorf("batch entry %s cannot hold %d events", entryID, n)
+	}
+	ms := strconv.FormatUint(last.ms, 10) + "-"
+	ids := make([]string, n)
+	for i := range n {
+		ids[i] = ms + strconv.FormatUint(last.seq-uint64(n-1-i), 10)
+	}
+	return ids, nil
+}
+
+// decodeBatch appends to recs the events of the batch entry entryID, each with
+// its own stream id; n is the
+// entry's "n" field, b its "events" field. The records' Data share b; the
+// subjects and types go through intern.
+func decodeBatch(recs []event.Committed, entryID string, n string, b []byte, intern func([]byte) string) ([]event.Committed, error) {
+	count, err := strconv.Atoi(n)
+	if err != nil {
+		return nil, fmt.Errorf("outbox entry %s: event count %q", entryID, n)
+	}
+	last, err := parseStreamID(entryID)
+	if err != nil {
+		return nil, fmt.Errorf("outbox entry: %w", err)
+	}
+	if count < 1 || uint64(count-1) > last.seq {
+		return nil, fmt.Errorf("outbox entry %s: cannot hold %d events", entryID, count)
+	}
+	if len(b) == 0 || b[0] != batchFormat {
+		return nil, fmt.Errorf("outbox entry %s: unknown events format", entryID)
+	}
+	rd := batchReader{b: b[1:]}
+	committed := last.time()
+	for i := range count {
+		id := streamID{ms: last.ms, seq: last.seq - uint64(count-1-i)}
+		m, err := rd.message(intern)
+		if err != nil {
+			return nil, fmt.Errorf("outbox entry %s: event %d of %d: %w", entryID, i+1, count, err)
+		}
+		recs = append(recs, event.Committed{StreamID: id.String(), CommittedAt: committed, Message: m})
+	}
+	if len(rd.b) != 0 {
+		return nil, fmt.Errorf("outbox entry %s: %d bytes after %d events", entryID, len(rd.b), count)
+	}
+	return recs, nil
+}
+
+// batchReader reads an events field's values off the front of b.
+type batchReader struct{ b []byte }
+
+func (r *batchReader) bytes() ([]byte, error) {
+	n, k := binary.Uvarint(r.b)
+	if k <= 0 || n > uint64(len(r.b)-k) {
+		return nil, fmt.Errorf("truncated")
+	}
+	v := r.b[k : k+int(n) : k+int(n)]
+	r.b = r.b[k+int(n):]
+	return v, nil
+}
+
+func (r *batchReader) message(intern func([]byte) string) (event.Message, error) {
+	var m event.Message
+	var v [4][]byte
+	for j := range v {
+		var err error
+		if v[j], err = r.bytes(); err != nil {
+			return m, err
+		}
+	}
+	m.ID, m.Subject, m.Type = string(v[0]), intern(v[1]), events.Type(intern(v[2]))
+	if m.ID == "" || m.Subject == "" {
+		return m, fmt.Errorf("missing id or subject")
+	}
+	if len(v[3]) > 0 {
+		var err error
+		if m.Time, err = time.Parse(time.RFC3339Nano, string(v[3])); err != nil {
+			return m, fmt.Errorf("time: %w", err)
+		}
+	}
+	nh, k := binary.Uvarint(r.b)
+	if k <= 0 || nh > uint64(len(r.b)) {
+		return m, fmt.Errorf("truncated")
+	}
+	r.b = r.b[k:]
+	if nh > 0 {
+		m.Headers = make(map[string]string, nh)
+		for range nh {
+			name, err := r.bytes()
+			if err != nil {
+				return m, err
+			}
+			val, err := r.bytes()
+			if err != nil {
+				return m, err
+			}
+			m.Headers[headerKey(name)] = string(val)
+		}
+	}
+	var err error
+	m.Data, err = r.bytes()
+	return m, err
+}
