@@ -3,13 +3,39 @@ package main
 import (
 	"cmp"
 	"fmt"
+	"maps"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/callbus/callbus/internal/cursor"
 )
+
+// redisReport is redisCommandTimes and the account's Redis memory by family of
+// keys (cursor.Store.MemoryUsage), per event; it also writes them to stderr,
+// whole: go test cuts a benchmark's log after its first lines.
+func redisReport(b testing.TB, rdb *redis.Client, store *cursor.Store, events float64) string {
+	b.Helper()
+	times := redisCommandTimes(b, rdb, events)
+	total, per, err := store.MemoryUsage(b.Context())
+	if err != nil {
+		b.Fatal(err)
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "Redis memory of the account by family of keys (%d B in all):", total)
+	names := slices.Sorted(maps.Keys(per))
+	slices.SortStableFunc(names, func(x, y string) int { return cmp.Compare(per[y], per[x]) })
+	for _, name := range names {
+		fmt.Fprintf(&sb, "\n  %-16s %12d B", name, per[name])
+	}
+	out := times + "\n" + sb.String()
+	fmt.Fprintln(os.Stderr, out)
+	return out
+}
 
 // redisCPU is the CPU seconds (user + system) the Redis server has used since it
 // started, from INFO cpu: read before and after a run, the difference is what the

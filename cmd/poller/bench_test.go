@@ -111,7 +111,7 @@ func backlogOnce(b *testing.B, n int) {
 	redisSpent := redisCPU(b, rdb) - redisBefore
 	raw.sizeAfter = medianBodySize(b, js, "CALLCENTER")
 	raw.after, raw.cpuAfter = rawPublishRate(b, nc, raw.sizeAfter)
-	redisTimes := redisCommandTimes(b, rdb, float64(streamMsgs(b, js)))
+	redisTimes := redisReport(b, rdb, bd.store, float64(streamMsgs(b, js)))
 	defer b.Log(redisTimes) // last: go test shows only a benchmark's first lines
 	reportBacklog(b, c, js, bd.store, backlogRun{n: n, elapsed: elapsed, redisCPU: redisSpent, testCPU: testCPU, raw: raw, peakMB: mem.peakMB})
 }

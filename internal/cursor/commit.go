@@ -276,7 +276,7 @@ func (s *Store) appendCallItems(items []any, ks *keySet, b Batch) ([]any, error)
 		items = append(items, name, b.Cursors[name])
 	}
 	if len(b.Events) > 0 {
-		blob, err := encodeBatch(make([]byte, 0, batchBytes(b.Events)), b.Events)
+		blob, err := encodeBatch(b.Events)
 		if err != nil {
 			return nil, err
 		}

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/klauspost/compress/s2"
+
 	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/event"
 )
@@ -34,9 +36,15 @@ import (
 const (
 	batchCountField  = "n"
 	batchEventsField = "events"
-	// batchFormat is the first byte of the events field: the layout below. Any
-	// other value is an error, not a guess: a newer release's format.
+	// batchFormat is the first byte of the events field: the layout below;
+	// batchS2 is that layout compressed (an S2 block, github.com/klauspost/compress/s2).
+	// Any other value is an error, not a guess: a newer release's format.
 	batchFormat = 1
+	batchS2     = 2
+	// batchCompressFrom is the smallest layout compressed: an event's JSON
+	// repeats its names and so do a commit's events, about a third of the
+	// bytes Redis keeps in the outbox and, for the retention, in acked.
+	batchCompressFrom = 512
 )
 
 // The events field: batchFormat, then per event, each string as a uvarint length
@@ -44,8 +52,20 @@ const (
 // unknown), the number of headers (uvarint) and each header's name and value
 // (names sorted), data.
 
-// encodeBatch appends the compact form of events to dst.
-func encodeBatch(dst []byte, evs []event.Message) ([]byte, error) {
+// encodeBatch returns the events field of evs: their layout, compressed when
+// at least batchCompressFrom bytes long.
+func encodeBatch(evs []event.Message) ([]byte, error) {
+	raw, err := layoutBatch(make([]byte, 0, batchBytes(evs)), evs)
+	if err != nil || len(raw) < batchCompressFrom {
+		return raw, err
+	}
+	dst := make([]byte, 1+s2.MaxEncodedLen(len(raw)-1))
+	dst[0] = batchS2
+	return dst[:1+len(s2.Encode(dst[1:], raw[1:]))], nil
+}
+
+// layoutBatch appends the layout of events to dst.
+func layoutBatch(dst []byte, evs []event.Message) ([]byte, error) {
 	dst = append(dst, batchFormat)
 	var names []string
 	for _, e := range evs {
@@ -115,7 +135,8 @@ func batchIDs(entryID string, n int) ([]string, error) {
 
 // decodeBatch appends to recs the events of the batch entry entryID, each with
 // its own stream id; n is the
-// entry's "n" field, b its "events" field. The records' Data share b; the
+// entry's "n" field, b its "events" field. The records' Data share b (or its
+// decompressed copy); the
 // subjects and types go through intern.
 func decodeBatch(recs []event.Committed, entryID string, n string, b []byte, intern func([]byte) string) ([]event.Committed, error) {
 	count, err := strconv.Atoi(n)
@@ -129,10 +150,15 @@ func decodeBatch(recs []event.Committed, entryID string, n string, b []byte, int
 	if count < 1 || uint64(count-1) > last.seq {
 		return nil, fmt.Errorf("outbox entry %s: cannot hold %d events", entryID, count)
 	}
-	if len(b) == 0 || b[0] != batchFormat {
+	if len(b) == 0 || (b[0] != batchFormat && b[0] != batchS2) {
 		return nil, fmt.Errorf("outbox entry %s: unknown events format", entryID)
 	}
 	rd := batchReader{b: b[1:]}
+	if b[0] == batchS2 {
+		if rd.b, err = s2.Decode(nil, b[1:]); err != nil {
+			return nil, fmt.Errorf("outbox entry %s: events: %w", entryID, err)
+		}
+	}
 	committed := last.time()
 	for i := range count {
 		id := streamID{ms: last.ms, seq: last.seq - uint64(count-1-i)}
