@@ -25,8 +25,16 @@
 //	callbus:{<account>}:tb           sorted set of terminal buckets b, score = earliest end
 //	callbus:{<account>}:terminal     sorted set of the other terminal call ids, score = ended
 //	callbus:{<account>}:cursor       hash cursor name -> value
-//	callbus:{<account>}:outbox       stream of events: fields id, subject, data, headers, type, time
-//	callbus:{<account>}:outbox:acked stream of the acknowledged events kept for a retention (same ids, fields)
+//	callbus:{<account>}:outbox       stream of events: one batch entry per commit, fields n (events)
+//	                                 and events (all of them, compact: outbox_batch.go), under the
+//	                                 last of n stream ids reserved for them, one per event; entries
+//	                                 of one event (fields id, subject, data, headers, type, time)
+//	                                 from earlier releases are read as well
+//	callbus:{<account>}:outbox:meta  hash {last, token, more, trimmed, acked}: the outbox's last
+//	                                 generated id and the term that wrote it, its events beyond one
+//	                                 per entry, the newest id acknowledged inside its first entry, the
+//	                                 events in outbox:acked (lua/commit.lua, lua/trim.lua)
+//	callbus:{<account>}:outbox:acked stream of the acknowledged entries kept for a retention (same ids, fields)
 //	callbus:{<account>}:outbox:acked:marks sorted set: the newest entry of each trim, score = acknowledged (ms)
 //	callbus:{<account>}:outbox:withdrawn hash outbox id -> times the relay withdrew the entry from the stream
 //	callbus:{<account>}:ops          hash: what the leader last did (cycle.<resource>, rollback_check);
@@ -61,7 +69,9 @@
 // together, which is why events go to an outbox instead of straight to NATS.
 //
 // The relay reads the outbox in commit order with [Store.ReadOutbox] or
-// [Store.WaitOutbox], publishes, and trims what was acknowledged with
+// [Store.WaitOutbox], one event per record, each under its own stream id (a
+// commit's events share one batch entry, see outbox_batch.go), publishes, and
+// trims what was acknowledged with
 // [Store.TrimOutbox], which keeps the acknowledged entries for a retention
 // ([Store.ReadAcked]): JetStream acknowledges before it syncs to disk, and the
 // relay heals a stream that lost acknowledged messages from them. Reading and

@@ -111,8 +111,9 @@ func (s *Store) WaitOutbox(ctx context.Context, afterStreamID string, count int,
 	}
 	streams, err := s.rdb.XRead(ctx, &redis.XReadArgs{
 		Streams: []string{s.k.outbox, after},
-		Count:   int64(count),
-		Block:   block,
+		// About count events (see readXRange); fewer are fine here.
+		Count: (int64(count) + max(s.perEntry.Load(), 1) - 1) / max(s.perEntry.Load(), 1),
+		Block: block,
 	}).Result()
 	if errors.Is(err, redis.Nil) {
 		return nil, nil

@@ -15,19 +15,49 @@ import (
 // errReplyShape reports a raw reply that is not what XRANGE answers.
 var errReplyShape = errors.New("unexpected XRANGE reply")
 
-// readXRange runs XRANGE key (after + COUNT count (from the start for after "") and decodes the raw reply itself
-// (a go-redis RawWriteToCmd): go-redis's own reading makes a map and a string of
-// every field of every entry, then the record copies the body again; here each
-// body is a slice of the one reply buffer, and the subjects and types, which
-// repeat, are made once a read. The buffer starts about as large as the last
-// replies, so a backlog is read without growing it, and an idle outbox soon
-// without a large one.
+// readXRange reads up to count events after the event after ("" from the start)
+// from the outbox-shaped stream key, in XRANGEs of about as many entries as
+// hold count events (perEntry), until it has count or the stream has no more:
+// fewer than count only when Redis holds no more, as one XRANGE of events
+// would.
+func (s *Store) readXRange(ctx context.Context, key, after string, count int) (recs []event.Committed, ok bool, err error) {
+	for {
+		want := count - len(recs)
+		per := max(s.perEntry.Load(), 1)
+		n := int((int64(want) + per - 1) / per)
+		page, entries, ok, err := s.readXRangeOnce(ctx, key, after, n)
+		if err != nil || !ok {
+			return nil, ok, err
+		}
+		if entries > 0 {
+			// Events per entry: the page's, its first entry's skipped events left out.
+			s.perEntry.Store(max(int64(len(page)/entries), 1))
+		}
+		if page, err = clip(page, after, want); err != nil {
+			return nil, true, err
+		}
+		recs = append(recs, page...)
+		if len(recs) >= count || entries < n || len(page) == 0 {
+			return recs, true, nil
+		}
+		after = recs[len(recs)-1].StreamID
+	}
+}
+
+// readXRangeOnce runs XRANGE key (after + COUNT count (from the start for after
+// "") and decodes the raw reply itself (a go-redis RawWriteToCmd): go-redis's own
+// reading makes a map and a string of every field of every entry, then the
+// record copies the body again; here each body is a slice of the one reply
+// buffer, and the subjects and types, which repeat, are made once a read. The
+// buffer starts about as large as the last replies, so a backlog is read
+// without growing it, and an idle outbox soon without a large one. It returns
+// the events of the entries (all of them: see clip) and how many entries.
 //
 // ok is false, with no error, when the caller must read again with XRangeN: after
 // an error reply (MOVED and ASK from a Redis Cluster among them, which only
 // go-redis's own reading follows) and after a failed command (go-redis does not
 // retry a command that wrote part of its reply out; XRangeN is retried).
-func (s *Store) readXRange(ctx context.Context, key, after string, count int) (recs []event.Committed, ok bool, err error) {
+func (s *Store) readXRangeOnce(ctx context.Context, key, after string, count int) (recs []event.Committed, entries int, ok bool, err error) {
 	start := "-"
 	if after != "" {
 		start = "(" + after
@@ -38,18 +68,15 @@ func (s *Store) readXRange(ctx context.Context, key, after string, count int) (r
 	buf := bytes.NewBuffer(make([]byte, 0, hint+hint/8+1024))
 	cmd := redis.NewRawWriteToCmd(ctx, buf, "XRANGE", key, start, "+", "COUNT", count)
 	if err := s.rdb.Process(ctx, cmd); err != nil {
-		return nil, false, nil
+		return nil, 0, false, nil
 	}
 	raw := buf.Bytes()
 	s.readHint.Store(max(int64(len(raw)), hint-hint/4))
 	if len(raw) > 0 && (raw[0] == '-' || raw[0] == '!') {
-		return nil, false, nil
+		return nil, 0, false, nil
 	}
-	if recs, err = decodeXRange(raw); err != nil {
-		return nil, true, err
-	}
-	recs, err = clip(recs, after, count)
-	return recs, true, err
+	recs, entries, err = decodeXRangeN(raw)
+	return recs, entries, true, err
 }
 
 // decodeXRange decodes a raw XRANGE reply (RESP2 or RESP3: an array of entries,
@@ -57,10 +84,21 @@ func (s *Store) readXRange(ctx context.Context, key, after string, count int) (r
 // into one record per event. The records' Data
 // share raw, which is not written to afterwards.
 func decodeXRange(raw []byte) ([]event.Committed, error) {
+	recs, _, err := decodeXRangeN(raw)
+	return recs, err
+}
+
+// decodeXRangeN is decodeXRange that also returns how many entries it read.
+func decodeXRangeN(raw []byte) ([]event.Committed, int, error) {
+	recs, n, err := decodeEntries(raw)
+	return recs, max(n, 0), err
+}
+
+func decodeEntries(raw []byte) ([]event.Committed, int, error) {
 	rd := respReader{b: raw}
 	n, err := rd.arrayLen()
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	recs := make([]event.Committed, 0, max(n, 0))
 	known := map[string]string{} // subjects and types: a few, repeated across the batch
@@ -74,26 +112,26 @@ func decodeXRange(raw []byte) ([]event.Committed, error) {
 	}
 	for range n {
 		if k, err := rd.arrayLen(); err != nil || k != 2 {
-			return nil, fmt.Errorf("%w: entry of %d elements (%v)", errReplyShape, k, err)
+			return nil, 0, fmt.Errorf("%w: entry of %d elements (%v)", errReplyShape, k, err)
 		}
 		id, err := rd.bulk()
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		var f entryFields
 		var count, batch []byte // a batch entry's fields (outbox_batch.go)
 		k, err := rd.arrayLen()
 		if err != nil || k%2 != 0 {
-			return nil, fmt.Errorf("%w: entry %s of %d values (%v)", errReplyShape, id, k, err)
+			return nil, 0, fmt.Errorf("%w: entry %s of %d values (%v)", errReplyShape, id, k, err)
 		}
 		for range k / 2 {
 			name, err := rd.bulk()
 			if err != nil {
-				return nil, err
+				return nil, 0, err
 			}
 			v, err := rd.bulk()
 			if err != nil {
-				return nil, err
+				return nil, 0, err
 			}
 			switch string(name) {
 			case "id":
@@ -116,7 +154,7 @@ func decodeXRange(raw []byte) ([]event.Committed, error) {
 		}
 		if batch != nil {
 			if recs, err = decodeBatch(recs, string(id), string(count), batch, intern); err != nil {
-				return nil, err
+				return nil, 0, err
 			}
 			continue
 		}
@@ -125,14 +163,14 @@ func decodeXRange(raw []byte) ([]event.Committed, error) {
 		}
 		r, err := f.record(string(id))
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		recs = append(recs, r)
 	}
 	if len(rd.b) != 0 {
-		return nil, fmt.Errorf("%w: %d bytes after the last entry", errReplyShape, len(rd.b))
+		return nil, 0, fmt.Errorf("%w: %d bytes after the last entry", errReplyShape, len(rd.b))
 	}
-	return recs, nil
+	return recs, n, nil
 }
 
 // respReader reads RESP values off the front of b.

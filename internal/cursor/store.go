@@ -51,6 +51,10 @@ type Store struct {
 	// readHint is the size of the last raw outbox reads, in bytes: the next
 	// read's buffer starts that large (see readXRange).
 	readHint atomic.Int64
+	// perEntry is how many events the last raw outbox read found per stream
+	// entry (a batch entry holds a commit's): a read of n events asks for about
+	// n / perEntry entries, not n entries of up to a commit's events each.
+	perEntry atomic.Int64
 	recent   *recent // nil: every outbox read goes to Redis (WithOutboxCache)
 	// acknowledged entries are kept this long, and at most this many (WithAckRetention)
 	ackRetention    time.Duration
