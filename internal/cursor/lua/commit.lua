@@ -75,8 +75,26 @@ local function drop_chunks(k, field, from)
   end
 end
 
+-- has reports whether KEYS[k] exists, as this script left it: the single
+-- hashes and the terminal sorted set are empty but for states of earlier
+-- releases and unusual ids, so their removals are skipped, one EXISTS a script
+-- instead of a command per item. A key this script wrote to exists; one it
+-- removed from may still count as existing (an HDEL or ZREM too many).
+local exists = {}
+local function has(k)
+  local e = exists[k]
+  if e == nil then
+    e = redis.call('EXISTS', KEYS[k]) == 1
+    exists[k] = e
+  end
+  return e
+end
+
 for _ = 1, nd do
-  redis.call('HDEL', KEYS[tonumber(ARGV[i])], ARGV[i + 1])
+  local single = tonumber(ARGV[i])
+  if has(single) then
+    redis.call('HDEL', KEYS[single], ARGV[i + 1])
+  end
   local bk = tonumber(ARGV[i + 2])
   if bk > 0 then
     drop_chunks(bk, ARGV[i + 3], 0)
@@ -88,7 +106,9 @@ for _ = 1, ns do
   local single, id, bk, field = tonumber(ARGV[i]), ARGV[i + 1], tonumber(ARGV[i + 2]), ARGV[i + 3]
   local set, bucket, data = tonumber(ARGV[i + 4]), ARGV[i + 5], ARGV[i + 6]
   if bk > 0 and #data <= max_chunks * chunk_size then
-    redis.call('HDEL', KEYS[single], id)
+    if has(single) then
+      redis.call('HDEL', KEYS[single], id)
+    end
     local kv, n = {field, string.sub(data, 1, chunk_size)}, 1
     while n * chunk_size < #data do
       kv[#kv + 1] = field .. '.' .. n
@@ -100,6 +120,7 @@ for _ = 1, ns do
     bucket_written(set, bucket)
   else
     redis.call('HSET', KEYS[single], id, data)
+    exists[single] = true
     if bk > 0 then
       drop_chunks(bk, field, 0)
       bucket_emptied(bk, set, bucket)
@@ -109,7 +130,9 @@ for _ = 1, ns do
 end
 for _ = 1, no do
   redis.call('ZADD', KEYS[3], ARGV[i], ARGV[i + 1])
-  redis.call('ZREM', KEYS[4], ARGV[i + 1])
+  if has(4) then
+    redis.call('ZREM', KEYS[4], ARGV[i + 1])
+  end
   local tk = tonumber(ARGV[i + 2])
   if tk > 0 then
     redis.call('HDEL', KEYS[tk], ARGV[i + 3]) -- tb's score may now be early: prune mends it
@@ -120,7 +143,9 @@ for _ = 1, nt do
   redis.call('ZREM', KEYS[3], ARGV[i + 1])
   local tk = tonumber(ARGV[i + 2])
   if tk > 0 then
-    redis.call('ZREM', KEYS[4], ARGV[i + 1])
+    if has(4) then
+      redis.call('ZREM', KEYS[4], ARGV[i + 1])
+    end
     redis.call('HSET', KEYS[tk], ARGV[i + 3], ARGV[i])
     local first = redis.call('ZSCORE', KEYS[8], ARGV[i + 4])
     if not first or tonumber(ARGV[i]) < tonumber(first) then
@@ -128,6 +153,7 @@ for _ = 1, nt do
     end
   else
     redis.call('ZADD', KEYS[4], ARGV[i], ARGV[i + 1])
+    exists[4] = true
   end
   i = i + 5
 end
