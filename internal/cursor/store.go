@@ -126,6 +126,10 @@ func New(rdb redis.UniversalClient, account string, opts ...Option) (*Store, err
 		ackRetention:    DefaultAckRetention,
 		ackRetentionMax: DefaultAckRetentionMax,
 	}
+	// Until a read has seen the outbox, guess large: a guess too large costs
+	// a few more XRANGEs of the first read; one too small, a reply of up to a
+	// commit's events per event wanted.
+	s.perEntry.Store(initialPerEntry)
 	for _, o := range opts {
 		if err := o(s); err != nil {
 			return nil, fmt.Errorf("cursor: %w", err)
@@ -133,6 +137,10 @@ func New(rdb redis.UniversalClient, account string, opts ...Option) (*Store, err
 	}
 	return s, nil
 }
+
+// initialPerEntry is the events per outbox entry a store assumes before its
+// first read (see Store.perEntry).
+const initialPerEntry = 32
 
 // Limits returns the hard limits of one Batch: its items and its bytes
 // (WithMaxBatchItems, WithMaxBatchBytes); Commit refuses a batch over either.
