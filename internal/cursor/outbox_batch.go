@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/klauspost/compress/s2"
@@ -54,15 +55,31 @@ const (
 
 // encodeBatch returns the events field of evs: their layout, compressed when
 // at least batchCompressFrom bytes long.
+// The layout and the compressor's output go through pooled buffers (a backlog's
+// commit is some 500 events, half a megabyte laid out): only the compressed
+// field, a fraction of it, is allocated per commit.
 func encodeBatch(evs []event.Message) ([]byte, error) {
-	raw, err := layoutBatch(make([]byte, 0, batchBytes(evs)), evs)
-	if err != nil || len(raw) < batchCompressFrom {
-		return raw, err
+	rawp, outp := batchBufs.Get().(*[]byte), batchBufs.Get().(*[]byte)
+	defer batchBufs.Put(rawp)
+	defer batchBufs.Put(outp)
+	raw, err := layoutBatch((*rawp)[:0], evs)
+	*rawp = raw
+	if err != nil {
+		return nil, err
 	}
-	dst := make([]byte, 1+s2.MaxEncodedLen(len(raw)-1))
-	dst[0] = batchS2
-	return dst[:1+len(s2.Encode(dst[1:], raw[1:]))], nil
+	if len(raw) < batchCompressFrom {
+		return slices.Clone(raw), nil
+	}
+	n := 1 + s2.MaxEncodedLen(len(raw)-1)
+	if cap(*outp) < n {
+		*outp = make([]byte, n)
+	}
+	out := (*outp)[:n]
+	out[0] = batchS2
+	return slices.Clone(out[:1+len(s2.Encode(out[1:], raw[1:]))]), nil
 }
+
+var batchBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 // layoutBatch appends the layout of events to dst.
 func layoutBatch(dst []byte, evs []event.Message) ([]byte, error) {
@@ -102,18 +119,6 @@ func layoutBatch(dst []byte, evs []event.Message) ([]byte, error) {
 func appendString(dst []byte, s string) []byte {
 	dst = binary.AppendUvarint(dst, uint64(len(s)))
 	return append(dst, s...)
-}
-
-// batchBytes is about the size of events' compact form, for the buffer.
-func batchBytes(evs []event.Message) int {
-	n := 1
-	for _, e := range evs {
-		n += len(e.ID) + len(e.Subject) + len(e.Type) + len(e.Data) + 40
-		for k, v := range e.Headers {
-			n += len(k) + len(v) + 4
-		}
-	}
-	return n
 }
 
 // batchIDs returns the stream ids of the n events of the batch entry entryID.
