@@ -57,6 +57,11 @@ type CallResult struct {
 // stale replica's copy never turns a change back. Quiet fields (bill_duration)
 // change silently while the call is open: call.ended carries their final value.
 func Call(scope Scope, prev []byte, c events.Call, seen time.Time) (CallResult, error) {
+	return callWith(scope, prev, c, seen, nil)
+}
+
+// callWith is Call, its events on r's memory when r is not nil (see Reuse).
+func callWith(scope Scope, prev []byte, c events.Call, seen time.Time, r *Reuse) (CallResult, error) {
 	if seen.IsZero() {
 		return CallResult{}, fmt.Errorf("diff call %d: no time of the read", c.ID)
 	}
@@ -82,7 +87,9 @@ func Call(scope Scope, prev []byte, c events.Call, seen time.Time) (CallResult, 
 	newer := creating || upd > s.Upd
 	var eb [32]byte // "calls/<id>" made in one allocation, not two
 	entity := string(strconv.AppendInt(append(eb[:0], "calls/"...), c.ID, 10))
-	em := &emitter{scope: scope, seq: s.Seq, fallback: orTime(c.UpdatedTime, seen), latest: seen}
+	em := r.emitter(scope, s.Seq)
+	defer em.keep()
+	em.fallback, em.latest = orTime(c.UpdatedTime, seen), seen
 	if creating {
 		// call.created and call.ended: about 1.2 KB and 350 B per participant
 		// each; participant.joined: about 400 B each.

@@ -47,6 +47,7 @@ type emitter struct {
 	// participant, ended) then fit in one buffer.
 	bufSize int
 	source  string // events.Source of the account, made at the first event
+	reuse   *Reuse // the memory buf and events come from; nil: their own
 }
 
 // emitBuf is the usual size of an emitter's data buffer: most reads yield one or

@@ -11,7 +11,6 @@ import (
 	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/callcenter"
 	"github.com/callbus/callbus/internal/cursor"
-	"github.com/callbus/callbus/internal/diff"
 )
 
 // maxSingleReads bounds the old open calls (or metrics) read one by one in a
@@ -216,7 +215,7 @@ func (p *Poller) diffCall(bt *batcher, id string, prev []byte, c events.Call, pr
 	if prev == nil && orTime(since, now).Before(pruned) {
 		return time.Time{}, nil // seen and pruned long ago: not new
 	}
-	r, err := diff.Call(p.scope, prev, c, now)
+	r, err := bt.diffs.Call(p.scope, prev, c, now) // its events are encoded by bt.add before the next diff
 	if err != nil {
 		p.log.Error().Err(err).Int64("call_id", c.ID).Msg("calls: diff failed; call skipped")
 		return created, nil
