@@ -98,10 +98,12 @@ func callWith(scope Scope, prev []byte, c events.Call, seen time.Time, r *Reuse)
 	var few [4]pending // a call's usual participants' events: on the stack
 	parts := s.participants(few[:0], entity, c, newer, em.fallback, seen)
 	end, ending := s.ended(c, seen)
+	created := -1 // the index of call.created among em's events
 	if creating {
 		// A call without created_time is dated when first seen: the read that
 		// creates its snapshot. Its id does not depend on the date (a creation
 		// has no transition), so a read again after a crash dedupes.
+		created = len(em.events)
 		em.emit(events.CallCreated, entity, orTime(c.CreatedTime, seen), &events.CallData{Call: c})
 	}
 	if ch := s.fields(c, creating, newer, ending, sc); len(ch) > 0 {
@@ -112,7 +114,11 @@ func callWith(scope Scope, prev []byte, c events.Call, seen time.Time, r *Reuse)
 	}
 	if ending {
 		s.End = ms(end)
-		em.emit(events.CallEnded, entity, end, &events.CallData{Call: c})
+		if created >= 0 && em.err == nil {
+			em.emitCopy(events.CallEnded, entity, end, created) // the same call: the same data
+		} else {
+			em.emit(events.CallEnded, entity, end, &events.CallData{Call: c})
+		}
 	}
 	s.Upd, s.Seq = max(s.Upd, upd), em.seq
 	if em.err != nil {

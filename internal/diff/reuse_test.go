@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"encoding/json"
 	"reflect"
 	"slices"
 	"testing"
@@ -68,5 +69,39 @@ func BenchmarkCallDiffReuse(b *testing.B) {
 		if _, err := r.Call(Scope{Account: "acme", Epoch: "e1"}, nil, c, seen); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// A call seen first when it has already ended: its call.ended carries the data
+// json.Marshal writes for the call, as call.created does (emitCopy shares the
+// bytes), and an id of its own.
+func TestEndedAtFirstSightData(t *testing.T) {
+	n := 0
+	for _, seq := range schemaCalls() {
+		for _, c := range seq {
+			r, err := Call(Scope{Account: "acme", Epoch: "e1"}, nil, c, c.UpdatedTime.Add(time.Second))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := json.Marshal(events.CallData{Call: c})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var created events.Envelope
+			for _, e := range r.Events {
+				switch e.Type {
+				case events.CallCreated:
+					created = e
+				case events.CallEnded:
+					n++
+					if string(e.Data) != string(want) || string(created.Data) != string(want) || e.ID == created.ID {
+						t.Fatalf("call %d: ended %s (id %s), created %s (id %s), want both %s", c.ID, e.Data, e.ID, created.Data, created.ID, want)
+					}
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no call of the examples ended at first sight")
 	}
 }
