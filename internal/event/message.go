@@ -32,7 +32,7 @@ func Encode(e events.Envelope, prefix, account string) (Message, error) {
 
 // encode is Encode with the subject made by the caller.
 func encode(e events.Envelope, subject string) (Message, error) {
-	body, err := appendEnvelope(make([]byte, 0, envelopeSize+len(e.ID)+len(e.Source)+len(e.Subject)+len(e.Data)), e)
+	body, err := appendEnvelope(make([]byte, 0, bodySize(e)), e)
 	if err != nil {
 		return Message{}, fmt.Errorf("encode event %s: %w", e.ID, err)
 	}
