@@ -1,10 +1,8 @@
 package poll
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"slices"
 	"strconv"
 	"time"
 
@@ -172,12 +170,7 @@ func minTime(a, b time.Time) time.Time {
 func (p *Poller) diffCalls(ctx context.Context, bt *batcher, calls []events.Call, pruned time.Time) (time.Time, error) {
 	// Oldest first, whatever order the API listed them in: events then reach the
 	// stream roughly in the order things happened.
-	slices.SortStableFunc(calls, func(a, b events.Call) int {
-		if c := a.CreatedTime.Compare(b.CreatedTime); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.ID, b.ID)
-	})
+	oldestFirst(calls)
 	var newest time.Time
 	for start := 0; start < len(calls); start += 1000 {
 		chunk := calls[start:min(start+1000, len(calls))]
