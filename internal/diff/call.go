@@ -57,6 +57,11 @@ type CallResult struct {
 // stale replica's copy never turns a change back. Quiet fields (bill_duration)
 // change silently while the call is open: call.ended carries their final value.
 func Call(scope Scope, prev []byte, c events.Call, seen time.Time) (CallResult, error) {
+	return callWith(scope, prev, c, seen, nil)
+}
+
+// callWith is Call, its events on r's memory when r is not nil (see Reuse).
+func callWith(scope Scope, prev []byte, c events.Call, seen time.Time, r *Reuse) (CallResult, error) {
 	if seen.IsZero() {
 		return CallResult{}, fmt.Errorf("diff call %d: no time of the read", c.ID)
 	}
@@ -82,7 +87,9 @@ func Call(scope Scope, prev []byte, c events.Call, seen time.Time) (CallResult, 
 	newer := creating || upd > s.Upd
 	var eb [32]byte // "calls/<id>" made in one allocation, not two
 	entity := string(strconv.AppendInt(append(eb[:0], "calls/"...), c.ID, 10))
-	em := &emitter{scope: scope, seq: s.Seq, fallback: orTime(c.UpdatedTime, seen), latest: seen}
+	em := r.emitter(scope, s.Seq)
+	defer em.keep()
+	em.fallback, em.latest = orTime(c.UpdatedTime, seen), seen
 	if creating {
 		// call.created and call.ended: about 1.2 KB and 350 B per participant
 		// each; participant.joined: about 400 B each.
@@ -91,10 +98,12 @@ func Call(scope Scope, prev []byte, c events.Call, seen time.Time) (CallResult, 
 	var few [4]pending // a call's usual participants' events: on the stack
 	parts := s.participants(few[:0], entity, c, newer, em.fallback, seen)
 	end, ending := s.ended(c, seen)
+	created := -1 // the index of call.created among em's events
 	if creating {
 		// A call without created_time is dated when first seen: the read that
 		// creates its snapshot. Its id does not depend on the date (a creation
 		// has no transition), so a read again after a crash dedupes.
+		created = len(em.events)
 		em.emit(events.CallCreated, entity, orTime(c.CreatedTime, seen), &events.CallData{Call: c})
 	}
 	if ch := s.fields(c, creating, newer, ending, sc); len(ch) > 0 {
@@ -105,7 +114,11 @@ func Call(scope Scope, prev []byte, c events.Call, seen time.Time) (CallResult, 
 	}
 	if ending {
 		s.End = ms(end)
-		em.emit(events.CallEnded, entity, end, &events.CallData{Call: c})
+		if created >= 0 && em.err == nil {
+			em.emitCopy(events.CallEnded, entity, end, created) // the same call: the same data
+		} else {
+			em.emit(events.CallEnded, entity, end, &events.CallData{Call: c})
+		}
 	}
 	s.Upd, s.Seq = max(s.Upd, upd), em.seq
 	if em.err != nil {

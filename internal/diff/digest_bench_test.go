@@ -116,6 +116,9 @@ func reparseDigest(data []byte) string {
 // (json.Marshal, then the data read again for the digest).
 func BenchmarkEventData(b *testing.B) {
 	for name, raw := range exampleData(b) {
+		if notFromDiff[events.Type(name)] {
+			continue // made without the diff: no writer to compare
+		}
 		v := reflect.New(reflect.TypeOf(dataTypes[events.Type(name)]).Elem()).Interface()
 		if err := json.Unmarshal(raw, v); err != nil {
 			b.Fatal(err)

@@ -47,6 +47,7 @@ type emitter struct {
 	// participant, ended) then fit in one buffer.
 	bufSize int
 	source  string // events.Source of the account, made at the first event
+	reuse   *Reuse // the memory buf and events come from; nil: their own
 }
 
 // emitBuf is the usual size of an emitter's data buffer: most reads yield one or
@@ -86,13 +87,40 @@ func (e *emitter) emit(t events.Type, entity string, at time.Time, data any) {
 	if d := sp.appendDigest(append(key, '/'), w.b); len(d) > len(key)+1 {
 		key = d
 	}
+	e.add(t, entity, at, key, b)
+}
+
+// emitCopy is emit of data without a transition (no digest in its key) equal
+// to the data of the i-th event emitted, whose bytes it shares rather than
+// writes again: call.ended of a call seen first when it had ended carries the
+// call as call.created does.
+func (e *emitter) emitCopy(t events.Type, entity string, at time.Time, i int) {
+	if e.err != nil {
+		return
+	}
+	at = orTime(at, e.fallback)
+	if !e.latest.IsZero() && at.After(e.latest.Add(maxAhead)) {
+		at = e.latest
+	}
+	e.seq++
+	var kb [96]byte
+	key := kb[:0]
+	if e.scope.Epoch != "" {
+		key = append(append(key, e.scope.Epoch...), '/')
+	}
+	key = strconv.AppendInt(key, e.seq, 10)
+	e.add(t, entity, at, key, e.events[i].Data)
+}
+
+// add appends the envelope of an event whose state key and data are made.
+func (e *emitter) add(t events.Type, entity string, at time.Time, key, data []byte) {
 	if e.source == "" {
 		e.source = events.Source(e.scope.Account)
 	}
 	if e.events == nil {
 		e.events = make([]events.Envelope, 0, 4)
 	}
-	e.events = append(e.events, event.NewData(e.scope.Account, e.source, t, entity, key, at, b))
+	e.events = append(e.events, event.NewData(e.scope.Account, e.source, t, entity, key, at, data))
 }
 
 // raw is the canonical JSON of v, for the tracked fields of users and teams (those

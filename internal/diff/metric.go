@@ -29,6 +29,11 @@ type MetricResult struct {
 // per call. Later changes
 // to the tracked fields (csat, tags, durations, cost) give metric.updated.
 func Metric(scope Scope, prev []byte, m events.CallMetric, call CallState) (MetricResult, error) {
+	return metricWith(scope, prev, m, call, nil)
+}
+
+// metricWith is Metric, its events on r's memory when r is not nil (see Reuse).
+func metricWith(scope Scope, prev []byte, m events.CallMetric, call CallState, r *Reuse) (MetricResult, error) {
 	if prev == nil {
 		if !call.Ended || (!m.UpdatedTime.After(call.EndedAt) && !call.Overdue) {
 			return MetricResult{}, nil
@@ -38,7 +43,8 @@ func Metric(scope Scope, prev []byte, m events.CallMetric, call CallState) (Metr
 		s := metricSnap{F: sc.fields}
 		compare(s.F, metricFields(m, nil, sc), true)
 		s.Upd = ms(m.UpdatedTime)
-		em := &emitter{scope: scope, seq: s.Seq}
+		em := r.emitter(scope, s.Seq)
+		defer em.keep()
 		em.emit(events.MetricFinalized, metricEntity(m), m.UpdatedTime, &events.MetricData{CallID: m.CallID, Metric: m})
 		return metricResult(s, em, prev, m)
 	}
@@ -58,7 +64,8 @@ func Metric(scope Scope, prev []byte, m events.CallMetric, call CallState) (Metr
 	if s.F == nil {
 		s.F = sc.fields
 	}
-	em := &emitter{scope: scope, seq: s.Seq}
+	em := r.emitter(scope, s.Seq)
+	defer em.keep()
 	if ch := compare(s.F, fs, false); len(ch) > 0 {
 		em.emit(events.MetricUpdated, metricEntity(m), m.UpdatedTime, &events.MetricData{CallID: m.CallID, Metric: m, Changes: ch})
 	}

@@ -7,9 +7,21 @@ import (
 	"unicode/utf8"
 )
 
-// envelopeSize is the body's length without its id, source, subject and data: the
-// attribute names, the spec version, type, time and content type, with room to spare.
-const envelopeSize = 256
+// envelopeSize is the most appendEnvelope writes besides the attributes' values
+// (bodySize adds them): the attribute names, quotes and punctuation, the longest
+// time, "null" data. It was a guess of 256 bytes, short of what the type and the
+// dataschema take, so that nearly every body was allocated twice (grown by
+// append once full).
+const envelopeSize = len(`{"specversion":""`+`,"id":""`+`,"source":""`+`,"type":""`+`,"subject":""`+
+	`,"time":""`+`,"datacontenttype":""`+`,"dataschema":""`+`,"data":null`+
+	`,"`+AttrHistory+`":true`+`,"`+AttrPolicy+`":""`+`}`) + len(time.RFC3339Nano)
+
+// bodySize is the room appendEnvelope needs for e, unless a value needs escaping
+// (then append grows the body).
+func bodySize(e events.Envelope) int {
+	return envelopeSize + len(e.SpecVersion) + len(e.ID) + len(e.Source) + len(e.Type) + len(e.Subject) +
+		len(e.DataContentType) + len(e.DataSchema) + len(e.Data) + len(e.Policy)
+}
 
 // appendEnvelope appends the JSON of e to b, attribute by attribute in the order and
 // form json.Marshal(e) writes them, and e.Data as it is ("null" when nil).

@@ -42,7 +42,7 @@ func NewData(account, source string, t events.Type, entity string, stateKey []by
 		Subject:         entity,
 		Time:            at.UTC(),
 		DataContentType: "application/json",
-		DataSchema:      events.DataSchema(t, events.Version(t)),
+		DataSchema:      currentSchema(t),
 		Data:            data,
 	}
 }

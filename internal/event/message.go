@@ -27,25 +27,22 @@ type Message struct {
 // is compact JSON already). It fails only when an attribute cannot be encoded (a
 // time outside the years 0–9999).
 func Encode(e events.Envelope, prefix, account string) (Message, error) {
-	body, err := appendEnvelope(make([]byte, 0, envelopeSize+len(e.ID)+len(e.Source)+len(e.Subject)+len(e.Data)), e)
+	return encode(e, events.VersionSubject(prefix, account, e.Type, dataVersion(e)))
+}
+
+// encode is Encode with the subject made by the caller.
+func encode(e events.Envelope, subject string) (Message, error) {
+	body, err := appendEnvelope(make([]byte, 0, bodySize(e)), e)
 	if err != nil {
 		return Message{}, fmt.Errorf("encode event %s: %w", e.ID, err)
 	}
 	return Message{
 		ID:      e.ID,
-		Subject: events.VersionSubject(prefix, account, e.Type, dataVersion(e)),
+		Subject: subject,
 		Type:    e.Type,
 		Time:    e.Time,
 		Data:    body,
 	}, nil
-}
-
-// dataVersion is the version of e's data its dataschema names: 1 without one.
-func dataVersion(e events.Envelope) int {
-	if _, v, ok := events.ParseDataSchema(e.DataSchema); ok {
-		return v
-	}
-	return 1
 }
 
 // RestoreHead sets m's Type and Time from its body. It is for messages stored

@@ -7,6 +7,7 @@ import (
 
 	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/cursor"
+	"github.com/callbus/callbus/internal/diff"
 	"github.com/callbus/callbus/internal/event"
 	"github.com/callbus/callbus/internal/telemetry"
 	"go.opentelemetry.io/otel/attribute"
@@ -73,6 +74,9 @@ type batcher struct {
 	trace  map[string]string
 	traced bool
 	one    oneEntity // the entity add is adding
+	// diffs lends its memory to the diffs whose results add takes (see
+	// diff.Reuse): add encodes their events before the next diff.
+	diffs diff.Reuse
 }
 
 // oneEntity holds the batch of one entity (see entity): its lists are reused

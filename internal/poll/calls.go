@@ -1,17 +1,14 @@
 package poll
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"slices"
 	"strconv"
 	"time"
 
 	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/callcenter"
 	"github.com/callbus/callbus/internal/cursor"
-	"github.com/callbus/callbus/internal/diff"
 )
 
 // maxSingleReads bounds the old open calls (or metrics) read one by one in a
@@ -173,12 +170,7 @@ func minTime(a, b time.Time) time.Time {
 func (p *Poller) diffCalls(ctx context.Context, bt *batcher, calls []events.Call, pruned time.Time) (time.Time, error) {
 	// Oldest first, whatever order the API listed them in: events then reach the
 	// stream roughly in the order things happened.
-	slices.SortStableFunc(calls, func(a, b events.Call) int {
-		if c := a.CreatedTime.Compare(b.CreatedTime); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.ID, b.ID)
-	})
+	oldestFirst(calls)
 	var newest time.Time
 	for start := 0; start < len(calls); start += 1000 {
 		chunk := calls[start:min(start+1000, len(calls))]
@@ -216,7 +208,7 @@ func (p *Poller) diffCall(bt *batcher, id string, prev []byte, c events.Call, pr
 	if prev == nil && orTime(since, now).Before(pruned) {
 		return time.Time{}, nil // seen and pruned long ago: not new
 	}
-	r, err := diff.Call(p.scope, prev, c, now)
+	r, err := bt.diffs.Call(p.scope, prev, c, now) // its events are encoded by bt.add before the next diff
 	if err != nil {
 		p.log.Error().Err(err).Int64("call_id", c.ID).Msg("calls: diff failed; call skipped")
 		return created, nil

@@ -123,7 +123,7 @@ func (p *Poller) diffMetrics(ctx context.Context, bt *batcher, metrics []events.
 			// open (and the metrics window stretched back to it) for ever.
 			st.Overdue = st.Ended && p.now().Sub(st.EndedAt) > p.cfg.MetricsLookback
 			prev := prevs[ids[i]]
-			r, err := diff.Metric(p.scope, prev, m, st)
+			r, err := bt.diffs.Metric(p.scope, prev, m, st) // its events are encoded by bt.add before the next diff
 			if err != nil {
 				p.log.Error().Err(err).Int64("call_id", m.CallID).Msg("metrics: diff failed; skipped")
 				continue

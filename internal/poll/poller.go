@@ -128,6 +128,7 @@ type Poller struct {
 	// versions are the versions published beside each type's current one:
 	// event.Published unless WithVersions.
 	versions map[events.Type][]event.Version
+	enc      *event.Encoder // the subjects of cfg.Prefix and Account, made once
 
 	names     diff.StatusNames
 	hasNames  bool
@@ -159,7 +160,8 @@ func New(cfg Config, api *callcenter.Client, store Store, log zerolog.Logger, op
 		return nil, fmt.Errorf("poller: Backfill (%s) and MetricsLookback (%s) must be positive", cfg.Backfill, cfg.MetricsLookback)
 	}
 	p := &Poller{cfg: cfg, api: api, store: store, log: log,
-		tracer: noop.NewTracerProvider().Tracer(""), wake: func() {}, versions: event.Published}
+		tracer: noop.NewTracerProvider().Tracer(""), wake: func() {}, versions: event.Published,
+		enc: event.NewEncoder(cfg.Prefix, cfg.Account)}
 	for _, o := range opts {
 		o(p)
 	}
@@ -184,12 +186,20 @@ func (p *Poller) Effective() map[string]time.Duration {
 // the entries of a batcher and read only.
 func (p *Poller) outboxEntries(dst []event.Message, e events.Envelope, trace map[string]string) ([]event.Message, error) {
 	e.History, e.Policy = p.history, p.cfg.Policy.Version()
+	if len(p.versions[e.Type]) == 0 { // one version, as event.Versions would say, without its list
+		m, err := p.enc.Encode(e)
+		if err != nil {
+			return dst, err
+		}
+		m.Headers = trace
+		return append(dst, m), nil
+	}
 	envs, err := event.Versions(e, p.versions, p.cfg.EventVersions)
 	if err != nil {
 		return dst, err
 	}
 	for _, e := range envs {
-		m, err := event.Encode(e, p.cfg.Prefix, p.cfg.Account)
+		m, err := p.enc.Encode(e)
 		if err != nil {
 			return dst, err
 		}
