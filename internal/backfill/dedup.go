@@ -2,7 +2,6 @@ package backfill
 
 import (
 	"cmp"
-	"encoding/json"
 	"io"
 	"slices"
 	"time"
@@ -23,6 +22,23 @@ type copyOf struct {
 	pos int64 // in its pass
 }
 
+// layout is the order of the requested resources in a report.
+type layout []string
+
+// inOrder reports whether every resource of pass 0 comes before those of pass
+// 1, so that one read serves both passes.
+func (l layout) inOrder() bool {
+	seen1 := false
+	for _, key := range l {
+		if passOf(key) == 1 {
+			seen1 = true
+		} else if seen1 {
+			return false
+		}
+	}
+	return true
+}
+
 // findDupes reads the report once and returns the positions of the records
 // whose id (call_id for call metrics) is listed again in the same resource,
 // except the newest copy of each: the one with the latest updated_time (for a
@@ -30,27 +46,20 @@ type copyOf struct {
 // and of those the last in the report. Users and teams carry no updated_time:
 // their last copy wins. A record whose id cannot be read is left to the pass,
 // which rejects it. It holds 24 bytes per record of the report while it reads.
-func findDupes(r io.Reader, want []string) (d dupes, n int, err error) {
+// It also returns the report's layout.
+func findDupes(r io.Reader, want []string) (d dupes, n int, lay layout, err error) {
 	copies := map[string][]copyOf{}
 	var pos [2]int64
-	dec := json.NewDecoder(r)
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return d, 0, badReport("want a JSON object, got %v (%v)", tok, err)
-	}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return d, 0, badReport("%w", err)
-		}
-		key, _ := tok.(string)
+	sc := newScanner(r)
+	err = sc.object(func(key string) error {
 		if !slices.Contains(want, key) {
-			if err := skipValue(dec); err != nil {
-				return d, 0, badReport("%s: %w", key, err)
-			}
-			continue
+			_, err := sc.value(false)
+			return err
 		}
+		lay = append(lay, key)
 		pass := passOf(key)
-		err = eachElement(dec, key, func(raw json.RawMessage) error {
+		cs := copies[key]
+		err := sc.array(key, func(raw []byte) error {
 			c := copyOf{pos: pos[pass]}
 			pos[pass]++
 			var mod time.Time
@@ -59,13 +68,15 @@ func findDupes(r io.Reader, want []string) (d dupes, n int, err error) {
 				if !mod.IsZero() {
 					c.mod = mod.UnixNano()
 				}
-				copies[key] = append(copies[key], c)
+				cs = append(cs, c)
 			}
 			return nil
 		})
-		if err != nil {
-			return d, 0, err
-		}
+		copies[key] = cs
+		return err
+	})
+	if err != nil {
+		return d, 0, nil, err
 	}
 	for key, cs := range copies {
 		slices.SortFunc(cs, func(a, b copyOf) int {
@@ -83,5 +94,5 @@ func findDupes(r io.Reader, want []string) (d dupes, n int, err error) {
 			n++
 		}
 	}
-	return d, n, nil
+	return d, n, lay, nil
 }
