@@ -117,6 +117,8 @@ func (b *Backfill) Run(ctx context.Context, req Request, lease func() cursor.Lea
 	}
 	r := &run{b: b, h: h, req: req, cp: cp, spans: req.spans(), start: int64(b.API.Usage().Requests), base: cp.Requests, eventsBase: cp.Events,
 		started: time.Now()}
+	r.removeStale()
+	defer r.dropPrefetch()
 	return r.all(ctx)
 }
 
@@ -133,6 +135,7 @@ type run struct {
 	eventsBase int64
 	stages     stages
 	started    time.Time
+	pf         *prefetch // the next span's job and report, made ahead
 }
 
 // requests is how many API requests the backfill used, over all its runs.
@@ -181,15 +184,21 @@ func (r *run) span(ctx context.Context) error {
 	}
 }
 
-// attempt reads the span through its current job (a new one when none is
-// under way).
+// attempt reads the span through its current job (the one made ahead while
+// the span before was published, or a new one when none is under way), and
+// starts making the next span's meanwhile (startPrefetch).
 func (r *run) attempt(ctx context.Context) error {
 	for {
-		if err := r.job(ctx); err != nil {
+		pre, adopted := r.adoptPrefetch()
+		if adopted {
+			r.update(func(st *State) { st.Span, st.JobID = r.cp.Span+1, r.cp.JobID })
+			if err := r.commit(); err != nil {
+				return err
+			}
+		} else if err := r.job(ctx); err != nil {
 			return err
 		}
 		path := reportFile(r.b.Dir, r.b.Account, r.cp.JobID)
-		var pre *prescan
 		if !haveReport(path, r.cp.Size) {
 			var err error
 			pre, err = r.download(ctx, path)
@@ -205,6 +214,7 @@ func (r *run) attempt(ctx context.Context) error {
 				return err
 			}
 		}
+		r.startPrefetch(ctx)
 		err := r.publish(ctx, path, pre)
 		if re := (*reportError)(nil); errors.As(err, &re) {
 			return &jobError{outcome: OutcomeUnreadable, err: err}

@@ -15,6 +15,7 @@ import (
 type stages struct {
 	job        time.Duration // creating export jobs and waiting for them
 	download   time.Duration // downloading reports (and reading them for duplicates meanwhile)
+	prefetch   time.Duration // the next span's job and download, made while a span is published
 	dupes      time.Duration // reading a report for duplicates apart from its download
 	decode     time.Duration // reading the report from disk, splitting and decoding its records
 	waitDecode time.Duration // the diff waiting for decoded records
@@ -27,6 +28,7 @@ type stages struct {
 func (s stages) log(e *zerolog.Event) *zerolog.Event {
 	sec := func(d time.Duration) float64 { return d.Round(10 * time.Millisecond).Seconds() }
 	return e.Dict("stages_s", zerolog.Dict().Float64("job", sec(s.job)).Float64("download", sec(s.download)).
+		Float64("next_span_ahead", sec(s.prefetch)).
 		Float64("dupes", sec(s.dupes)).Float64("decode", sec(s.decode)).Float64("wait_decode", sec(s.waitDecode)).
 		Float64("diff", sec(s.diff)).Float64("commit", sec(s.commit)).Float64("relay_wait", sec(s.relay)))
 }
