@@ -15,7 +15,7 @@ type dupes [2]map[int64]bool
 
 func (d dupes) has(pass int, pos int64) bool { return d[pass][pos] }
 
-// copyOf is one record of the report as the duplicate check sees it.
+// copyOf is one copy of a record the report lists more than once.
 type copyOf struct {
 	id  int64
 	mod int64 // updated_time, Unix nanoseconds (0: none or unreadable)
@@ -39,15 +39,52 @@ func (l layout) inOrder() bool {
 	return true
 }
 
-// findDupes reads the report once and returns the positions of the records
-// whose id (call_id for call metrics) is listed again in the same resource,
-// except the newest copy of each: the one with the latest updated_time (for a
-// call, the API moves it with every change of the call or its participants),
-// and of those the last in the report. Users and teams carry no updated_time:
-// their last copy wins. A record whose id cannot be read is left to the pass,
-// which rejects it. It holds 24 bytes per record of the report while it reads.
-// It also returns the report's layout.
-func findDupes(r io.Reader, want []string) (d dupes, n int, lay layout, err error) {
+// listedAgain are, per resource, the ids (call_id for call metrics) a report
+// lists more than once.
+type listedAgain map[string]map[int64]bool
+
+// idsListedAgain reads a report once for its layout and the ids it lists more
+// than once. It holds 8 bytes per record of the resource being read (its id),
+// and the ids found again once the resource is read: usually none.
+func idsListedAgain(r io.Reader, want []string) (again listedAgain, lay layout, err error) {
+	again = listedAgain{}
+	sc := newScanner(r)
+	err = sc.object(func(key string) error {
+		if !slices.Contains(want, key) {
+			_, err := sc.value(false)
+			return err
+		}
+		lay = append(lay, key)
+		var ids []int64
+		err := sc.array(key, func(raw []byte) error {
+			var id int64
+			_ = apijson.Object(key, raw, apijson.Key(idKey(key), apijson.Int(&id)))
+			if id > 0 {
+				ids = append(ids, id)
+			}
+			return nil
+		})
+		slices.Sort(ids)
+		for i := 1; i < len(ids); i++ {
+			if ids[i] == ids[i-1] {
+				if again[key] == nil {
+					again[key] = map[int64]bool{}
+				}
+				again[key][ids[i]] = true
+			}
+		}
+		return err
+	})
+	return again, lay, err
+}
+
+// olderCopies reads a report for the copies of the records it lists more than
+// once (again) and returns the positions of all but the newest copy of each:
+// the one with the latest updated_time (for a call, the API moves it with every
+// change of the call or its participants), and of those the last in the
+// report. Users and teams carry no updated_time: their last copy wins. A record
+// whose id cannot be read is left to the pass, which rejects it.
+func olderCopies(r io.Reader, want []string, again listedAgain) (d dupes, n int, err error) {
 	copies := map[string][]copyOf{}
 	var pos [2]int64
 	sc := newScanner(r)
@@ -56,27 +93,26 @@ func findDupes(r io.Reader, want []string) (d dupes, n int, lay layout, err erro
 			_, err := sc.value(false)
 			return err
 		}
-		lay = append(lay, key)
 		pass := passOf(key)
-		cs := copies[key]
-		err := sc.array(key, func(raw []byte) error {
+		return sc.array(key, func(raw []byte) error {
 			c := copyOf{pos: pos[pass]}
 			pos[pass]++
+			if len(again[key]) == 0 {
+				return nil
+			}
 			var mod time.Time
 			_ = apijson.Object(key, raw, apijson.Key(idKey(key), apijson.Int(&c.id)), apijson.Key("updated_time", apijson.Time(&mod)))
-			if c.id > 0 {
+			if again[key][c.id] {
 				if !mod.IsZero() {
 					c.mod = mod.UnixNano()
 				}
-				cs = append(cs, c)
+				copies[key] = append(copies[key], c)
 			}
 			return nil
 		})
-		copies[key] = cs
-		return err
 	})
 	if err != nil {
-		return d, 0, nil, err
+		return d, 0, err
 	}
 	for key, cs := range copies {
 		slices.SortFunc(cs, func(a, b copyOf) int {
@@ -94,5 +130,38 @@ func findDupes(r io.Reader, want []string) (d dupes, n int, lay layout, err erro
 			n++
 		}
 	}
-	return d, n, lay, nil
+	return d, n, nil
+}
+
+// findDupes returns the positions of the older copies of the records the report
+// lists more than once (see olderCopies), and the report's layout. It reads the
+// report once (open), or, when it lists records more than once, twice; again,
+// when not nil, is what an earlier read found (the download's), and the report
+// is read only for the copies, if any.
+func findDupes(open func() (io.ReadCloser, error), want []string, again listedAgain) (d dupes, n int, err error) {
+	for key := range again {
+		if len(again[key]) == 0 {
+			delete(again, key)
+		}
+	}
+	if again != nil && len(again) == 0 {
+		return d, 0, nil
+	}
+	if again == nil {
+		rc, err := open()
+		if err != nil {
+			return d, 0, err
+		}
+		again, _, err = idsListedAgain(rc, want)
+		rc.Close()
+		if err != nil || len(again) == 0 {
+			return d, 0, err
+		}
+	}
+	rc, err := open()
+	if err != nil {
+		return d, 0, err
+	}
+	defer rc.Close()
+	return olderCopies(rc, want, again)
 }

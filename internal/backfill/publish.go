@@ -88,10 +88,8 @@ func (r *run) pass(ctx context.Context, rep *report, pr *passReader, last int) e
 	size, passes := rep.size, int64(last-r.cp.Pass+1)
 	r.update(func(s *State) { s.Phase, s.Bytes, s.Total = PhasePublishing, 0, 2*size })
 	done := int64(r.cp.Pass) * size
-	in := &counting{r: rc, progress: func(n, _ int64) {
-		if n%(1<<20) < 32<<10 { // about every MB
-			r.update(func(s *State) { s.Bytes = done + min(n*passes, 2*size-done) })
-		}
+	in := &counting{r: rc, progress: func(n, _ int64) { // the scanner reads a MB at a time
+		r.update(func(s *State) { s.Bytes = done + min(n*passes, 2*size-done) })
 	}}
 	pr.from = r.cp.Record
 	rctx, stop := context.WithCancel(ctx)
