@@ -43,18 +43,24 @@ func (l layout) inOrder() bool {
 // lists more than once.
 type listedAgain map[string]map[int64]bool
 
-// idsListedAgain reads a report once for its layout and the ids it lists more
+// reportIndex is what a first read of a report finds (indexReport).
+type reportIndex struct {
+	layout layout
+	again  listedAgain
+}
+
+// indexReport reads a report once for its layout and the ids it lists more
 // than once. It holds 8 bytes per record of the resource being read (its id),
 // and the ids found again once the resource is read: usually none.
-func idsListedAgain(r io.Reader, want []string) (again listedAgain, lay layout, err error) {
-	again = listedAgain{}
+func indexReport(r io.Reader, want []string) (reportIndex, error) {
+	idx := reportIndex{again: listedAgain{}}
 	sc := newScanner(r)
-	err = sc.object(func(key string) error {
+	err := sc.object(func(key string) error {
 		if !slices.Contains(want, key) {
 			_, err := sc.value(false)
 			return err
 		}
-		lay = append(lay, key)
+		idx.layout = append(idx.layout, key)
 		var ids []int64
 		err := sc.array(key, func(raw []byte) error {
 			var id int64
@@ -67,15 +73,15 @@ func idsListedAgain(r io.Reader, want []string) (again listedAgain, lay layout, 
 		slices.Sort(ids)
 		for i := 1; i < len(ids); i++ {
 			if ids[i] == ids[i-1] {
-				if again[key] == nil {
-					again[key] = map[int64]bool{}
+				if idx.again[key] == nil {
+					idx.again[key] = map[int64]bool{}
 				}
-				again[key][ids[i]] = true
+				idx.again[key][ids[i]] = true
 			}
 		}
 		return err
 	})
-	return again, lay, err
+	return idx, err
 }
 
 // olderCopies reads a report for the copies of the records it lists more than
@@ -134,34 +140,16 @@ func olderCopies(r io.Reader, want []string, again listedAgain) (d dupes, n int,
 }
 
 // findDupes returns the positions of the older copies of the records the report
-// lists more than once (see olderCopies), and the report's layout. It reads the
-// report once (open), or, when it lists records more than once, twice; again,
-// when not nil, is what an earlier read found (the download's), and the report
-// is read only for the copies, if any.
-func findDupes(open func() (io.ReadCloser, error), want []string, again listedAgain) (d dupes, n int, err error) {
-	for key := range again {
-		if len(again[key]) == 0 {
-			delete(again, key)
-		}
-	}
-	if again != nil && len(again) == 0 {
+// lists more than once (see olderCopies), from the report's index: the report
+// is read again (open) only when it lists some record more than once.
+func findDupes(open func() (io.ReadCloser, error), want []string, idx reportIndex) (d dupes, n int, err error) {
+	if len(idx.again) == 0 {
 		return d, 0, nil
-	}
-	if again == nil {
-		rc, err := open()
-		if err != nil {
-			return d, 0, err
-		}
-		again, _, err = idsListedAgain(rc, want)
-		rc.Close()
-		if err != nil || len(again) == 0 {
-			return d, 0, err
-		}
 	}
 	rc, err := open()
 	if err != nil {
 		return d, 0, err
 	}
 	defer rc.Close()
-	return olderCopies(rc, want, again)
+	return olderCopies(rc, want, idx.again)
 }

@@ -30,8 +30,8 @@ const (
 // its size), retrying failures with backoff for up to maxElapsed; it returns
 // errExpired when the server answers 403, 404 or 410 (an expired signed URL).
 // progress sees the bytes written and the expected total (-1: unknown). A JSON
-// report is read for the records it lists more than once (findDupes of want) as
-// it arrives, so that its only read from disk is the one that publishes it: the
+// report is read for the records it lists more than once (indexReport of want)
+// as it arrives, so that its only read from disk is the one that publishes it: the
 // prescan is nil when that read failed or the report is a zip.
 func download(ctx context.Context, hc *http.Client, url, path string, want []string, maxElapsed time.Duration, progress func(done, total int64)) (int64, *prescan, error) {
 	var size int64
@@ -101,13 +101,11 @@ func downloadOnce(ctx context.Context, hc *http.Client, url, path string, want [
 	return n, pre, nil
 }
 
-// prescan is what the download's own read of a JSON report found (findDupes).
+// prescan is what the download's own read of a JSON report found (indexReport).
 type prescan struct {
-	want   []string
-	size   int64
-	older  dupes
-	n      int
-	layout layout
+	want  []string
+	size  int64
+	index reportIndex
 }
 
 // usable reports whether p was read from rep (a report that is the file itself).
@@ -125,11 +123,11 @@ func scanDownload(r io.Reader, want []string) *prescan {
 	if magic, _ := br.Peek(4); bytes.Equal(magic, []byte("PK\x03\x04")) {
 		return nil
 	}
-	older, n, lay, err := findDupes(br, want)
+	idx, err := indexReport(br, want)
 	if err != nil {
 		return nil
 	}
-	return &prescan{want: want, older: older, n: n, layout: lay}
+	return &prescan{want: want, index: idx}
 }
 
 // counting reports the bytes read through it.

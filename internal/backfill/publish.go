@@ -48,32 +48,36 @@ func (r *run) publish(ctx context.Context, path string, pre *prescan) error {
 	return nil
 }
 
-// findDupes sets the copies pr passes over, from pre when the download read
-// them, and returns the report's layout.
+// findDupes sets the copies pr passes over and returns the report's layout,
+// from pre when the download read the report (then the report is read again
+// only when it lists records more than once).
 func (r *run) findDupes(rep *report, pr *passReader, pre *prescan) (layout, error) {
-	var older dupes
-	var n int
-	var lay layout
+	t := time.Now()
+	defer func() { r.stages.dupes += time.Since(t) }()
+	var idx reportIndex
 	if pre.usable(rep) {
-		older, n, lay = pre.older, pre.n, pre.layout
+		idx = pre.index
 	} else {
-		t := time.Now()
 		rc, err := rep.open()
 		if err != nil {
 			return nil, err
 		}
-		defer rc.Close()
-		if older, n, lay, err = findDupes(rc, rep.want); err != nil {
+		idx, err = indexReport(rc, rep.want)
+		rc.Close()
+		if err != nil {
 			return nil, err
 		}
-		r.stages.dupes += time.Since(t)
+	}
+	older, n, err := findDupes(rep.open, rep.want, idx)
+	if err != nil {
+		return nil, err
 	}
 	if n > 0 {
 		r.b.Log.Warn().Int64("job_id", r.cp.JobID).Int("copies", n).
 			Msg("backfill: the report lists records more than once; each is announced once, from its newest copy (latest updated_time, then the last listed)")
 	}
 	pr.older = older
-	return lay, nil
+	return idx.layout, nil
 }
 
 // pass reads the passes from the checkpoint's to last in one read of the

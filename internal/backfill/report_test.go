@@ -3,6 +3,7 @@ package backfill
 import (
 	"archive/zip"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -76,7 +77,7 @@ const poison = `{"id":7,"call_status":1,"enqueued_time":"0000-00-00 00:00:00","c
 func readAll(t *testing.T, pr *passReader, doc string) ([2]*recorder, error) {
 	t.Helper()
 	var out [2]*recorder
-	older, _, _, err := findDupes(strings.NewReader(doc), pr.want)
+	older, _, err := dupesOf(doc, pr.want)
 	if err != nil {
 		return out, err
 	}
@@ -88,6 +89,15 @@ func readAll(t *testing.T, pr *passReader, doc string) ([2]*recorder, error) {
 		}
 	}
 	return out, nil
+}
+
+// dupesOf is findDupes of doc, after its index.
+func dupesOf(doc string, want []string) (dupes, int, error) {
+	idx, err := indexReport(strings.NewReader(doc), want)
+	if err != nil {
+		return dupes{}, 0, err
+	}
+	return findDupes(func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(doc)), nil }, want, idx)
 }
 
 // TestReadPass: metrics come in the second pass whatever their place in the
@@ -148,7 +158,7 @@ func TestReportDuplicatesNewestOnce(t *testing.T) {
 		call(2, "09:20", "") + `,` + call(3, "09:00", "") + `,` + call(3, "09:00", `{"id":8,"created_time":"2024-01-01T09:00:00Z"}`) +
 		`],"users":[{"id":1,"name":"a"},{"id":1,"name":"b"}]}`
 	pr := &passReader{api: (&rejections{}).client(t), op: "r", want: []string{"calls", "users"}}
-	older, n, _, err := findDupes(strings.NewReader(doc), pr.want)
+	older, n, err := dupesOf(doc, pr.want)
 	if err != nil || n != 4 {
 		t.Fatalf("%d older copies (%v), want 4", n, err)
 	}

@@ -56,9 +56,9 @@ func TestReadBothPasses(t *testing.T) {
 	metric := `{"id":9,"call_id":1,"created_time":"2024-01-01T09:00:00Z"}`
 	doc := `{"calls":[` + call(1, "09:10", "") + `],"users":[{"id":3}],"call_metrics":[` + metric + `]}`
 	want := []string{"calls", "call_metrics", "users"}
-	_, _, lay, err := findDupes(strings.NewReader(doc), want)
-	if err != nil || !lay.inOrder() {
-		t.Fatalf("layout %v (%v), want in order", lay, err)
+	idx, err := indexReport(strings.NewReader(doc), want)
+	if err != nil || !idx.layout.inOrder() {
+		t.Fatalf("layout %v (%v), want in order", idx.layout, err)
 	}
 	pr := &passReader{api: (&rejections{}).client(t), op: "r", want: want}
 	rec := &recorder{}
@@ -66,8 +66,8 @@ func TestReadBothPasses(t *testing.T) {
 		t.Errorf("got %q (%v)", strings.Join(rec.got, " "), err)
 	}
 	doc = `{"calls":[` + call(1, "09:10", "") + `],"call_metrics":[` + metric + `],"users":[{"id":3}]}`
-	if _, _, lay, _ := findDupes(strings.NewReader(doc), want); lay.inOrder() {
-		t.Errorf("layout %v: users after the metrics taken for in order", lay)
+	if idx, _ := indexReport(strings.NewReader(doc), want); idx.layout.inOrder() {
+		t.Errorf("layout %v: users after the metrics taken for in order", idx.layout)
 	}
 	if err := pr.read(strings.NewReader(doc), 0, 1, &recorder{}); err == nil {
 		t.Error("a read of both passes took a first-pass resource after the metrics")
