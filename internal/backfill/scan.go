@@ -1,6 +1,7 @@
 package backfill
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -131,6 +132,18 @@ func (s *scanner) value(keep bool) ([]byte, error) {
 					if depth == 0 {
 						return s.end(start, i+1, keep), nil
 					}
+				default:
+					// Most of a record is in its strings: on to the next quote
+					// or backslash (IndexByte is vectorised), or to the end.
+					rest := s.buf[i:]
+					q := bytes.IndexByte(rest, '"')
+					if q < 0 {
+						q = len(rest)
+					}
+					if b := bytes.IndexByte(rest[:q], '\\'); b >= 0 {
+						q = b
+					}
+					i += q - 1 // the loop's i++ lands on it
 				}
 			case c == '"':
 				inString = true

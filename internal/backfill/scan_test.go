@@ -73,3 +73,25 @@ func TestReadBothPasses(t *testing.T) {
 		t.Error("a read of both passes took a first-pass resource after the metrics")
 	}
 }
+
+// BenchmarkIndexReport: the scanner and the id of each record, over calls as
+// the simulator exports them (about 1.5 KB each).
+func BenchmarkIndexReport(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString(`{"calls":[`)
+	part := `{"id":8,"created_time":"2024-01-01T09:00:00Z","name":"Agent \"Smith\" \\ ops","tags":["a","b"]}`
+	for i := range 1000 {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		sb.WriteString(call(i+1, "09:10", strings.Repeat(part+",", 10)+part))
+	}
+	sb.WriteString(`]}`)
+	doc := sb.String()
+	b.SetBytes(int64(len(doc)))
+	for b.Loop() {
+		if _, err := indexReport(strings.NewReader(doc), []string{"calls"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
