@@ -15,7 +15,7 @@ import (
 // again (they diff to nothing).
 const (
 	chunk           = 1000
-	checkpointEvery = 5000
+	checkpointEvery = 2000
 )
 
 // publish reads the downloaded report in two passes (calls, users, teams; then
