@@ -140,8 +140,11 @@ func (r *run) outcome(o string) {
 }
 
 // exported names the resources the current span's job exports.
-func (r *run) exported() []string {
-	req := r.req.exportRequest(r.spans[r.cp.Span], r.cp.Span == len(r.spans)-1)
+func (r *run) exported() []string { return r.exportedIn(r.cp.Span) }
+
+// exportedIn names the resources the job of span i exports.
+func (r *run) exportedIn(i int) []string {
+	req := r.req.exportRequest(r.spans[i], i == len(r.spans)-1)
 	out := make([]string, len(req.Resources))
 	for i, res := range req.Resources {
 		out[i] = res.Name

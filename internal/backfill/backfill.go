@@ -115,7 +115,10 @@ func (b *Backfill) Run(ctx context.Context, req Request, lease func() cursor.Lea
 	if err != nil {
 		return fmt.Errorf("backfill: %w", err)
 	}
-	r := &run{b: b, h: h, req: req, cp: cp, spans: req.spans(), start: int64(b.API.Usage().Requests), base: cp.Requests, eventsBase: cp.Events}
+	r := &run{b: b, h: h, req: req, cp: cp, spans: req.spans(), start: int64(b.API.Usage().Requests), base: cp.Requests, eventsBase: cp.Events,
+		started: time.Now()}
+	r.removeStale()
+	defer r.dropPrefetch()
 	return r.all(ctx)
 }
 
@@ -130,6 +133,9 @@ type run struct {
 	base  int64 // API requests of earlier runs of this backfill
 	// eventsBase is the events committed by earlier runs.
 	eventsBase int64
+	stages     stages
+	started    time.Time
+	pf         *prefetch // the next span's job and report, made ahead
 }
 
 // requests is how many API requests the backfill used, over all its runs.
@@ -156,8 +162,9 @@ func (r *run) all(ctx context.Context) error {
 		return err
 	}
 	r.update(func(s *State) { s.Phase = PhaseDone })
-	r.b.Log.Info().Int64("records", r.cp.Records).Int64("events", r.cp.Events).Int("jobs", r.cp.Jobs).
-		Int64("requests", r.cp.Requests).Msg("backfill: done")
+	r.stages.log(r.b.Log.Info().Int64("records", r.cp.Records).Int64("events", r.cp.Events).Int("jobs", r.cp.Jobs).
+		Int64("requests", r.cp.Requests).Float64("run_s", time.Since(r.started).Round(10*time.Millisecond).Seconds())).
+		Msg("backfill: done")
 	return nil
 }
 
@@ -177,16 +184,24 @@ func (r *run) span(ctx context.Context) error {
 	}
 }
 
-// attempt reads the span through its current job (a new one when none is
-// under way).
+// attempt reads the span through its current job (the one made ahead while
+// the span before was published, or a new one when none is under way), and
+// starts making the next span's meanwhile (startPrefetch).
 func (r *run) attempt(ctx context.Context) error {
 	for {
-		if err := r.job(ctx); err != nil {
+		pre, adopted := r.adoptPrefetch()
+		if adopted {
+			r.update(func(st *State) { st.Span, st.JobID = r.cp.Span+1, r.cp.JobID })
+			if err := r.commit(); err != nil {
+				return err
+			}
+		} else if err := r.job(ctx); err != nil {
 			return err
 		}
 		path := reportFile(r.b.Dir, r.b.Account, r.cp.JobID)
 		if !haveReport(path, r.cp.Size) {
-			err := r.download(ctx, path)
+			var err error
+			pre, err = r.download(ctx, path)
 			if je := (*jobError)(nil); !errors.As(err, &je) && errors.Is(err, errExpired) {
 				r.b.Log.Warn().Int64("job_id", r.cp.JobID).Msg("backfill: the report URL expired; starting a new export job")
 				r.cp.newJob()
@@ -199,7 +214,8 @@ func (r *run) attempt(ctx context.Context) error {
 				return err
 			}
 		}
-		err := r.publish(ctx, path)
+		r.startPrefetch(ctx)
+		err := r.publish(ctx, path, pre)
 		if re := (*reportError)(nil); errors.As(err, &re) {
 			return &jobError{outcome: OutcomeUnreadable, err: err}
 		}
@@ -228,6 +244,8 @@ func (r *run) job(ctx context.Context) error {
 	r.update(func(st *State) {
 		st.Phase, st.Span, st.JobID, st.Bytes, st.Total = PhaseJobStarted, r.cp.Span+1, r.cp.JobID, 0, -1
 	})
+	t := time.Now()
+	defer func() { r.stages.job += time.Since(t) }()
 	w := r.b.Wait
 	w.OnPoll = func(j callcenter.Job) {
 		if j.Status == callcenter.JobZipInProgress {
@@ -250,32 +268,37 @@ func (r *run) job(ctx context.Context) error {
 	return r.commit()
 }
 
-// download fetches the report, unless its URL is known to have expired
+// download fetches the report (and what the download read of it: see
+// download), unless its URL is known to have expired
 // (errExpired: it completed reportTTL ago, a new job is due). A report refused
 // (403, 404, 410) before that is no expiry: it counts as an unreadable job,
 // replaced a bounded number of times, or a store that never serves reports
 // would have the backfill start new export jobs for ever.
-func (r *run) download(ctx context.Context, path string) error {
+func (r *run) download(ctx context.Context, path string) (*prescan, error) {
 	if time.Since(r.cp.Completed) > reportTTL-reportMargin {
-		return errExpired
+		return nil, errExpired
 	}
 	r.cp.Downloads++
 	r.update(func(s *State) { s.Phase, s.Bytes, s.Total = PhaseDownloading, 0, -1 })
-	size, err := download(ctx, r.b.HTTP, r.cp.Path, path, r.b.DownloadRetry, func(done, total int64) {
+	t := time.Now()
+	size, pre, err := download(ctx, r.b.HTTP, r.cp.Path, path, r.exported(), r.b.DownloadRetry, func(done, total int64) {
 		r.update(func(s *State) { s.Bytes, s.Total = done, total })
 	})
+	r.stages.download += time.Since(t)
 	switch {
 	case ctx.Err() != nil:
-		return err
+		return nil, err
 	case err != nil: // retried for DownloadRetry already, unless refused
-		return &jobError{outcome: OutcomeUnreadable, err: fmt.Errorf("job %d: %w", r.cp.JobID, err)}
+		return nil, &jobError{outcome: OutcomeUnreadable, err: fmt.Errorf("job %d: %w", r.cp.JobID, err)}
 	}
 	r.cp.Size, r.cp.Pass, r.cp.Record = size, 0, 0
-	return r.commit()
+	return pre, r.commit()
 }
 
 // commit commits the checkpoint (with whatever is queued).
 func (r *run) commit() error {
+	t := time.Now()
+	defer func() { r.stages.commit += time.Since(t) }()
 	r.cp.Requests = r.requests()
 	return r.h.Commit(r.cp.cursors())
 }

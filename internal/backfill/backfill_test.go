@@ -2,6 +2,7 @@ package backfill
 
 import (
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -128,3 +129,45 @@ func TestBackfillRefusesAnother(t *testing.T) {
 }
 
 func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }
+
+// TestBackfillSpansAhead: a range of three export spans, each span's job and
+// report made while the one before is published, announces every call and
+// metric once, and leaves no report behind, nor one a killed run left.
+func TestBackfillSpansAhead(t *testing.T) {
+	e := newEnv(t, sim.Config{Seed: 7, History: 600, HistorySpan: 5 * 365 * 24 * time.Hour})
+	var logs strings.Builder
+	e.b.Log = zerolog.New(&logs)
+	stale := reportFile(e.b.Dir, "acme", 999)
+	if err := os.WriteFile(stale, []byte("{}"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	now := e.w.Sim.Start()
+	req := Request{Since: now.AddDate(-5, 0, -7), Until: now, Resources: []string{"calls", "call_metrics", "users"}}
+	if n := len(req.spans()); n != 3 {
+		t.Fatalf("%d spans, want 3", n)
+	}
+	if err := e.run(t, req); err != nil {
+		t.Fatal(err)
+	}
+	count := map[events.Type]int{}
+	for _, ev := range e.outbox(t) {
+		count[ev.Type]++
+	}
+	if count[events.CallCreated] != 600 || count[events.CallEnded] != 600 || count[events.MetricFinalized] != 600 || count[events.UserCreated] == 0 {
+		t.Errorf("events %v, want 600 calls created, ended and finalized, and users", count)
+	}
+	cur, err := e.store.Cursors(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var done Checkpoint
+	if err := json.Unmarshal([]byte(cur[poll.CursorBackfillDone]), &done); err != nil || done.Jobs != 3 || done.Records < 1200 {
+		t.Errorf("summary %+v (%v), want 3 jobs and every record", done, err)
+	}
+	if strings.Contains(logs.String(), "made ahead failed") {
+		t.Errorf("a span's job made ahead failed:\n%s", logs.String())
+	}
+	if left, _ := os.ReadDir(e.b.Dir); len(left) != 0 {
+		t.Errorf("left in the report directory: %v", left)
+	}
+}

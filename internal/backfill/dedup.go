@@ -2,7 +2,6 @@ package backfill
 
 import (
 	"cmp"
-	"encoding/json"
 	"io"
 	"slices"
 	"time"
@@ -16,46 +15,100 @@ type dupes [2]map[int64]bool
 
 func (d dupes) has(pass int, pos int64) bool { return d[pass][pos] }
 
-// copyOf is one record of the report as the duplicate check sees it.
+// copyOf is one copy of a record the report lists more than once.
 type copyOf struct {
 	id  int64
 	mod int64 // updated_time, Unix nanoseconds (0: none or unreadable)
 	pos int64 // in its pass
 }
 
-// findDupes reads the report once and returns the positions of the records
-// whose id (call_id for call metrics) is listed again in the same resource,
-// except the newest copy of each: the one with the latest updated_time (for a
-// call, the API moves it with every change of the call or its participants),
-// and of those the last in the report. Users and teams carry no updated_time:
-// their last copy wins. A record whose id cannot be read is left to the pass,
-// which rejects it. It holds 24 bytes per record of the report while it reads.
-func findDupes(r io.Reader, want []string) (d dupes, n int, err error) {
+// layout is the order of the requested resources in a report.
+type layout []string
+
+// inOrder reports whether every resource of pass 0 comes before those of pass
+// 1, so that one read serves both passes.
+func (l layout) inOrder() bool {
+	seen1 := false
+	for _, key := range l {
+		if passOf(key) == 1 {
+			seen1 = true
+		} else if seen1 {
+			return false
+		}
+	}
+	return true
+}
+
+// listedAgain are, per resource, the ids (call_id for call metrics) a report
+// lists more than once.
+type listedAgain map[string]map[int64]bool
+
+// reportIndex is what a first read of a report finds (indexReport).
+type reportIndex struct {
+	layout layout
+	again  listedAgain
+}
+
+// indexReport reads a report once for its layout and the ids it lists more
+// than once. It holds 8 bytes per record of the resource being read (its id),
+// and the ids found again once the resource is read: usually none.
+func indexReport(r io.Reader, want []string) (reportIndex, error) {
+	idx := reportIndex{again: listedAgain{}}
+	sc := newScanner(r)
+	err := sc.object(func(key string) error {
+		if !slices.Contains(want, key) {
+			_, err := sc.value(false)
+			return err
+		}
+		idx.layout = append(idx.layout, key)
+		var ids []int64
+		err := sc.array(key, func(raw []byte) error {
+			var id int64
+			_ = apijson.Object(key, raw, apijson.Key(idKey(key), apijson.Int(&id)))
+			if id > 0 {
+				ids = append(ids, id)
+			}
+			return nil
+		})
+		slices.Sort(ids)
+		for i := 1; i < len(ids); i++ {
+			if ids[i] == ids[i-1] {
+				if idx.again[key] == nil {
+					idx.again[key] = map[int64]bool{}
+				}
+				idx.again[key][ids[i]] = true
+			}
+		}
+		return err
+	})
+	return idx, err
+}
+
+// olderCopies reads a report for the copies of the records it lists more than
+// once (again) and returns the positions of all but the newest copy of each:
+// the one with the latest updated_time (for a call, the API moves it with every
+// change of the call or its participants), and of those the last in the
+// report. Users and teams carry no updated_time: their last copy wins. A record
+// whose id cannot be read is left to the pass, which rejects it.
+func olderCopies(r io.Reader, want []string, again listedAgain) (d dupes, n int, err error) {
 	copies := map[string][]copyOf{}
 	var pos [2]int64
-	dec := json.NewDecoder(r)
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return d, 0, badReport("want a JSON object, got %v (%v)", tok, err)
-	}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return d, 0, badReport("%w", err)
-		}
-		key, _ := tok.(string)
+	sc := newScanner(r)
+	err = sc.object(func(key string) error {
 		if !slices.Contains(want, key) {
-			if err := skipValue(dec); err != nil {
-				return d, 0, badReport("%s: %w", key, err)
-			}
-			continue
+			_, err := sc.value(false)
+			return err
 		}
 		pass := passOf(key)
-		err = eachElement(dec, key, func(raw json.RawMessage) error {
+		return sc.array(key, func(raw []byte) error {
 			c := copyOf{pos: pos[pass]}
 			pos[pass]++
+			if len(again[key]) == 0 {
+				return nil
+			}
 			var mod time.Time
 			_ = apijson.Object(key, raw, apijson.Key(idKey(key), apijson.Int(&c.id)), apijson.Key("updated_time", apijson.Time(&mod)))
-			if c.id > 0 {
+			if again[key][c.id] {
 				if !mod.IsZero() {
 					c.mod = mod.UnixNano()
 				}
@@ -63,9 +116,9 @@ func findDupes(r io.Reader, want []string) (d dupes, n int, err error) {
 			}
 			return nil
 		})
-		if err != nil {
-			return d, 0, err
-		}
+	})
+	if err != nil {
+		return d, 0, err
 	}
 	for key, cs := range copies {
 		slices.SortFunc(cs, func(a, b copyOf) int {
@@ -84,4 +137,19 @@ func findDupes(r io.Reader, want []string) (d dupes, n int, err error) {
 		}
 	}
 	return d, n, nil
+}
+
+// findDupes returns the positions of the older copies of the records the report
+// lists more than once (see olderCopies), from the report's index: the report
+// is read again (open) only when it lists some record more than once.
+func findDupes(open func() (io.ReadCloser, error), want []string, idx reportIndex) (d dupes, n int, err error) {
+	if len(idx.again) == 0 {
+		return d, 0, nil
+	}
+	rc, err := open()
+	if err != nil {
+		return d, 0, err
+	}
+	defer rc.Close()
+	return olderCopies(rc, want, idx.again)
 }

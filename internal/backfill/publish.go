@@ -8,145 +8,280 @@ import (
 	"github.com/callbus/callbus/events"
 )
 
-// chunk is how many records are diffed and committed together with the
-// checkpoint.
-const chunk = 1000
+// chunk is how many records (calls and metrics) are decoded and diffed
+// together; checkpointEvery how many are committed with a checkpoint: each
+// checkpoint waits for its commit (poll.History.Commit), so the fewer the less
+// the diff waits, and a run resumed after a kill reads at most that many records
+// again (they diff to nothing).
+const (
+	chunk           = 1000
+	checkpointEvery = 2000
+)
 
 // publish reads the downloaded report in two passes (calls, users, teams; then
-// metrics) from the checkpoint's position, committing each chunk of records with
-// the position after it. A record the report lists more than once is read from
-// its newest copy only (findDupes).
-func (r *run) publish(ctx context.Context, path string) error {
+// metrics) from the checkpoint's position, committing the records with the
+// position after them every checkpointEvery records. When the report lists
+// every resource of the first pass before the metrics (the API's order), one
+// read serves both passes. A record the report lists more than once is read from
+// its newest copy only (findDupes; pre holds what the download's own read of
+// the report found, nil when it did not read it).
+func (r *run) publish(ctx context.Context, path string, pre *prescan) error {
 	rep, err := openReport(path, r.exported())
 	if err != nil {
 		return fmt.Errorf("backfill: job %d: %w", r.cp.JobID, err)
 	}
 	pr := &passReader{api: r.b.API, op: fmt.Sprintf("export job %d report", r.cp.JobID), want: rep.want}
-	if err := r.findDupes(rep, pr); err != nil {
+	lay, err := r.findDupes(rep, pr, pre)
+	if err != nil {
 		return fmt.Errorf("backfill: job %d: %w", r.cp.JobID, err)
 	}
-	for ; r.cp.Pass < 2; r.cp.Pass, r.cp.Record = r.cp.Pass+1, 0 {
-		if err := r.pass(ctx, rep, pr); err != nil {
+	for r.cp.Pass < 2 {
+		last := r.cp.Pass
+		if lay.inOrder() {
+			last = 1
+		}
+		if err := r.pass(ctx, rep, pr, last); err != nil {
 			return err
 		}
+		r.cp.Pass, r.cp.Record = last+1, 0
 	}
 	return nil
 }
 
-// findDupes sets the copies pr passes over.
-func (r *run) findDupes(rep *report, pr *passReader) error {
-	rc, err := rep.open()
-	if err != nil {
-		return err
+// findDupes sets the copies pr passes over and returns the report's layout,
+// from pre when the download read the report (then the report is read again
+// only when it lists records more than once).
+func (r *run) findDupes(rep *report, pr *passReader, pre *prescan) (layout, error) {
+	t := time.Now()
+	defer func() { r.stages.dupes += time.Since(t) }()
+	var idx reportIndex
+	if pre.usable(rep) {
+		idx = pre.index
+	} else {
+		rc, err := rep.open()
+		if err != nil {
+			return nil, err
+		}
+		idx, err = indexReport(rc, rep.want)
+		rc.Close()
+		if err != nil {
+			return nil, err
+		}
 	}
-	defer rc.Close()
-	older, n, err := findDupes(rc, rep.want)
+	older, n, err := findDupes(rep.open, rep.want, idx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if n > 0 {
 		r.b.Log.Warn().Int64("job_id", r.cp.JobID).Int("copies", n).
 			Msg("backfill: the report lists records more than once; each is announced once, from its newest copy (latest updated_time, then the last listed)")
 	}
 	pr.older = older
-	return nil
+	return idx.layout, nil
 }
 
-// pass reads one pass of the report.
-func (r *run) pass(ctx context.Context, rep *report, pr *passReader) error {
+// pass reads the passes from the checkpoint's to last in one read of the
+// report: a goroutine reads and decodes the records, a chunk at a time, while
+// this one diffs and commits the chunk before.
+func (r *run) pass(ctx context.Context, rep *report, pr *passReader, last int) error {
 	rc, err := rep.open()
 	if err != nil {
 		return fmt.Errorf("backfill: job %d: %w", r.cp.JobID, err)
 	}
 	defer rc.Close()
-	size := rep.size
+	size, passes := rep.size, int64(last-r.cp.Pass+1)
 	r.update(func(s *State) { s.Phase, s.Bytes, s.Total = PhasePublishing, 0, 2*size })
 	done := int64(r.cp.Pass) * size
-	in := &counting{r: rc, progress: func(n, _ int64) {
-		if n%(1<<20) < 32<<10 { // about every MB
-			r.update(func(s *State) { s.Bytes = done + n })
-		}
+	in := &counting{r: rc, progress: func(n, _ int64) { // the scanner reads a MB at a time
+		r.update(func(s *State) { s.Bytes = done + min(n*passes, 2*size-done) })
 	}}
-	ps := &passSink{r: r, ctx: ctx}
 	pr.from = r.cp.Record
-	if err := pr.read(in, r.cp.Pass, ps); err != nil {
-		return fmt.Errorf("backfill: job %d: %w", r.cp.JobID, err)
+	rctx, stop := context.WithCancel(ctx)
+	defer stop()
+	chunks := make(chan *decodedChunk, 1) // bounded: memory for a few chunks at most
+	cs := &chunker{ctx: rctx, out: chunks, cur: &decodedChunk{}}
+	var readErr, diffErr error
+	go func() {
+		defer close(chunks)
+		t := time.Now()
+		readErr = pr.read(in, r.cp.Pass, last, cs)
+		if readErr == nil {
+			readErr = cs.send(nil)
+		}
+		cs.busy = time.Since(t) - cs.blocked
+	}()
+	ps := &passSink{r: r, ctx: ctx, next: r.cp.Record}
+	for {
+		t := time.Now()
+		ch, ok := <-chunks
+		r.stages.waitDecode += time.Since(t)
+		if !ok {
+			break
+		}
+		if diffErr == nil {
+			if diffErr = ps.take(ch); diffErr != nil {
+				stop() // the reader stops at its next chunk
+			}
+		}
+	}
+	r.stages.decode += cs.busy // the reader ended: channel closed
+	switch {
+	case diffErr != nil:
+		return diffErr
+	case readErr != nil:
+		return fmt.Errorf("backfill: job %d: %w", r.cp.JobID, readErr)
 	}
 	return ps.flush()
 }
 
-// passSink collects a chunk of records and commits it with the position after
-// it. Records before the checkpoint's position were committed by an earlier run.
-type passSink struct {
-	r       *run
-	ctx     context.Context
+// decodedChunk is records of a report decoded, or the start of a pass (begin).
+type decodedChunk struct {
+	begin   bool
+	pass    int // begin: of the records that follow
 	calls   []events.Call
 	metrics []events.CallMetric
 	users   []events.User
 	teams   []events.Team
-	next    int64 // position after the last record held
+	next    int64 // position after the last record it holds or passes over (0: none)
 }
 
-func (s *passSink) call(pos int64, c events.Call) error {
-	return s.hold(pos, func() { s.calls = append(s.calls, c) })
+// chunker is the reader's sink: it hands records over a chunk at a time.
+type chunker struct {
+	ctx     context.Context
+	out     chan<- *decodedChunk
+	cur     *decodedChunk
+	blocked time.Duration // waiting for the diff to take a chunk
+	busy    time.Duration // reading and decoding
 }
 
-func (s *passSink) metric(pos int64, m events.CallMetric) error {
-	return s.hold(pos, func() { s.metrics = append(s.metrics, m) })
+func (c *chunker) begin(pass int) error {
+	if err := c.send(&decodedChunk{}); err != nil {
+		return err
+	}
+	return c.put(&decodedChunk{begin: true, pass: pass})
 }
 
-func (s *passSink) user(pos int64, u events.User) error {
-	return s.hold(pos, func() { s.users = append(s.users, u) })
+func (c *chunker) call(pos int64, v events.Call) error {
+	c.cur.calls = append(c.cur.calls, v)
+	return c.held(pos)
 }
 
-func (s *passSink) team(pos int64, t events.Team) error {
-	return s.hold(pos, func() { s.teams = append(s.teams, t) })
+func (c *chunker) metric(pos int64, v events.CallMetric) error {
+	c.cur.metrics = append(c.cur.metrics, v)
+	return c.held(pos)
 }
 
-// skip moves the position past a record passed over (rejected, or an older
-// copy): a run resumed after the chunk does not read it again.
-func (s *passSink) skip(pos int64) { s.next = pos + 1 }
+func (c *chunker) user(pos int64, v events.User) error {
+	c.cur.users = append(c.cur.users, v)
+	return c.held(pos)
+}
 
-func (s *passSink) hold(pos int64, add func()) error {
-	add()
-	s.next = pos + 1
-	if len(s.calls)+len(s.metrics) >= chunk {
+func (c *chunker) team(pos int64, v events.Team) error {
+	c.cur.teams = append(c.cur.teams, v)
+	return c.held(pos)
+}
+
+func (c *chunker) skip(pos int64) { c.cur.next = pos + 1 }
+
+func (c *chunker) held(pos int64) error {
+	c.cur.next = pos + 1
+	if len(c.cur.calls)+len(c.cur.metrics) < chunk {
+		return nil
+	}
+	return c.send(&decodedChunk{})
+}
+
+// send hands the current chunk over, if it holds anything, and starts next
+// (nil: the end).
+func (c *chunker) send(next *decodedChunk) error {
+	ch := c.cur
+	c.cur = next
+	if ch.next == 0 {
+		return nil
+	}
+	return c.put(ch)
+}
+
+func (c *chunker) put(ch *decodedChunk) error {
+	t := time.Now()
+	defer func() { c.blocked += time.Since(t) }()
+	select {
+	case c.out <- ch:
+		return nil
+	case <-c.ctx.Done():
+		return c.ctx.Err()
+	}
+}
+
+// passSink diffs chunks of records and commits them with the position after
+// them every checkpointEvery records. Records before the checkpoint's position
+// were committed by an earlier run.
+type passSink struct {
+	r     *run
+	ctx   context.Context
+	users []events.User
+	teams []events.Team
+	held  int64 // records diffed since the last checkpoint
+	next  int64 // position after the last record diffed or passed over
+}
+
+// take diffs a chunk (its calls and metrics; users and teams wait for the
+// next checkpoint), or, at the start of the next pass, commits the end of this
+// one first: a metric is diffed against its call's committed snapshot.
+func (s *passSink) take(ch *decodedChunk) error {
+	r := s.r
+	if ch.begin {
+		if err := s.flush(); err != nil {
+			return err
+		}
+		r.cp.Pass, r.cp.Record, s.next = ch.pass, 0, 0
+		return nil
+	}
+	t := time.Now()
+	if err := r.h.Calls(ch.calls); err != nil {
+		return err
+	}
+	if err := r.h.Metrics(ch.metrics); err != nil {
+		return err
+	}
+	r.stages.diff += time.Since(t)
+	s.users, s.teams = append(s.users, ch.users...), append(s.teams, ch.teams...)
+	s.held += int64(len(ch.calls) + len(ch.metrics))
+	s.next = max(s.next, ch.next)
+	if s.held >= checkpointEvery {
 		return s.flush()
 	}
 	return nil
 }
 
-// flush diffs and commits what is held, with the checkpoint after it. Users and
-// teams (a few hundred at most) wait for the end of the pass.
+// flush commits what is diffed, with the checkpoint after it, once the outbox
+// has room (waitOutbox).
 func (s *passSink) flush() error {
 	r := s.r
-	held := int64(len(s.calls) + len(s.metrics))
-	if err := r.h.Calls(s.calls); err != nil {
-		return err
-	}
-	if err := r.h.Metrics(s.metrics); err != nil {
-		return err
-	}
-	if s.next == 0 || (held == 0 && len(s.users)+len(s.teams) == 0) {
+	held := s.held
+	if s.next <= r.cp.Record || (held == 0 && len(s.users)+len(s.teams) == 0) {
 		return nil
 	}
 	if err := r.waitOutbox(s.ctx); err != nil {
 		return err
 	}
 	if len(s.users) > 0 || len(s.teams) > 0 {
+		t := time.Now()
 		if err := r.people(s.ctx, s.users, s.teams); err != nil {
 			return err
 		}
+		r.stages.diff += time.Since(t)
 		held += int64(len(s.users) + len(s.teams))
 		s.users, s.teams = nil, nil
 	}
-	s.calls, s.metrics = s.calls[:0], s.metrics[:0]
 	r.cp.Record = s.next
 	r.cp.Records += held
 	r.cp.Events = r.eventsBase + int64(r.h.Events())
+	s.held = 0
 	if err := r.commit(); err != nil {
 		return err
 	}
+	r.cp.Events = r.eventsBase + int64(r.h.Events()) // this commit's too, for the progress
 	r.update(func(st *State) { st.Records, st.Events = r.cp.Records, r.cp.Events })
 	return nil
 }
@@ -165,6 +300,8 @@ func (r *run) people(ctx context.Context, users []events.User, teams []events.Te
 // waitOutbox pauses while the outbox holds more than MaxOutbox events: the relay
 // publishes them meanwhile, so Redis never holds the whole history at once.
 func (r *run) waitOutbox(ctx context.Context) error {
+	t := time.Now()
+	defer func() { r.stages.relay += time.Since(t) }()
 	if err := WaitOutbox(ctx, r.b.Store, r.b.MaxOutbox); err != nil {
 		return fmt.Errorf("backfill: %w", err)
 	}

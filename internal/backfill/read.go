@@ -1,7 +1,7 @@
 package backfill
 
 import (
-	"encoding/json"
+	"fmt"
 	"io"
 	"slices"
 
@@ -9,9 +9,12 @@ import (
 	"github.com/callbus/callbus/internal/callcenter"
 )
 
-// sink receives the records of one pass, one at a time, with their position in
-// the pass (counted over the pass's resources, in report order).
+// sink receives the records of the passes read, one at a time, with their
+// position in their pass (counted over the pass's resources, in report order).
 type sink interface {
+	// begin says the records that follow are of pass (a read of two passes at
+	// once: see passReader.read); not called for the read's first pass.
+	begin(pass int) error
 	call(pos int64, c events.Call) error
 	metric(pos int64, m events.CallMetric) error
 	user(pos int64, u events.User) error
@@ -30,37 +33,44 @@ type passReader struct {
 	op    string   // names the report in rejections ("export job 12 report")
 	want  []string // the resources the job exported; others are skipped
 	older dupes    // copies of records listed again, passed over
-	from  int64    // positions before it were committed by an earlier run
+	from  int64    // positions of the read's first pass before it were committed by an earlier run
 }
 
-// read streams the records of pass to s: one record in memory at a time,
-// whatever the report's size. Resources of the other pass, or not requested,
-// are skipped element by element; unknown keys are skipped whole. A report that
-// is not JSON, or breaks off, fails with a *reportError; an error of s is
-// returned as it is.
-func (pr *passReader) read(r io.Reader, pass int, s sink) error {
-	dec := json.NewDecoder(r)
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return badReport("want a JSON object, got %v (%v)", tok, err)
-	}
-	var pos int64
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return badReport("%w", err)
+// read streams the records of the passes from first to last (0 or 1) to s in
+// one read of r: one record in memory at a time, whatever the report's size.
+// Reading both passes at once needs every resource of pass 0 before those of
+// pass 1 in the report (layout.inOrder); a pass-0 resource found after pass 1
+// began is an error. Resources of other passes, or not requested, and unknown
+// keys are passed over unread. A report that is not JSON, or breaks off, fails
+// with a *reportError; an error of s is returned as it is.
+func (pr *passReader) read(r io.Reader, first, last int, s sink) error {
+	sc := newScanner(r)
+	var pos [2]int64
+	cur := first
+	return sc.object(func(key string) error {
+		pass := passOf(key)
+		if !slices.Contains(pr.want, key) || pass < first || pass > last {
+			_, err := sc.value(false)
+			return err
 		}
-		key, _ := tok.(string)
-		if !slices.Contains(pr.want, key) || passOf(key) != pass {
-			if err := skipValue(dec); err != nil {
-				return badReport("%s: %w", key, err)
+		switch {
+		case pass < cur:
+			return fmt.Errorf("backfill: report: %s after the resources of pass %d (a read of both passes needs it before)", key, cur)
+		case pass > cur:
+			if err := s.begin(pass); err != nil {
+				return err
 			}
-			continue
+			cur = pass
 		}
-		err = eachElement(dec, key, func(raw json.RawMessage) error {
-			p := pos
-			pos++
+		from := int64(0)
+		if pass == first {
+			from = pr.from
+		}
+		return sc.array(key, func(raw []byte) error {
+			p := pos[pass]
+			pos[pass]++
 			switch {
-			case p < pr.from:
+			case p < from:
 				return nil
 			case pr.older.has(pass, p):
 				s.skip(p)
@@ -68,16 +78,12 @@ func (pr *passReader) read(r io.Reader, pass int, s sink) error {
 			}
 			return pr.record(key, p, raw, s)
 		})
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	})
 }
 
 // record decodes one record of resource key and hands it to s, or passes over it
 // when it is rejected.
-func (pr *passReader) record(key string, pos int64, raw json.RawMessage, s sink) error {
+func (pr *passReader) record(key string, pos int64, raw []byte, s sink) error {
 	switch key {
 	case callcenter.ExportCalls:
 		return decoded(pr, key, pos, raw, s, s.call)
@@ -90,77 +96,11 @@ func (pr *passReader) record(key string, pos int64, raw json.RawMessage, s sink)
 	}
 }
 
-func decoded[T any](pr *passReader, key string, pos int64, raw json.RawMessage, s sink, fn func(int64, T) error) error {
+func decoded[T any](pr *passReader, key string, pos int64, raw []byte, s sink, fn func(int64, T) error) error {
 	var v T
 	if !callcenter.DecodeRecord(pr.api, pr.op, key, raw, &v) {
 		s.skip(pos)
 		return nil
 	}
 	return fn(pos, v)
-}
-
-// eachElement calls each with every element of the array that comes next (null
-// counts as empty). What cannot be read is a *reportError; each's errors are
-// returned as they are.
-func eachElement(dec *json.Decoder, key string, each func(json.RawMessage) error) error {
-	tok, err := dec.Token()
-	if err != nil {
-		return badReport("%s: %w", key, err)
-	}
-	if tok == nil {
-		return nil
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '[' {
-		return badReport("%s: want an array, got %v", key, tok)
-	}
-	for dec.More() {
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return badReport("%s: %w", key, err)
-		}
-		if err := each(raw); err != nil {
-			return err
-		}
-	}
-	if _, err := dec.Token(); err != nil {
-		return badReport("%s: %w", key, err)
-	}
-	return nil
-}
-
-// skipValue reads the next value whole: an array element by element, anything
-// else token by token, so a large value costs no memory.
-func skipValue(dec *json.Decoder) error {
-	tok, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	if tok == json.Delim('[') {
-		for dec.More() {
-			var raw json.RawMessage
-			if err := dec.Decode(&raw); err != nil {
-				return err
-			}
-		}
-		_, err := dec.Token()
-		return err
-	}
-	for depth := delimDepth(tok); depth > 0; {
-		if tok, err = dec.Token(); err != nil {
-			return err
-		}
-		depth += delimDepth(tok)
-	}
-	return nil
-}
-
-// delimDepth is how a token changes the nesting depth.
-func delimDepth(tok json.Token) int {
-	switch tok {
-	case json.Delim('{'), json.Delim('['):
-		return 1
-	case json.Delim('}'), json.Delim(']'):
-		return -1
-	}
-	return 0
 }

@@ -3,7 +3,6 @@ package backfill
 import (
 	"archive/zip"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -130,27 +129,23 @@ type zipEntry struct {
 func (e zipEntry) Close() error { return errors.Join(e.ReadCloser.Close(), e.z.Close()) }
 
 // holds reports whether r is a JSON object with one of the resources of want as
-// an array (or null: none of them in the range). It reads member names and skips
-// other values token by token, so a large value costs no memory.
+// an array (or null: none of them in the range). It reads member names and
+// passes over other values (scanner), so a large value costs no memory.
 func holds(r io.Reader, want []string) bool {
-	dec := json.NewDecoder(r)
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return false
-	}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return false
+	sc := newScanner(r)
+	found := errors.New("found")
+	err := sc.object(func(key string) error {
+		if !slices.Contains(want, key) {
+			_, err := sc.value(false)
+			return err
 		}
-		if key, _ := tok.(string); slices.Contains(want, key) {
-			tok, err := dec.Token()
-			return err == nil && (tok == nil || tok == json.Delim('['))
+		c, err := sc.space()
+		if err == nil && (c == '[' || c == 'n') {
+			return found
 		}
-		if skipValue(dec) != nil {
-			return false
-		}
-	}
-	return false
+		return badReport("%s: not an array", key)
+	})
+	return err == found
 }
 
 // passOf is the pass in which a resource of the report is read: calls, users and

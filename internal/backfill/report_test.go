@@ -3,6 +3,7 @@ package backfill
 import (
 	"archive/zip"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -39,6 +40,10 @@ func (r *recorder) team(_ int64, t events.Team) error {
 	return nil
 }
 func (r *recorder) skip(pos int64) { r.skipped = append(r.skipped, pos) }
+func (r *recorder) begin(pass int) error {
+	r.got = append(r.got, "|"+strconv.Itoa(pass))
+	return nil
+}
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
 
@@ -72,18 +77,27 @@ const poison = `{"id":7,"call_status":1,"enqueued_time":"0000-00-00 00:00:00","c
 func readAll(t *testing.T, pr *passReader, doc string) ([2]*recorder, error) {
 	t.Helper()
 	var out [2]*recorder
-	older, _, err := findDupes(strings.NewReader(doc), pr.want)
+	older, _, err := dupesOf(doc, pr.want)
 	if err != nil {
 		return out, err
 	}
 	pr.older = older
 	for pass := range out {
 		out[pass] = &recorder{}
-		if err := pr.read(strings.NewReader(doc), pass, out[pass]); err != nil {
+		if err := pr.read(strings.NewReader(doc), pass, pass, out[pass]); err != nil {
 			return out, err
 		}
 	}
 	return out, nil
+}
+
+// dupesOf is findDupes of doc, after its index.
+func dupesOf(doc string, want []string) (dupes, int, error) {
+	idx, err := indexReport(strings.NewReader(doc), want)
+	if err != nil {
+		return dupes{}, 0, err
+	}
+	return findDupes(func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(doc)), nil }, want, idx)
 }
 
 // TestReadPass: metrics come in the second pass whatever their place in the
@@ -107,7 +121,7 @@ func TestReadPass(t *testing.T) {
 	if got, _ := readAll(t, pr, doc); strings.Join(got[0].got, " ") != "c1@09:10 c2@09:10" || len(got[1].got) != 0 {
 		t.Errorf("teams and metrics not requested: got %v and %v", got[0].got, got[1].got)
 	}
-	err = pr.read(strings.NewReader(`{"calls":[`+call(1, "09:10", "")+`,`), 0, &recorder{})
+	err = pr.read(strings.NewReader(`{"calls":[`+call(1, "09:10", "")+`,`), 0, 0, &recorder{})
 	if re := (*reportError)(nil); !errors.As(err, &re) {
 		t.Errorf("a truncated report: %v, want a reportError", err)
 	}
@@ -144,7 +158,7 @@ func TestReportDuplicatesNewestOnce(t *testing.T) {
 		call(2, "09:20", "") + `,` + call(3, "09:00", "") + `,` + call(3, "09:00", `{"id":8,"created_time":"2024-01-01T09:00:00Z"}`) +
 		`],"users":[{"id":1,"name":"a"},{"id":1,"name":"b"}]}`
 	pr := &passReader{api: (&rejections{}).client(t), op: "r", want: []string{"calls", "users"}}
-	older, n, err := findDupes(strings.NewReader(doc), pr.want)
+	older, n, err := dupesOf(doc, pr.want)
 	if err != nil || n != 4 {
 		t.Fatalf("%d older copies (%v), want 4", n, err)
 	}
@@ -207,7 +221,7 @@ func TestReportEntryByContent(t *testing.T) {
 	}
 	defer rc.Close()
 	r := &recorder{}
-	if err := (&passReader{api: (&rejections{}).client(t), want: rep.want}).read(rc, 0, r); err != nil || len(r.got) != 1 {
+	if err := (&passReader{api: (&rejections{}).client(t), want: rep.want}).read(rc, 0, 0, r); err != nil || len(r.got) != 1 {
 		t.Errorf("read %v (%v)", r.got, err)
 	}
 	for name, path := range map[string]string{

@@ -113,9 +113,15 @@ func (w *leaderWork) run(ctx context.Context, lease func() cursor.Lease) error {
 		// What an incomplete backfill announced is published before it fails.
 		err := w.hist.Run(ctx, w.o.backfill.Request, lease)
 		if err == nil || errors.Is(err, backfill.ErrIncomplete) {
-			if derr := w.drained(ctx); err == nil {
+			t := time.Now()
+			derr := w.drained(ctx)
+			if err == nil {
 				err = derr
 			}
+			// The relay's tail: what it had left to publish when the last commit
+			// landed (docs/performance.md, where the time goes in a backfill).
+			w.log.Info().Err(derr).Float64("relay_tail_s", time.Since(t).Round(10*time.Millisecond).Seconds()).
+				Msg("backfill: outbox published")
 		}
 		w.result = err
 		w.finish()

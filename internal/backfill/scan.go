@@ -1,0 +1,277 @@
+package backfill
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/callbus/callbus/internal/apijson"
+)
+
+// scanner splits a report into its members and the elements of their arrays
+// without decoding them: it finds where each value ends (strings, escapes and
+// nesting), and leaves reading the records to callcenter.DecodeRecord (apijson,
+// the live path's decoder), which rejects a malformed one alone. A structure it
+// cannot follow (a member without its colon, a report that ends midway) is a
+// *reportError.
+//
+// It reads r into one buffer, grown only for a value larger than it: the value
+// bytes it returns are valid until the next call. The records decoded from them
+// keep none of them: decoders copy what a record keeps (strings, Raw), as the
+// live path's pooled response bodies need too (callcenter/body.go). One value in
+// memory at a time, whatever the report's size; a value it skips is not kept at
+// all.
+type scanner struct {
+	r    io.Reader
+	buf  []byte // the current slab; buf[pos:] is unread
+	pos  int
+	eof  bool
+	read int64 // bytes of r consumed before buf[0]
+}
+
+// slabSize is what the scanner reads at a time.
+const slabSize = 1 << 20
+
+func newScanner(r io.Reader) *scanner { return &scanner{r: r} }
+
+// offset is the position in the report of the next unread byte (for errors).
+func (s *scanner) offset() int64 { return s.read + int64(s.pos) }
+
+// more reads more of the report after buf[keep:], the part still needed, which
+// moves to the buffer's start; false at the end of the report.
+func (s *scanner) more(keep int) (bool, error) {
+	if s.eof {
+		return false, nil
+	}
+	rest := len(s.buf) - keep
+	slab := s.buf[:rest]
+	if rest > cap(s.buf)/2 || cap(s.buf) == 0 { // a large value: room to read more of it
+		slab = make([]byte, rest, max(slabSize, 2*rest))
+	}
+	copy(slab, s.buf[keep:])
+	s.read += int64(keep)
+	s.pos -= keep
+	s.buf = slab
+	for {
+		n, err := s.r.Read(slab[len(slab):cap(slab)])
+		s.buf = slab[:len(slab)+n]
+		switch {
+		case errors.Is(err, io.EOF):
+			s.eof = true
+			return n > 0, nil
+		case err != nil:
+			return false, badReport("read at byte %d: %w", s.offset(), err)
+		case n > 0:
+			return true, nil
+		}
+	}
+}
+
+// space passes over white space and returns the next byte (0 at the end).
+func (s *scanner) space() (byte, error) {
+	for {
+		for ; s.pos < len(s.buf); s.pos++ {
+			switch c := s.buf[s.pos]; c {
+			case ' ', '\t', '\n', '\r':
+			default:
+				return c, nil
+			}
+		}
+		if ok, err := s.more(s.pos); !ok {
+			return 0, err
+		}
+	}
+}
+
+// expect consumes c, the next byte past white space.
+func (s *scanner) expect(c byte, what string) error {
+	got, err := s.space()
+	if err != nil {
+		return err
+	}
+	if got != c {
+		return s.unexpected(got, what)
+	}
+	s.pos++
+	return nil
+}
+
+func (s *scanner) unexpected(got byte, what string) error {
+	if got == 0 {
+		return badReport("the report ends at byte %d, want %s", s.offset(), what)
+	}
+	return badReport("byte %d: %q, want %s", s.offset(), got, what)
+}
+
+// value returns the next value as it is written: an object, array, string or
+// scalar. With keep false it only passes over it and returns nil, holding no
+// more of it than a slab.
+func (s *scanner) value(keep bool) ([]byte, error) {
+	c, err := s.space()
+	if err != nil {
+		return nil, err
+	}
+	if c == 0 {
+		return nil, s.unexpected(c, "a value")
+	}
+	start, i := s.pos, s.pos
+	depth, inString, escaped := 0, false, false
+	for {
+		for ; i < len(s.buf); i++ {
+			c := s.buf[i]
+			switch {
+			case inString:
+				switch {
+				case escaped:
+					escaped = false
+				case c == '\\':
+					escaped = true
+				case c == '"':
+					inString = false
+					if depth == 0 {
+						return s.end(start, i+1, keep), nil
+					}
+				default:
+					// Most of a record is in its strings: on to the next quote
+					// or backslash (IndexByte is vectorised), or to the end.
+					rest := s.buf[i:]
+					q := bytes.IndexByte(rest, '"')
+					if q < 0 {
+						q = len(rest)
+					}
+					if b := bytes.IndexByte(rest[:q], '\\'); b >= 0 {
+						q = b
+					}
+					i += q - 1 // the loop's i++ lands on it
+				}
+			case c == '"':
+				inString = true
+			case c == '{' || c == '[':
+				depth++
+			case c == '}' || c == ']':
+				if depth == 0 { // a scalar ends at its container's end
+					return s.end(start, i, keep), nil
+				}
+				if depth--; depth == 0 {
+					return s.end(start, i+1, keep), nil
+				}
+			case depth == 0 && (c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r'):
+				return s.end(start, i, keep), nil
+			}
+		}
+		if !keep { // what was passed over is not needed again
+			start = i
+		}
+		s.pos = start
+		i -= start
+		ok, err := s.more(start)
+		if err != nil {
+			return nil, err
+		}
+		start, i = s.pos, s.pos+i
+		if !ok {
+			if depth == 0 && !inString && i > start { // a scalar ends the report
+				return s.end(start, i, keep), nil
+			}
+			return nil, s.unexpected(0, "the rest of a value")
+		}
+	}
+}
+
+func (s *scanner) end(start, end int, keep bool) []byte {
+	s.pos = end
+	if !keep {
+		return nil
+	}
+	return s.buf[start:end:end]
+}
+
+// object reads the report's top-level object, calling member for each member
+// name; member reads the member's value (array or value) before returning.
+func (s *scanner) object(member func(key string) error) error {
+	if err := s.expect('{', "a JSON object"); err != nil {
+		return err
+	}
+	if c, err := s.space(); err != nil || c == '}' {
+		s.pos++
+		return err
+	}
+	for {
+		raw, err := s.value(true)
+		if err != nil {
+			return err
+		}
+		key, ok, err := apijson.ParseString(raw)
+		if err != nil || !ok {
+			return badReport("byte %d: a member name, got %.40q", s.offset()-int64(len(raw)), raw)
+		}
+		if err := s.expect(':', "a colon after "+fmt.Sprintf("%q", key)); err != nil {
+			return err
+		}
+		if err := member(key); err != nil {
+			return err
+		}
+		c, err := s.space()
+		if err != nil {
+			return err
+		}
+		s.pos++
+		switch c {
+		case ',':
+		case '}':
+			return nil
+		default:
+			s.pos--
+			return s.unexpected(c, "a comma or the end of the object")
+		}
+	}
+}
+
+// array reads the array (or null) that comes next, handing each element to
+// each, or passing over every element when each is nil.
+func (s *scanner) array(key string, each func(raw []byte) error) error {
+	c, err := s.space()
+	if err != nil {
+		return err
+	}
+	if c == 'n' {
+		raw, err := s.value(true)
+		if err == nil && string(raw) != "null" {
+			err = badReport("%s: want an array, got %.40q", key, raw)
+		}
+		return err
+	}
+	if c != '[' {
+		return badReport("%s: want an array at byte %d, got %q", key, s.offset(), c)
+	}
+	s.pos++
+	if c, err := s.space(); err != nil || c == ']' {
+		s.pos++
+		return err
+	}
+	for {
+		raw, err := s.value(each != nil)
+		if err != nil {
+			return fmt.Errorf("%s: %w", key, err)
+		}
+		if each != nil {
+			if err := each(raw); err != nil {
+				return err
+			}
+		}
+		c, err := s.space()
+		if err != nil {
+			return err
+		}
+		s.pos++
+		switch c {
+		case ',':
+		case ']':
+			return nil
+		default:
+			s.pos--
+			return s.unexpected(c, key+": a comma or the end of the array")
+		}
+	}
+}
