@@ -216,6 +216,15 @@ func randomSuffix() string {
 // instead of from Redis while it keeps up, as it does but for a few batches.
 const outboxCache = 2 * cursor.RecommendedMaxEvents
 
+// relayIdle is how often an account's relay looks at its outbox when nothing
+// woke it. Every commit of the account's poller wakes it at once, so this only
+// bounds the wait for what nothing announces (an entry another process
+// committed, a NATS reconnection to check the stream after); each look costs a
+// lease check and an outbox read in Redis, which a replica of thousands of
+// mostly idle accounts paid thousands of times a second at the relay's default
+// (250 ms).
+const relayIdle = 2 * time.Second
+
 // newRelay is an account's relay, the same for its leader's session and for the
 // drain of a retired account: one place for its options, so the two never differ.
 func newRelay(ctx context.Context, s config.Settings, p parts, fence *leaseFence, published func([]publish.Published),
@@ -224,6 +233,7 @@ func newRelay(ctx context.Context, s config.Settings, p parts, fence *leaseFence
 	return publish.NewRelay(p.js, p.js, p.store, publish.RelayConfig{
 		Stream: s.StreamName,
 		Filter: events.AccountFilter(s.SubjectPrefix, s.Account),
+		Idle:   relayIdle,
 	}, log, append([]publish.RelayOption{
 		publish.WithPublishObserver(publishObserver(ctx, p.metrics, published)),
 		publish.WithTruncationObserver(truncationObserver(ctx, p.metrics)),
