@@ -114,6 +114,9 @@ func fleetAccountsOnce(b *testing.B, m fleetMix) {
 		}
 	}
 	reportFleet(b, run)
+	if log := c.stderr.String(); log != "" { // warnings and errors only (CALLBUS_LOG_LEVEL=warn)
+		b.Logf("the poller logged %d lines at warn or above; the last:\n%s", strings.Count(log, "\n"), tail(log, 2000))
+	}
 }
 
 // fleetRun is what one BenchmarkFleetAccounts run measured.
