@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -115,8 +117,34 @@ func fleetAccountsOnce(b *testing.B, m fleetMix) {
 	}
 	reportFleet(b, run)
 	if log := c.stderr.String(); log != "" { // warnings and errors only (CALLBUS_LOG_LEVEL=warn)
-		b.Logf("the poller logged %d lines at warn or above; the last:\n%s", strings.Count(log, "\n"), tail(log, 2000))
+		b.Logf("the poller logged %d lines at warn or above:\n%s", strings.Count(log, "\n"), logSummary(log))
 	}
+}
+
+// logSummary counts the poller's JSON log lines by message, most frequent
+// first, with one error of each.
+func logSummary(log string) string {
+	type seen struct {
+		n   int
+		err string
+	}
+	by := map[string]*seen{}
+	for _, line := range strings.Split(log, "\n") {
+		var l struct{ Message, Error string }
+		if json.Unmarshal([]byte(line), &l) != nil {
+			continue
+		}
+		if by[l.Message] == nil {
+			by[l.Message] = &seen{err: l.Error}
+		}
+		by[l.Message].n++
+	}
+	msgs := slices.SortedFunc(maps.Keys(by), func(a, b string) int { return by[b].n - by[a].n })
+	var sb strings.Builder
+	for _, m := range msgs[:min(len(msgs), 8)] {
+		fmt.Fprintf(&sb, "%6d × %s (%s)\n", by[m].n, m, tail(by[m].err, 200))
+	}
+	return sb.String()
 }
 
 // fleetRun is what one BenchmarkFleetAccounts run measured.
