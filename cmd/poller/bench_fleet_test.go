@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -19,6 +20,7 @@ import (
 	"github.com/callbus/callbus/internal/testkit/audit"
 	"github.com/callbus/callbus/internal/testkit/redistest"
 	"github.com/callbus/callbus/internal/testkit/simtest"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // fleetBenchIntervals is, per event type, the default interval of the read that
@@ -97,7 +99,7 @@ func fleetAccountsOnce(b *testing.B, m fleetMix) {
 	for _, g := range sims {
 		maps.Copy(truth, g.stop(b))
 	}
-	msgs := readStream(b, bd.stream(b))
+	msgs := readStreamAfterDrains(b, bd.stream(b))
 	run.msgs = len(msgs)
 	run.delays = map[events.Type][]time.Duration{}
 	for name, ms := range byAccount(msgs) {
@@ -145,6 +147,22 @@ func logSummary(log string) string {
 		fmt.Fprintf(&sb, "%6d × %s (%s)\n", by[m].n, m, tail(by[m].err, 200))
 	}
 	return sb.String()
+}
+
+// readStreamAfterDrains reads the stream once the server has room for the
+// audit's consumer: the poller's shutdown read the stream for each account it
+// drained, and nats-server keeps each such consumer for a few seconds (up to
+// 1,000 per stream by default).
+func readStreamAfterDrains(b *testing.B, js jetstream.JetStream) []audit.Message {
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(2 * time.Second) {
+		msgs, err := audit.ReadStream(b.Context(), js, "CALLCENTER")
+		if err == nil {
+			return msgs
+		}
+		if !errors.Is(err, jetstream.ErrMaximumConsumersLimit) && !strings.Contains(err.Error(), "maximum consumers") || time.Now().After(deadline) {
+			b.Fatal(err)
+		}
+	}
 }
 
 // fleetRun is what one BenchmarkFleetAccounts run measured.
