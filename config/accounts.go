@@ -152,7 +152,8 @@ func accountRules(name string, values map[string]any) iparams.Problems {
 	case !inline && !file:
 		ps = append(ps, iparams.Problem{Key: apiKeyFile, Message: "required: the path of the file holding the account's API key (relative to the accounts directory)"})
 	}
-	d, err := Declarations()
+	// Parsed once: a fleet reads every account file every few seconds.
+	d, err := declarations()
 	if err != nil { // the embedded declaration: checked by the tests
 		return append(ps, iparams.Problem{Key: "iparams.json", Message: err.Error()})
 	}

@@ -1,8 +1,15 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"maps"
+	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -10,10 +17,10 @@ import (
 
 	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/cursor"
-	"github.com/callbus/callbus/internal/sim"
 	"github.com/callbus/callbus/internal/testkit/audit"
 	"github.com/callbus/callbus/internal/testkit/redistest"
 	"github.com/callbus/callbus/internal/testkit/simtest"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // fleetBenchIntervals is, per event type, the default interval of the read that
@@ -27,45 +34,74 @@ var fleetBenchIntervals = map[events.Type]time.Duration{
 	events.UserStatusChanged:        30 * time.Second,
 }
 
-// BenchmarkFleetAccounts: one poller process in fleet mode serving
-// CALLBUS_BENCH_ACCOUNTS (100) accounts of the multi-account simulator, each at
-// plan 100 (its own 100 requests a minute) with callbus's default share and
-// intervals, about 6 calls a minute each, simulator at real speed on the same
-// machine. After every account is led and a warm-up, it measures for
-// CALLBUS_BENCH_LIVE (3m): the poller's CPU-seconds and mean RSS, per account
-// and per account-minute, and each event type's detection delay p99 over all
-// accounts against 1.2 × its interval; it derives the accounts one replica
-// sustains per core from the CPU figure.
+// BenchmarkFleetAccounts: one poller process in fleet mode serving the
+// accounts of fleetMix (2,000 by default: 10% busy at 6 calls a minute, 90%
+// quiet at one call per 10 minutes, 20 users each), each at plan 100 (its own
+// 100 requests a minute) with callbus's default share and intervals. The
+// accounts are served by callcenter-sim processes of their own (startSims), at
+// real speed, so that the poller's CPU and the simulators' are read apart, each
+// from its process's /proc entry. After every account is led and a warm-up, it
+// measures for CALLBUS_BENCH_LIVE (3m): the poller's CPU-seconds per
+// account-minute, its mean RSS per account (and its Go heap, stacks and
+// goroutines at the window's end), and each event type's detection delay p99
+// over all accounts against its interval (goal ≤ 1.2); it derives the accounts
+// one core sustains from the CPU figure. CALLBUS_BENCH_HEAPPROFILE=<file> saves
+// the poller's heap profile at the window's end, CALLBUS_BENCH_CPUPROFILE the
+// first CALLBUS_BENCH_PROFILE of the window; CALLBUS_BENCH_POLLER_GOMEMLIMIT
+// runs the poller with that GOMEMLIMIT (the chart sets 90% of its limit).
 func BenchmarkFleetAccounts(b *testing.B) {
-	n := envInt("CALLBUS_BENCH_ACCOUNTS", 100)
-	live := envDuration("CALLBUS_BENCH_LIVE", 3*time.Minute)
+	m := fleetMixFromEnv()
 	for range b.N {
-		fleetAccountsOnce(b, n, live)
+		fleetAccountsOnce(b, m)
 	}
 }
 
-func fleetAccountsOnce(b *testing.B, n int, live time.Duration) {
+func fleetAccountsOnce(b *testing.B, m fleetMix) {
 	bd := startEngines(b, redistest.Start)
-	a := simtest.NewAccountsOn(b, n, sim.NewScaledClock(time.Now(), 1), func(_ int, _ string, c *sim.Config) {
-		c.Agents, c.CallRate, c.Plan = 20, 6, 100
-	})
+	sims := startSims(b, m)
 	dir := b.TempDir()
-	for _, name := range a.Names() {
-		writeAccount(b, dir, name, a.BaseURL(name), simtest.AccountKey(name))
+	var names []string
+	for _, g := range sims {
+		for _, name := range g.names {
+			writeAccount(b, dir, name, g.baseURL(name), simKey+"-"+name)
+		}
+		names = append(names, g.names...)
 	}
-	env := configDefaults(bd.fleetEnv("bench-fleet", simtest.FreeAddr(b), dir), "CALLBUS_LEASE_TTL_SECONDS")
-	c := startPoller(b, append(env, "CALLBUS_LOG_LEVEL=warn"))
-	waitAllLed(b, bd.redis, a.Names(), c)
-	time.Sleep(30 * time.Second) // warm-up: first reads and backfills out of the way, not a condition
+	addr := simtest.FreeAddr(b)
+	env := configDefaults(bd.fleetEnv("bench-fleet", addr, dir), "CALLBUS_LEASE_TTL_SECONDS")
+	env = append(env, "CALLBUS_LOG_LEVEL=warn", "CALLBUS_DEBUG_PPROF=true") // pprof: the heap and goroutine figures
+	if v := os.Getenv("CALLBUS_BENCH_POLLER_GOMEMLIMIT"); v != "" {
+		env = append(env, "GOMEMLIMIT="+v)
+	}
+	c := startPoller(b, env)
+	pid := c.cmd.Process.Pid
+	waitAllLed(b, bd.redis, names, c)
+	time.Sleep(m.warmup) // first reads out of the way, not a condition
+	rdb := bd.redis.Client(b)
 	from := time.Now()
-	cpu0, simCPU0 := procCPU(b, c.cmd.Process.Pid), procCPU(b, os.Getpid())
-	rss := sampleRSS(c.cmd.Process.Pid, live)
-	cpu, simCPU := procCPU(b, c.cmd.Process.Pid)-cpu0, procCPU(b, os.Getpid())-simCPU0
-	if err := c.terminate(60 * time.Second); err != nil {
+	cpu0, test0, redis0 := procCPU(b, pid), procCPU(b, os.Getpid()), redisCPU(b, rdb)
+	sim0 := make([]float64, len(sims))
+	for i, g := range sims {
+		sim0[i] = g.cpu(b)
+	}
+	profiles := saveProfiles(b, addr)
+	rss := sampleRSS(pid, m.live)
+	run := fleetRun{mix: m, cpu: procCPU(b, pid) - cpu0, testCPU: procCPU(b, os.Getpid()) - test0, redisCPU: redisCPU(b, rdb) - redis0, rss: rss}
+	for i, g := range sims {
+		run.simCPU += g.cpu(b) - sim0[i]
+	}
+	run.runtime = pollerRuntime(b, addr)
+	profiles()
+	if err := c.terminate(2 * time.Minute); err != nil {
 		b.Fatalf("poller: %v\n%s", err, tail(c.stderr.String(), 3000))
 	}
-	msgs := readStream(b, bd.stream(b))
-	delays := map[events.Type][]time.Duration{}
+	truth := map[string]*audit.Truth{}
+	for _, g := range sims {
+		maps.Copy(truth, g.stop(b))
+	}
+	msgs := readStreamAfterDrains(b, bd.stream(b))
+	run.msgs = len(msgs)
+	run.delays = map[events.Type][]time.Duration{}
 	for name, ms := range byAccount(msgs) {
 		var window []audit.Message
 		for _, m := range ms {
@@ -73,30 +109,82 @@ func fleetAccountsOnce(b *testing.B, n int, live time.Duration) {
 				window = append(window, m)
 			}
 		}
-		for typ, ds := range audit.Delays(window, a.ReadTruth(b, name), func(t time.Time) time.Time { return t }) {
-			delays[typ] = append(delays[typ], ds...)
+		t := truth[name]
+		if t == nil {
+			b.Fatalf("account %s published events but its simulator has no truth log", name)
+		}
+		for typ, ds := range audit.Delays(window, t, func(t time.Time) time.Time { return t }) {
+			run.delays[typ] = append(run.delays[typ], ds...)
 		}
 	}
-	reportFleet(b, fleetRun{accounts: n, live: live, cpu: cpu, simCPU: simCPU, rss: rss, delays: delays, msgs: len(msgs)})
+	reportFleet(b, run)
+	if log := c.stderr.String(); log != "" { // warnings and errors only (CALLBUS_LOG_LEVEL=warn)
+		b.Logf("the poller logged %d lines at warn or above:\n%s", strings.Count(log, "\n"), logSummary(log))
+	}
+}
+
+// logSummary counts the poller's JSON log lines by message, most frequent
+// first, with one error of each.
+func logSummary(log string) string {
+	type seen struct {
+		n   int
+		err string
+	}
+	by := map[string]*seen{}
+	for _, line := range strings.Split(log, "\n") {
+		var l struct{ Message, Error string }
+		if json.Unmarshal([]byte(line), &l) != nil {
+			continue
+		}
+		if by[l.Message] == nil {
+			by[l.Message] = &seen{err: l.Error}
+		}
+		by[l.Message].n++
+	}
+	msgs := slices.SortedFunc(maps.Keys(by), func(a, b string) int { return by[b].n - by[a].n })
+	var sb strings.Builder
+	for _, m := range msgs[:min(len(msgs), 8)] {
+		fmt.Fprintf(&sb, "%6d × %s (%s)\n", by[m].n, m, tail(by[m].err, 200))
+	}
+	return sb.String()
+}
+
+// readStreamAfterDrains reads the stream once the server has room for the
+// audit's consumer: the poller's shutdown read the stream for each account it
+// drained, and nats-server keeps each such consumer for a few seconds (up to
+// 1,000 per stream by default).
+func readStreamAfterDrains(b *testing.B, js jetstream.JetStream) []audit.Message {
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(2 * time.Second) {
+		msgs, err := audit.ReadStream(b.Context(), js, "CALLCENTER")
+		if err == nil {
+			return msgs
+		}
+		if !errors.Is(err, jetstream.ErrMaximumConsumersLimit) && !strings.Contains(err.Error(), "maximum consumers") || time.Now().After(deadline) {
+			b.Fatal(err)
+		}
+	}
 }
 
 // fleetRun is what one BenchmarkFleetAccounts run measured.
 type fleetRun struct {
-	accounts int
-	live     time.Duration
+	mix      fleetMix
 	cpu      float64 // poller CPU-seconds in the window
-	simCPU   float64 // the benchmark's own (simulator, NATS server) CPU-seconds meanwhile
+	simCPU   float64 // the simulator processes' CPU-seconds meanwhile
+	testCPU  float64 // the benchmark's own (the NATS server) CPU-seconds meanwhile
+	redisCPU float64 // redis-server's CPU-seconds meanwhile
 	rss      rssStats
+	runtime  goRuntime
 	delays   map[events.Type][]time.Duration
 	msgs     int
 }
 
 func reportFleet(b *testing.B, r fleetRun) {
-	acctMin := float64(r.accounts) * r.live.Minutes()
+	n := float64(r.mix.accounts)
+	acctMin := n * r.mix.live.Minutes()
 	cpuPer := r.cpu / acctMin
 	perCore := 60 / cpuPer // account-minutes one core serves per minute
 	b.ReportMetric(cpuPer, "cpu-s/account-min")
-	b.ReportMetric(r.rss.mean/float64(r.accounts), "RSS-MB/account")
+	b.ReportMetric(r.rss.mean/n, "RSS-MB/account")
 	b.ReportMetric(r.rss.peak, "peak-RSS-MB")
 	b.ReportMetric(perCore, "accounts/core")
 	lines := []string{"| event | n | p99 | interval | p99 ÷ interval | ≤ 1.2 |", "|---|---|---|---|---|---|"}
@@ -108,12 +196,16 @@ func reportFleet(b *testing.B, r fleetRun) {
 		}
 		p99 := audit.Percentile(ds, 99)
 		ratio := p99.Seconds() / fleetBenchIntervals[typ].Seconds()
-		b.ReportMetric(p99.Seconds(), string(typ)+"-p99-s")
+		b.ReportMetric(ratio, string(typ)+"-p99/interval")
 		lines = append(lines, fmt.Sprintf("| `%s` | %d | %.1f s | %s | %.2f | %s |", typ, len(ds), p99.Seconds(), fleetBenchIntervals[typ], ratio, yesNo(ratio <= 1.2)))
 	}
-	b.Logf("%d accounts for %s (%d messages in all): poller CPU %.1f s = %.4f CPU-s per account-minute → %.0f accounts per core at 100%%; "+
-		"RSS mean %.1f MB (%.2f MB per account), peak %.1f MB; the simulator's process (with the NATS server) %.1f CPU-s, load average %s\n%s",
-		r.accounts, r.live, r.msgs, r.cpu, cpuPer, perCore, r.rss.mean, r.rss.mean/float64(r.accounts), r.rss.peak, r.simCPU, loadAvg(), strings.Join(lines, "\n"))
+	rt := r.runtime
+	b.Logf("%s for %s (%d messages in all): poller CPU %.1f s = %.4f CPU-s per account-minute (%.2f cores) → %.0f accounts per core at 100%%; "+
+		"RSS mean %.1f MB (%.3f MB per account), peak %.1f MB; at the end: Go heap in use %.1f MB, stacks %.1f MB, %d goroutines (%.1f per account), runtime total %.1f MB; "+
+		"meanwhile the simulator processes %.1f CPU-s, redis-server %.1f, the benchmark (the NATS server) %.1f; load average %s\n%s",
+		r.mix, r.mix.live, r.msgs, r.cpu, cpuPer, r.cpu/r.mix.live.Seconds(), perCore,
+		r.rss.mean, r.rss.mean/n, r.rss.peak, rt.heapInuse, rt.stackInuse, rt.goroutines, float64(rt.goroutines)/n, rt.sys,
+		r.simCPU, r.redisCPU, r.testCPU, loadAvg(), strings.Join(lines, "\n"))
 }
 
 // loadAvg is the machine's 1, 5 and 15 minute load averages (/proc/loadavg).
@@ -196,4 +288,69 @@ func sampleRSS(pid int, d time.Duration) rssStats {
 		return rssStats{}
 	}
 	return rssStats{mean: sum / float64(n), peak: peak}
+}
+
+// goRuntime is where the poller's memory is, from its /debug/pprof, in MB.
+type goRuntime struct {
+	heapInuse, stackInuse, sys float64 // MemStats HeapInuse, StackInuse, Sys
+	goroutines                 int
+}
+
+// pollerRuntime reads the poller's heap figures and goroutine count (pprof at
+// addr), and saves its heap profile to CALLBUS_BENCH_HEAPPROFILE when set (for
+// go tool pprof -sample_index=inuse_space), its goroutines beside it
+// (<file>.goroutines.txt).
+func pollerRuntime(b *testing.B, addr string) goRuntime {
+	var rt goRuntime
+	get := func(path string) string {
+		body, err := httpGet(b.Context(), "http://"+addr+path)
+		if err != nil {
+			b.Logf("poller %s: %v", path, err)
+		}
+		return body
+	}
+	for _, line := range strings.Split(get("/debug/pprof/heap?debug=1"), "\n") {
+		var name string
+		var v float64
+		if n, _ := fmt.Sscanf(line, "# %s = %g", &name, &v); n == 2 {
+			switch name {
+			case "HeapInuse":
+				rt.heapInuse = v / (1 << 20)
+			case "Stack": // "# Stack = inuse / sys"
+				rt.stackInuse = v / (1 << 20)
+			case "Sys":
+				rt.sys = v / (1 << 20)
+			}
+		}
+	}
+	goroutines := get("/debug/pprof/goroutine?debug=1")
+	first, _, _ := strings.Cut(goroutines, "\n")
+	_, _ = fmt.Sscanf(first, "goroutine profile: total %d", &rt.goroutines)
+	if file := os.Getenv("CALLBUS_BENCH_HEAPPROFILE"); file != "" {
+		if err := os.WriteFile(file+".goroutines.txt", []byte(goroutines), 0o644); err != nil {
+			b.Errorf("goroutines: %v", err)
+		}
+		if err := fetchProfile(b.Context(), "http://"+addr+"/debug/pprof/heap", file); err != nil {
+			b.Errorf("heap profile: %v", err)
+		}
+	}
+	return rt
+}
+
+// httpGet is the body of a GET of url.
+func httpGet(ctx context.Context, url string) (string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return "", err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err == nil && resp.StatusCode != http.StatusOK {
+		err = fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	return string(body), err
 }

@@ -165,15 +165,23 @@ func New(baseURL string, key secret.Value, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// defaultHTTPClient bounds every phase of a request.
+// defaultHTTPClient bounds every phase of a request. Its transport is the one
+// every Client made without WithHTTPClient shares: clients of many accounts of
+// one API host reuse each other's idle connections instead of each holding a
+// pool (and two goroutines per connection) of its own.
 func defaultHTTPClient() *http.Client {
+	return &http.Client{Transport: defaultTransport(), Timeout: 2 * time.Minute}
+}
+
+// defaultTransport is made once, on first use.
+var defaultTransport = sync.OnceValue(func() *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.DialContext = (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext
 	t.TLSHandshakeTimeout = 10 * time.Second
 	t.ResponseHeaderTimeout = 60 * time.Second
 	t.MaxIdleConnsPerHost = 8
-	return &http.Client{Transport: t, Timeout: 2 * time.Minute}
-}
+	return t
+})
 
 // parseBase normalises the base URL to end in /api/v1.
 func parseBase(s string) (*url.URL, error) {

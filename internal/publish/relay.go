@@ -188,6 +188,7 @@ func (r *Relay) Run(ctx context.Context) error {
 		}
 		bo.Reset()
 		if n == 0 {
+			r.shed(fl)
 			sleep(ctx, r.cfg.Idle, r.wake)
 		}
 	}

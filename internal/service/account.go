@@ -2,29 +2,27 @@ package service
 
 import (
 	"context"
-	"fmt"
-	"time"
 
 	"github.com/callbus/callbus/config"
 	"github.com/callbus/callbus/internal/cursor"
 	"github.com/callbus/callbus/internal/poll"
-	"github.com/callbus/callbus/internal/publish"
 	"github.com/callbus/callbus/internal/telemetry"
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rs/zerolog"
 )
 
 // account is what one account has of its own in the process: its store, its
 // instruments (labelled account=<name>), its part of the status page, its
 // leader session (limiter, API client, relay, poller) and its leadership. Two
-// accounts share no goroutine, limiter, HTTP connection or JetStream publish
-// window: one that is throttled, refused or slow delays no other.
+// accounts share no goroutine, limiter or window of publishes awaiting their
+// acknowledgement: one that is throttled, refused or slow delays no other. They
+// share the process's clients (shared.go): the Redis client, the NATS
+// connection and its JetStream context, and the HTTP transport to the APIs,
+// whose pool of connections has no per-host limit.
 type account struct {
 	name    string
 	store   *cursor.Store
 	metrics *telemetry.Metrics
 	board   *accountBoard
-	js      jetstream.JetStream
 	session leaderSession
 	lead    *poll.Leadership
 	removed func()
@@ -43,10 +41,7 @@ func (p *process) newAccount(ctx context.Context, s config.Settings, store *curs
 			a.close()
 		}
 	}()
-	if a.js, err = p.jetStream(); err != nil {
-		return nil, err
-	}
-	a.session, err = newLeaderSession(a.ctx(ctx), s, p.o, parts{js: a.js, maxPayload: p.nc.MaxPayload, reconnects: p.reconnects, store: store, metrics: m, board: board}, log)
+	a.session, err = newLeaderSession(a.ctx(ctx), s, p.o, p.parts(s, store, m, board), log)
 	if err != nil {
 		return nil, err
 	}
@@ -55,17 +50,11 @@ func (p *process) newAccount(ctx context.Context, s config.Settings, store *curs
 	return a, nil
 }
 
-// jetStream is a JetStream context for one account: a window of async
-// publishes of its own, so an account whose acks are slow or that publishes a
-// backlog fills only its own. Acks that never come must not pile up: after
-// AckWait the relay gives up on a future and publishes again; the library then
-// forgets it too.
-func (p *process) jetStream() (jetstream.JetStream, error) {
-	js, err := jetstream.New(p.nc, jetstream.WithPublishAsyncMaxPending(publish.DefaultInFlight), jetstream.WithPublishAsyncTimeout(10*time.Second))
-	if err != nil {
-		return nil, fmt.Errorf("jetstream: %w", err)
-	}
-	return js, nil
+// parts are the process's parts an account of settings s uses, with its store,
+// instruments and status.
+func (p *process) parts(s config.Settings, store *cursor.Store, m *telemetry.Metrics, board *accountBoard) parts {
+	return parts{js: p.js, transport: p.api.get(s.LeaseTTL), maxPayload: p.nc.MaxPayload, reconnects: p.reconnects,
+		store: store, metrics: m, board: board}
 }
 
 // ctx is ctx naming the account, for the shared clients' hooks.
@@ -73,18 +62,13 @@ func (a *account) ctx(ctx context.Context) context.Context {
 	return telemetry.ContextWithAccount(ctx, a.name)
 }
 
-// close takes the account off the status page and its gauges off /metrics, lets
-// its JetStream context forget its publishes (the outbox was drained or stays for
-// the next leader) and closes its idle API connections.
+// close takes the account off the status page and its gauges off /metrics. Its
+// publishes still awaiting an acknowledgement (the relay stopped waiting for
+// them) leave the shared JetStream context at their timeout; its API
+// connections are the shared transport's.
 func (a *account) close() {
 	a.metrics.Stop()
 	a.removed()
-	if a.js != nil {
-		a.js.CleanupPublisher()
-	}
-	if a.session.transport != nil {
-		a.session.transport.CloseIdleConnections()
-	}
 }
 
 // runAccount serves one account of the fleet until ctx ends, then hands it off:

@@ -58,7 +58,7 @@ type leaderWork struct {
 // newLeaderWork builds the leader's work; the backfill gets a poller of its own
 // (its events carry the history attribute) that checks the stream for a Redis
 // rollback too (announced), since a backfill may commit first in a term.
-func newLeaderWork(s config.Settings, o options, store *cursor.Store, api *callcenter.Client, poller *poll.Poller,
+func newLeaderWork(s config.Settings, o options, store *cursor.Store, api *callcenter.Client, transport *http.Transport, poller *poll.Poller,
 	wake func(), announced poll.Announced, log zerolog.Logger, m *telemetry.Metrics) (*leaderWork, error) {
 	hp, err := poll.New(pollConfig(s), api, store, log.With().Str("component", "backfill").Logger(), poll.WithWake(wake),
 		poll.WithAnnounced(announced))
@@ -67,7 +67,7 @@ func newLeaderWork(s config.Settings, o options, store *cursor.Store, api *callc
 	}
 	blog := log.With().Str("component", "backfill").Logger()
 	prog := backfill.NewProgress(nil, blog, 5*time.Second)
-	b := &backfill.Backfill{API: api, Store: store, Poller: hp, Account: s.Account, HTTP: &http.Client{Transport: apiTransport(s.LeaseTTL)}, Log: blog, Progress: prog,
+	b := &backfill.Backfill{API: api, Store: store, Poller: hp, Account: s.Account, HTTP: &http.Client{Transport: transport}, Log: blog, Progress: prog,
 		Wait: o.exportJobs.Wait, MaxJobs: o.exportJobs.MaxJobs, RetryWait: o.exportJobs.RetryWait}
 	if o.backfill != nil {
 		b.Dir = o.backfill.Dir

@@ -34,6 +34,9 @@ func connectRedis(s config.Settings) (redis.UniversalClient, error) {
 	if !s.RedisPassword.IsZero() {
 		opt.Password = s.RedisPassword.Reveal()
 	}
+	if opt.PoolSize == 0 { // the URL's pool_size, when given, stands
+		opt.PoolSize = redisPoolSize
+	}
 	if opt.TLSConfig != nil && (len(s.RedisClusterAddrs) > 0 || len(s.RedisSentinelAddrs) > 0) {
 		// The URL's host is not a server here: each connection checks the
 		// certificate against the host it dials.
@@ -55,6 +58,14 @@ func connectRedis(s config.Settings) (redis.UniversalClient, error) {
 	rdb.AddHook(callBudget(budget))
 	return rdb, nil
 }
+
+// redisPoolSize is how many connections the process's Redis client may open
+// (go-redis's default is 10 per core, 20 on 2 cores). Every account of a fleet
+// replica calls Redis several times a poll cycle, one round trip per connection
+// at a time: at 2,000 accounts on 2 cores, 20 connections left 5,000 goroutines
+// waiting for one, and the waits used up the calls' budget (lease renewals
+// failed). A connection is opened only when the calls in flight need it.
+const redisPoolSize = 200
 
 // clusterOptions are the Cluster client's options: the seed nodes, with the
 // parsed URL's credentials, TLS and timeouts (the URL's host is not used).

@@ -37,14 +37,9 @@ func (p *process) drainAccount(ctx context.Context, name string) error {
 	defer m.Stop()
 	board := p.board.addDraining(s)
 	defer p.board.remove(board)
-	js, err := p.jetStream()
-	if err != nil {
-		return err
-	}
-	defer js.CleanupPublisher()
+	js := p.js
 	fence := &leaseFence{store: store}
-	relay := newRelay(ctx, s, parts{js: js, maxPayload: p.nc.MaxPayload, reconnects: p.reconnects, store: store, metrics: m},
-		fence, board.published(p.o.onPublished), log)
+	relay := newRelay(ctx, s, p.parts(s, store, m, nil), fence, board.published(p.o.onPublished), log)
 	if err := m.ObserveState(telemetry.State{OutboxDepth: store.OutboxLen, OutboxOldest: store.OutboxOldest,
 		PublishErrors: relay.Stats.Errors.Load}); err != nil {
 		return fmt.Errorf("metrics: %w", err)

@@ -8,6 +8,7 @@ import (
 	"github.com/callbus/callbus/config"
 	"github.com/callbus/callbus/internal/telemetry"
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/redis/go-redis/v9"
 	"github.com/rs/zerolog"
 )
@@ -15,7 +16,8 @@ import (
 // process is what one poller process holds once, whatever the number of
 // accounts it serves: the settings of the process, the metrics provider, one
 // Redis client (a node, a Cluster or Sentinel's primary), one NATS connection
-// (a server list), the status board and, once serving, the HTTP server.
+// (a server list) with one JetStream context on it, one HTTP transport to the
+// APIs (shared.go), the status board and, once serving, the HTTP server.
 type process struct {
 	s       config.Settings
 	o       options
@@ -24,6 +26,8 @@ type process struct {
 	metrics *telemetry.Metrics
 	rdb     redis.UniversalClient
 	nc      *nats.Conn
+	js      jetstream.JetStream // every account's relay publishes through it
+	api     *apiTransports      // every account's API client and backfill request through it
 	board   *statusBoard
 	// draining counts the retired accounts whose outbox this replica publishes
 	// now (drainAccount): callbus_fleet_accounts_draining.
@@ -61,12 +65,18 @@ func openProcess(ctx context.Context, s config.Settings, o options, board *statu
 		return nil, nil, err
 	}
 	closers = append(closers, func() { drainNATS(nc, log) })
+	js, err := jetStream(nc)
+	if err != nil {
+		return nil, nil, err
+	}
+	api := &apiTransports{}
+	closers = append(closers, api.closeIdle)
 	board.secrets.add(s.NATSPassword, s.RedisPassword, s.RedisSentinelPassword)
 	// The holder is unique per process, even when two share an instance id (a
 	// host name, a pod restarted in place): only one of them may pass the fence.
 	holder := s.InstanceID + "/" + randomSuffix()
 	board.setInstance(holder)
-	return &process{s: s, o: o, log: log, holder: holder, metrics: metrics, rdb: rdb, nc: nc, board: board}, close, nil
+	return &process{s: s, o: o, log: log, holder: holder, metrics: metrics, rdb: rdb, nc: nc, js: js, api: api, board: board}, close, nil
 }
 
 // serve serves /healthz, /readyz (Redis answers, and ready says the rest),

@@ -104,8 +104,9 @@ func (p *process) runSingle(ctx context.Context, s config.Settings) error {
 // sides it uses, the metrics and the status board.
 type parts struct {
 	js         jetstream.JetStream
-	maxPayload func() int64  // the NATS server's max_payload (nats.Conn.MaxPayload)
-	reconnects func() uint64 // the NATS connection's reconnections (nats.Conn.Stats)
+	transport  *http.Transport // to the API, shared by the process's accounts
+	maxPayload func() int64    // the NATS server's max_payload (nats.Conn.MaxPayload)
+	reconnects func() uint64   // the NATS connection's reconnections (nats.Conn.Stats)
 	store      *cursor.Store
 	metrics    *telemetry.Metrics
 	board      *accountBoard
@@ -119,9 +120,6 @@ func newLeaderSession(ctx context.Context, s config.Settings, o options, p parts
 	if err != nil {
 		return leaderSession{}, err
 	}
-	// Its own transport: an account whose API is slow holds its own connections,
-	// never another account's idle ones.
-	transport := apiTransport(s.LeaseTTL)
 	api, err := callcenter.New(s.APIURL, s.APIKey, append(policyOptions(ctx, s, p.metrics),
 		callcenter.WithLimiter(lim),
 		callcenter.WithLogger(log.With().Str("component", "api").Logger()),
@@ -129,7 +127,7 @@ func newLeaderSession(ctx context.Context, s config.Settings, o options, p parts
 		callcenter.WithoutRaw(), // the poller never reads a listed record's Raw
 		callcenter.WithResponseHook(apiObserver(ctx, p.metrics)),
 		callcenter.WithRejectionHook(rejectObserver(ctx, p.metrics, log.With().Str("component", "api").Logger())),
-		callcenter.WithHTTPClient(apiHTTPClient(s.APITimeout, o.tp, transport)))...)
+		callcenter.WithHTTPClient(apiHTTPClient(s.APITimeout, o.tp, p.transport)))...)
 	if err != nil {
 		return leaderSession{}, err
 	}
@@ -149,7 +147,7 @@ func newLeaderSession(ctx context.Context, s config.Settings, o options, p parts
 	if err != nil {
 		return leaderSession{}, err
 	}
-	work, err := newLeaderWork(s, o, p.store, api, poller, relay.Wake, announced, log, p.metrics)
+	work, err := newLeaderWork(s, o, p.store, api, p.transport, poller, relay.Wake, announced, log, p.metrics)
 	if err != nil {
 		return leaderSession{}, err
 	}
@@ -158,7 +156,7 @@ func newLeaderSession(ctx context.Context, s config.Settings, o options, p parts
 		return leaderSession{}, fmt.Errorf("metrics: %w", err)
 	}
 	return leaderSession{
-		service: ctx, work: work, transport: transport, relay: relay, fence: fence, lim: lim, js: p.js, drainTimeout: s.ShutdownTimeout, log: log,
+		service: ctx, work: work, relay: relay, fence: fence, lim: lim, js: p.js, drainTimeout: s.ShutdownTimeout, log: log,
 		stream: streamConfig(s),
 	}, nil
 }
@@ -206,18 +204,6 @@ func pollConfig(s config.Settings) poll.Config {
 	}
 }
 
-// apiTransport is one account's HTTP transport: Go's defaults (proxy from the
-// environment, HTTP/2, timeouts) with a pool of its own, so accounts served by
-// one host (a reseller's API, the simulator) neither share nor evict each other's
-// connections, and apiDialer's keepalives, which notice a connection a partition
-// killed within the lease TTL.
-func apiTransport(leaseTTL time.Duration) *http.Transport {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.DialContext = apiDialer(leaseTTL).DialContext
-	t.MaxIdleConnsPerHost = 4 // the poller's resources run concurrently
-	return t
-}
-
 // randomSuffix is a short random hex string.
 func randomSuffix() string {
 	var b [4]byte
@@ -230,6 +216,15 @@ func randomSuffix() string {
 // instead of from Redis while it keeps up, as it does but for a few batches.
 const outboxCache = 2 * cursor.RecommendedMaxEvents
 
+// relayIdle is how often an account's relay looks at its outbox when nothing
+// woke it. Every commit of the account's poller wakes it at once, so this only
+// bounds the wait for what nothing announces (an entry another process
+// committed, a NATS reconnection to check the stream after); each look costs a
+// lease check and an outbox read in Redis, which a replica of thousands of
+// mostly idle accounts paid thousands of times a second at the relay's default
+// (250 ms).
+const relayIdle = 2 * time.Second
+
 // newRelay is an account's relay, the same for its leader's session and for the
 // drain of a retired account: one place for its options, so the two never differ.
 func newRelay(ctx context.Context, s config.Settings, p parts, fence *leaseFence, published func([]publish.Published),
@@ -238,6 +233,7 @@ func newRelay(ctx context.Context, s config.Settings, p parts, fence *leaseFence
 	return publish.NewRelay(p.js, p.js, p.store, publish.RelayConfig{
 		Stream: s.StreamName,
 		Filter: events.AccountFilter(s.SubjectPrefix, s.Account),
+		Idle:   relayIdle,
 	}, log, append([]publish.RelayOption{
 		publish.WithPublishObserver(publishObserver(ctx, p.metrics, published)),
 		publish.WithTruncationObserver(truncationObserver(ctx, p.metrics)),

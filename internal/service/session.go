@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"net/http"
 	"sync/atomic"
 	"time"
 
@@ -24,7 +23,6 @@ type leaderSession struct {
 	relay        *publish.Relay
 	fence        *leaseFence
 	lim          *callcenter.Limiter
-	transport    *http.Transport // the API client's, closed with the account
 	js           jetstream.JetStream
 	stream       publish.StreamConfig
 	drainTimeout time.Duration

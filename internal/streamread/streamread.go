@@ -20,10 +20,22 @@ var Stop = errors.New("streamread: stop")
 // none of the messages up to the end.
 var idle = 2 * time.Second // a variable for tests
 
+// readInactive is how long the server keeps a Read's consumer once nothing pulls
+// from it, when cfg sets no InactiveThreshold (nats.go's default for an ordered
+// consumer is 5 minutes). A fleet replica reads the stream for every account it
+// starts and stops (the relay's reconcile, the announced history), and
+// nats-server allows 1,000 consumers per stream by default (2.15): with the
+// consumers of 5 minutes of reads alive, a replica starting 2,000 accounts ran
+// out of them and its relays failed until old ones expired. While Read pulls,
+// the consumer is active; should the server drop it during a slow callback, the
+// ordered consumer makes a new one from where it was.
+const readInactive = 10 * time.Second
+
 // Read calls fn, in stream order, for each message of s that cfg selects, up to
 // the stream's last message as of the call: messages stored later are not waited
 // for. It reads through an ordered consumer (no state stays on the server; the
-// client resumes it after a reconnect).
+// client resumes it after a reconnect; the server forgets it readInactive after
+// the read).
 //
 // It returns nil once fn has seen the last selected message or none is left; nil
 // when fn returns Stop; fn's other errors as they are; ctx's error when ctx ends;
@@ -40,6 +52,9 @@ func Read(ctx context.Context, s jetstream.Stream, cfg jetstream.OrderedConsumer
 	end := info.State.LastSeq
 	if info.State.Msgs == 0 || (cfg.DeliverPolicy == jetstream.DeliverByStartSequencePolicy && cfg.OptStartSeq > end) {
 		return nil
+	}
+	if cfg.InactiveThreshold == 0 {
+		cfg.InactiveThreshold = readInactive
 	}
 	cons, err := s.OrderedConsumer(ctx, cfg)
 	if err != nil {

@@ -10,12 +10,14 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"os"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
 	"go.opentelemetry.io/otel/metric"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/exemplar"
 )
 
 // Metrics are the service's instruments. Prometheus names (units and _total
@@ -51,6 +53,17 @@ type Metrics struct {
 	regs    *registrations
 }
 
+// exemplarsWanted reports whether the histograms keep exemplars (an observation
+// with the trace it was made in): only when traces are exported (the condition
+// of NewTracerProvider), or when OTEL_METRICS_EXEMPLAR_FILTER says so (the SDK
+// reads it). Without traces there is nothing to link to, yet every histogram
+// series would hold a reservoir, a slot per bucket: per account, resource and
+// event type, about 50 KB of each account's heap in a fleet replica.
+func exemplarsWanted(getenv func(string) string) bool {
+	return getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != "" ||
+		getenv("OTEL_METRICS_EXEMPLAR_FILTER") != ""
+}
+
 // NewMetrics creates the process's instruments on a meter provider exporting to
 // a fresh Prometheus registry (with Go and process collectors), served by
 // Handler. Per-account series are recorded through Account. The provider has no
@@ -64,7 +77,11 @@ func NewMetrics() (*Metrics, error) {
 	if err != nil {
 		return nil, fmt.Errorf("prometheus exporter: %w", err)
 	}
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(exp), sdkmetric.WithCardinalityLimit(0))
+	opts := []sdkmetric.Option{sdkmetric.WithReader(exp), sdkmetric.WithCardinalityLimit(0)}
+	if !exemplarsWanted(os.Getenv) {
+		opts = append(opts, sdkmetric.WithExemplarFilter(exemplar.AlwaysOffFilter))
+	}
+	mp := sdkmetric.NewMeterProvider(opts...)
 	m := &Metrics{meter: mp.Meter("github.com/callbus/callbus"), provider: mp,
 		handler: promhttp.HandlerFor(reg, promhttp.HandlerOpts{})}
 	var errs []error
