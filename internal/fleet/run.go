@@ -55,7 +55,7 @@ func (f *Fleet) Run(ctx context.Context, accounts func() []Account, work func(ct
 	f.mu.Unlock()
 
 	l := &loop{f: f, accounts: accounts, work: work, wake: make(chan struct{}, 1), retries: map[string]*retry{}}
-	l.refresh(ctx)
+	l.refresh(ctx, false)
 	l.reconcile(ctx)
 	t := time.NewTicker(f.check)
 	defer t.Stop()
@@ -65,7 +65,7 @@ func (f *Fleet) Run(ctx context.Context, accounts func() []Account, work func(ct
 			l.shutdown(ctx)
 			return nil
 		case <-t.C:
-			l.refresh(ctx)
+			l.refresh(ctx, false)
 		case <-l.wake: // a work returned: restart or forget it now
 		}
 		l.reconcile(ctx)
@@ -81,27 +81,53 @@ type loop struct {
 	wake     chan struct{}
 	retries  map[string]*retry
 
-	lastBeat    time.Time         // of the last heartbeat Redis accepted
-	unreachable bool              // the last call to Redis failed
-	lastFailLog time.Time         // when a failure was last logged
-	lastHeldLog time.Time         // when a failure to read the holders was last logged
-	lastHeld    map[string]string // the holders last read (WithHolders)
+	lastBeat    time.Time          // of the last heartbeat Redis accepted
+	unreachable bool               // the last call to Redis failed
+	lastFailLog time.Time          // when a failure was last logged
+	lastHeldLog time.Time          // when a failure to read the holders was last logged
+	lastHeld    map[string]string  // the holders last read (WithHolders)
+	arrived     map[string]arrival // when each account's replica took it, as last read
+	started     bool               // reconcile started a work: its arrival is to be recorded
 }
 
 // reconcile stops the works this replica should no longer run and starts the
-// ones it should, from the accounts listed now and the members last read.
+// ones it should, from the accounts listed now and the members last read, then
+// records the arrival of the accounts it started.
 func (l *loop) reconcile(ctx context.Context) {
-	members := l.f.Members()
+	l.reconcileWorks(ctx)
+	if l.started && l.f.holders != nil {
+		// Record the new works' arrival now, not at the next heartbeat: Assign
+		// gives up the accounts a member took last first.
+		l.started = false
+		l.refresh(ctx, true)
+	}
+}
+
+// reconcileWorks stops the works this replica should no longer run and starts
+// the ones it should.
+func (l *loop) reconcileWorks(ctx context.Context) {
+	members := l.f.liveMembers()
 	listed := map[string]string{}
 	for _, a := range l.accounts() {
 		listed[a.Name] = a.Digest
 	}
 	owners := make(map[string]string, len(listed))
 	if l.f.holders != nil {
-		owners = Assign(slices.Collect(maps.Keys(listed)), members, l.held(ctx, listed))
+		held := l.held(ctx, listed)
+		arrived := make(map[string]int64, len(held))
+		for a, h := range held {
+			if r, ok := l.arrived[a]; ok && r.replica == h {
+				arrived[a] = r.at
+			}
+		}
+		owners = Assign(slices.Collect(maps.Keys(listed)), members, held, arrived)
 	} else {
+		names := make([]string, len(members))
+		for i, m := range members {
+			names[i] = m.Name
+		}
 		for name := range listed {
-			owners[name] = Owner(name, members)
+			owners[name] = Owner(name, names)
 		}
 	}
 	l.f.mu.Lock()
@@ -164,6 +190,7 @@ func (l *loop) stop(name string, w *work, why string) {
 
 // start runs the work of name in a new goroutine. Under f.mu.
 func (l *loop) start(ctx context.Context, name, digest string) {
+	l.started = true
 	wctx, cancel := context.WithCancel(ctx)
 	w := &work{digest: digest, cancel: cancel, done: make(chan struct{}), started: time.Now()}
 	l.f.works[name] = w
