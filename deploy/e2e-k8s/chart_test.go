@@ -37,7 +37,7 @@ func TestChart(t *testing.T) {
 
 	s.step(t, "install single-account + helm test --logs", s.installSolo)
 	s.step(t, "install fleet: 3 replicas, 20 accounts from a Secret + helm test", s.installFleet)
-	s.step(t, "NetworkPolicy: rendered egress = configured URLs (not enforced)", s.networkPolicy)
+	s.step(t, "NetworkPolicy: stored egress = configured URLs, enforced", s.networkPolicy)
 	for i := 1; i <= 2; i++ {
 		s.step(t, fmt.Sprintf("delete the pod leading most accounts (%d)", i), s.failover)
 	}
