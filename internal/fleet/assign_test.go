@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -223,6 +224,18 @@ func TestFleetAssignsBalancedOnRedis(t *testing.T) {
 	add("r2")
 	add("r3")
 	before := settled("r1", "r2", "r3")
+	// Each account's arrival names its holder (the works' hash here, which, not
+	// being a lease, may briefly lack an account whose works overlapped).
+	simtest.WaitFor(t, waitLimit, "each holder's arrival recorded", func() bool {
+		arr, err1 := rdb.HGetAll(t.Context(), arrivedKey(fleetName(t))).Result()
+		held, err2 := rdb.HGetAll(t.Context(), key).Result()
+		for a, r := range held {
+			if err1 != nil || err2 != nil || !strings.HasPrefix(arr[a], r+"|") {
+				return false
+			}
+		}
+		return len(held) > 0
+	})
 	add("r4")
 	after := settled("r1", "r2", "r3", "r4")
 	for a, r := range after {

@@ -23,8 +23,9 @@
 // the replicas' clocks never matter. Beside it, under the same hash tag (one
 // Redis Cluster slot), the hash callbus:fleet:{<name>}:joined holds when each
 // member joined (set again after it expired), and callbus:fleet:{<name>}:arrived
-// holds, for each account, "replica|ms": when that replica took it (recorded at
-// its first heartbeat running it, right after it started the work). A member that
+// holds, for each account, "replica|ms": when that replica took it (recorded by
+// a forced heartbeat at the first check that reads it holding the account's
+// lease). A member that
 // leaves or expires takes its entries in both. A replica renews its membership
 // every TTL/3 and reads the live members, their joined times and the arrivals at
 // every check (WithCheckInterval, default 1 s). Keep the member TTL at most the lease

@@ -7,16 +7,21 @@ import (
 )
 
 // refresh reads the live members and the accounts' arrivals, renewing this
-// replica's membership (and recording the arrivals of the accounts it runs)
+// replica's membership (and recording the arrivals of the accounts it holds)
 // when a heartbeat is due (every TTL/3), forced, or when the membership is
 // missing (Redis lost it, or this replica was too late). On failure the members
 // last read stay.
 func (l *loop) refresh(ctx context.Context, force bool) {
 	now := time.Now()
 	beat := force || now.Sub(l.lastBeat) >= l.f.ttl/3
+	// The accounts whose lease this replica held at the last read: their
+	// arrival is recorded once it holds them, not when it starts waiting for them
+	// (another replica may keep them). Only Assign (WithHolders) uses arrivals.
 	var running []string
-	if l.f.holders != nil { // only Assign uses the arrivals
-		running = l.f.Owned()
+	for a, h := range l.lastHeld {
+		if h == l.f.replica {
+			running = append(running, a)
+		}
 	}
 	ms, arrived, err := l.f.readMembers(ctx, beat, running)
 	if err == nil && !beat && !slices.ContainsFunc(ms, func(m Member) bool { return m.Name == l.f.replica }) {

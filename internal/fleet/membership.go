@@ -45,15 +45,15 @@ type arrival struct {
 }
 
 // readMembers renews this replica's membership for the TTL and records when it
-// took the accounts of running it had not recorded yet (beat), or only reads
-// (beat false). It returns the live members sorted by name, and every account's
+// took the accounts of held (those it holds) it had not recorded yet (beat), or
+// only reads (beat false). It returns the live members sorted by name, and every account's
 // recorded arrival.
-func (f *Fleet) readMembers(ctx context.Context, beat bool, running []string) ([]Member, map[string]arrival, error) {
+func (f *Fleet) readMembers(ctx context.Context, beat bool, held []string) ([]Member, map[string]arrival, error) {
 	mode := "read"
 	args := []any{f.replica, f.ttl.Milliseconds(), mode}
 	if beat {
 		args[2] = "beat"
-		for _, a := range running {
+		for _, a := range held {
 			args = append(args, a)
 		}
 	}

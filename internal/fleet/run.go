@@ -87,18 +87,18 @@ type loop struct {
 	lastHeldLog time.Time          // when a failure to read the holders was last logged
 	lastHeld    map[string]string  // the holders last read (WithHolders)
 	arrived     map[string]arrival // when each account's replica took it, as last read
-	started     bool               // reconcile started a work: its arrival is to be recorded
+	unrecorded  bool               // this replica holds an account whose arrival is not recorded as its own
 }
 
 // reconcile stops the works this replica should no longer run and starts the
 // ones it should, from the accounts listed now and the members last read, then
-// records the arrival of the accounts it started.
+// records the arrival of the accounts it took since.
 func (l *loop) reconcile(ctx context.Context) {
 	l.reconcileWorks(ctx)
-	if l.started && l.f.holders != nil {
-		// Record the new works' arrival now, not at the next heartbeat: Assign
-		// gives up the accounts a member took last first.
-		l.started = false
+	if l.unrecorded {
+		// At once, not at the next heartbeat: Assign gives up the accounts a
+		// member took last first, and counts an unrecorded one as taken last.
+		l.unrecorded = false
 		l.refresh(ctx, true)
 	}
 }
@@ -118,6 +118,8 @@ func (l *loop) reconcileWorks(ctx context.Context) {
 		for a, h := range held {
 			if r, ok := l.arrived[a]; ok && r.replica == h {
 				arrived[a] = r.at
+			} else if h == l.f.replica {
+				l.unrecorded = true
 			}
 		}
 		owners = Assign(slices.Collect(maps.Keys(listed)), members, held, arrived)
@@ -190,7 +192,6 @@ func (l *loop) stop(name string, w *work, why string) {
 
 // start runs the work of name in a new goroutine. Under f.mu.
 func (l *loop) start(ctx context.Context, name, digest string) {
-	l.started = true
 	wctx, cancel := context.WithCancel(ctx)
 	w := &work{digest: digest, cancel: cancel, done: make(chan struct{}), started: time.Now()}
 	l.f.works[name] = w
