@@ -10,9 +10,10 @@
 // old members (a rollout replaces them next) keep the smaller shares, a member
 // over its share gives up the accounts it took last, and the accounts given out
 // go to the youngest members. A rolling update of 3 replicas with a surge of one
-// over 20 accounts moves each account at most twice, 30 moves in all, whichever
-// order the old replicas leave in (TestAssignMovesOnlyWhatTheChangeNeeds; it
-// was 3 times before, and 4 on a real cluster). It decides who tries to lead an
+// over 20 accounts moves each account at most twice, at most 30 moves in all,
+// whichever order the old replicas leave in, also when a new one joins before the
+// old one it replaces has left (TestAssignMovesOnlyWhatTheChangeNeeds; it was 3
+// times before, and 4 on a real cluster). It decides who tries to lead an
 // account; the per-account lease of package cursor (with its fencing token)
 // stays the guarantee of one writer.
 //
