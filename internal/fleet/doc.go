@@ -13,9 +13,11 @@
 // over 20 accounts moves each account at most twice, at most 30 moves in all,
 // whichever order the old replicas leave in, also when a new one joins before the
 // old one it replaces has left (TestAssignMovesOnlyWhatTheChangeNeeds; it was 3
-// times before, and 4 on a real cluster). It decides who tries to lead an
-// account; the per-account lease of package cursor (with its fencing token)
-// stays the guarantee of one writer.
+// times before, and 4 on a real cluster). Replicas of an older version, which
+// know neither ages nor arrivals, assign otherwise: while both versions run, an
+// account may be wanted by neither until the older replicas are gone. It decides
+// who tries to lead an account; the per-account lease of package cursor (with
+// its fencing token) stays the guarantee of one writer.
 //
 // # Membership
 //
