@@ -37,7 +37,11 @@ func TestChart(t *testing.T) {
 
 	s.step(t, "install single-account + helm test --logs", s.installSolo)
 	s.step(t, "install fleet: 3 replicas, 20 accounts from a Secret + helm test", s.installFleet)
-	s.step(t, "NetworkPolicy: rendered egress = configured URLs (not enforced)", s.networkPolicy)
+	netpol := "NetworkPolicy: stored egress = configured URLs (not enforced)"
+	if enforced() {
+		netpol = "NetworkPolicy: stored egress = configured URLs, enforced by kube-router"
+	}
+	s.step(t, netpol, s.networkPolicy)
 	for i := 1; i <= 2; i++ {
 		s.step(t, fmt.Sprintf("delete the pod leading most accounts (%d)", i), s.failover)
 	}

@@ -19,7 +19,7 @@ stop() {
 # the scenarios' test, and the redis-server it started on the node's address
 # (an interrupted test runs no cleanup)
 for p in $(pgrep -f "bin/e2e-k8s\.test -test\.v") $(pgrep -f "redis-server $NODE_IP:"); do kill "$p" 2>/dev/null; done
-stop kube-proxy kubelet kube-scheduler kube-controller-manager coredns
+stop kube-router kube-proxy kubelet kube-scheduler kube-controller-manager coredns
 if [ -S "$S/run/containerd/containerd.sock" ]; then
   for t in $($CTR tasks ls -q 2>/dev/null); do $CTR tasks kill -s KILL "$t" 2>/dev/null; done
   sleep 1

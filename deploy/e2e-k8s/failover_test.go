@@ -3,14 +3,11 @@
 package e2ek8s
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"time"
-
-	networkingv1 "k8s.io/api/networking/v1"
 )
 
 // failover deletes the pod that leads most accounts (a graceful delete, as a
@@ -98,46 +95,4 @@ func (s *suite) upgrade(t *testing.T) string {
 
 func (s *suite) rollback(t *testing.T) string {
 	return s.rollout(t, func() { s.b.h(t, "rollback", "fleet", "1", "--wait", "--timeout", "5m") })
-}
-
-// networkPolicy checks the rendered policy as the API server stored it: egress
-// only to DNS, the three NATS ports, Redis's and the API's, every rule with ports.
-// The node's CNI (bridge) does not enforce policies, so this is what can be tested.
-func (s *suite) networkPolicy(t *testing.T) string {
-	var np networkingv1.NetworkPolicy
-	if err := json.Unmarshal([]byte(s.b.k(t, "get", "networkpolicy", "fleet-callbus", "-o", "json")), &np); err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]bool{"53/UDP": true, "53/TCP": true}
-	for _, u := range strings.Split(s.b.nats.URLs(), ",") {
-		want[u[strings.LastIndex(u, ":")+1:]+"/TCP"] = true
-	}
-	want[s.b.redisURL()[strings.LastIndex(s.b.redisURL(), ":")+1:strings.LastIndex(s.b.redisURL(), "/")]+"/TCP"] = true
-	want[s.b.simURL[strings.LastIndex(s.b.simURL, ":")+1:]+"/TCP"] = true
-	got := map[string]bool{}
-	for _, r := range np.Spec.Egress {
-		if len(r.Ports) == 0 {
-			t.Errorf("an egress rule without ports allows everything: %+v", r)
-		}
-		for _, p := range r.Ports {
-			proto := "TCP"
-			if p.Protocol != nil {
-				proto = string(*p.Protocol)
-			}
-			got[p.Port.String()+"/"+proto] = true
-		}
-	}
-	var g, w []string
-	for k := range got {
-		g = append(g, k)
-	}
-	for k := range want {
-		w = append(w, k)
-	}
-	slices.Sort(g)
-	slices.Sort(w)
-	if !slices.Equal(g, w) {
-		t.Errorf("egress ports %v, want %v", g, w)
-	}
-	return "egress ports " + strings.Join(g, " ") + "; CNI bridge does not enforce policies"
 }

@@ -3,7 +3,8 @@
 # archives (mkimage.py) for `ctr images import`: the pod sandbox (pause), the poller
 # as the chart's default image (a static build of cmd/poller with -tags nodemo, the
 # Dockerfile's build, entrypoint /poller) and the test pod's busybox with a wget
-# that honours -T (Debian's busybox wget crashes on it).
+# that honours -T (Debian's busybox wget crashes on it), and dial, the
+# NetworkPolicy scenario's probe.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$1 OUT=$2
@@ -15,6 +16,7 @@ mkdir -p "$root/pause" "$root/poller" "$root/busybox/bin"
 (cd "$REPO/deploy" && go build -trimpath -o "$root/pause/pause" ./e2e-k8s/images/pause)
 (cd "$REPO" && go build -tags nodemo -trimpath -ldflags "-s -w -X main.version=e2e-k8s" -o "$root/poller/poller" ./cmd/poller)
 (cd "$REPO/deploy" && go build -trimpath -o "$root/busybox/bin/wget" ./e2e-k8s/images/wget)
+(cd "$REPO/deploy" && go build -trimpath -o "$root/busybox/bin/dial" ./e2e-k8s/images/dial)
 cp "$(command -v busybox)" "$root/busybox/bin/busybox"
 for a in seq sleep echo cat; do ln -s busybox "$root/busybox/bin/$a"; done
 # Debian's static busybox shell runs its own applets before PATH (its wget, which

@@ -23,7 +23,9 @@ report() {
 
 STEP="Debian packages"
 need=()
-for p in etcd-server containerd runc containernetworking-plugins iptables busybox-static; do
+pkgs="etcd-server containerd runc containernetworking-plugins iptables busybox-static"
+[ -z "$NETPOL" ] || pkgs="$pkgs ipset"
+for p in $pkgs; do
   dpkg -s $p >/dev/null 2>&1 || need+=($p)
 done
 if [ ${#need[@]} -gt 0 ]; then
@@ -34,6 +36,14 @@ mkdir -p "$REPO/bin"
 step "building Kubernetes v$K8S_VERSION and CoreDNS (cached in $KBIN)"
 kube() { "$HERE/build-k8s.sh"; }
 timed k8s-build kube || die "build-k8s.sh"
+case "$NETPOL" in
+  "") ;;
+  kube-router)
+    step "building kube-router $KUBE_ROUTER_VERSION, the network policy controller (cached in $KR_CACHE)"
+    router() { "$HERE/build-kube-router.sh"; }
+    timed kube-router-build router || die "build-kube-router.sh" ;;
+  *) die "CALLBUS_K8S_NETPOL=$NETPOL: want kube-router or nothing" ;;
+esac
 step "building helm"
 helm_bin() { make -C "$REPO" --no-print-directory bin/helm >/dev/null; }
 timed helm-build helm_bin || die "make bin/helm"
@@ -50,6 +60,6 @@ timed cluster-up cluster
 step "scenarios"
 scenarios() {
   (cd "$HERE" && E2E_KUBECTL="$KBIN/kubectl" E2E_HELM="$REPO/bin/helm" E2E_CHART="$REPO/deploy/helm/callbus" \
-    E2E_RESULTS="$S/results.md" $NS "$REPO/bin/e2e-k8s.test" -test.v -test.count=1 -test.timeout=40m)
+    E2E_RESULTS="$S/results.md" E2E_NETPOL="$NETPOL" E2E_KUBE_ROUTER_VERSION="$KUBE_ROUTER_VERSION" $NS "$REPO/bin/e2e-k8s.test" -test.v -test.count=1 -test.timeout=40m)
 }
 timed scenarios scenarios || die "scenarios failed (the table above says which)"

@@ -9,13 +9,14 @@ REPO=$(cd "$HERE/../.." && pwd)
 . "$HERE/env.sh"
 
 step "checking the machine"
-for t in etcd containerd runc ctr iptables nsenter openssl python3 busybox; do
-  command -v $t >/dev/null || die "$t not found (run.sh installs etcd-server containerd runc containernetworking-plugins iptables busybox-static)"
+for t in etcd containerd runc ctr iptables nsenter openssl python3 busybox ${NETPOL:+ipset}; do
+  command -v $t >/dev/null || die "$t not found (run.sh installs etcd-server containerd runc containernetworking-plugins iptables busybox-static, and ipset with CALLBUS_K8S_NETPOL)"
 done
 [ -x /usr/lib/cni/bridge ] || die "/usr/lib/cni/bridge not found (Debian's containernetworking-plugins)"
 for b in kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kubectl coredns; do
   [ -x "$KBIN/$b" ] || die "$KBIN/$b not found (build-k8s.sh builds it)"
 done
+[ -z "$NETPOL" ] || [ -x "$KR_CACHE/kube-router" ] || die "$KR_CACHE/kube-router not found (build-kube-router.sh builds it)"
 [ "$(id -u)" = 0 ] || die "needs root (network namespace, mounts, cgroups)"
 ip netns list 2>/dev/null | grep -qw "^$NETNS" && die "netns $NETNS exists: a run is going on, or run down.sh"
 
@@ -95,6 +96,14 @@ start kube-proxy "$S/bin/kube-proxy" --kubeconfig=$P/kube-proxy.kubeconfig --hos
   --proxy-mode=iptables --cluster-cidr=10.244.0.0/16 --masquerade-all --conntrack-max-per-core=0 \
   --bind-address=$NODE_IP --healthz-bind-address=127.0.0.1:10256 --metrics-bind-address=127.0.0.1:10249
 start coredns "$S/bin/coredns" -conf "$S/node/Corefile"
+if [ "$NETPOL" = kube-router ]; then
+  # kube-router's network policy controller alone (no routing, no service proxy, no
+  # CNI of its own): it enforces NetworkPolicies with iptables and ipsets, on the
+  # bridge's traffic (physdev) and on the pods' traffic to the node's own address.
+  start kube-router "$KR_CACHE/kube-router" --kubeconfig=$P/admin.kubeconfig --hostname-override=local \
+    --run-firewall=true --run-router=false --run-service-proxy=false --enable-cni=false \
+    --service-cluster-ip-range=10.0.0.0/24 --health-port=0
+fi
 K="$NS $S/bin/kubectl"
 waitfor "kube-system namespace" 60 $K get ns kube-system
 $K apply -f "$HERE/node/kube-dns.yaml" -f "$HERE/node/crd-prometheusrules.yaml" -f "$HERE/node/crd-servicemonitors.yaml" >/dev/null
@@ -102,4 +111,8 @@ waitfor "node local" 120 $K wait --for=condition=Ready node/local --timeout=2s
 # CoreDNS through its Service IP: proves the process, its kubeconfig context and
 # kube-proxy's rules at once (a CoreDNS that exited shows in the pods only as timeouts).
 waitfor "CoreDNS at 10.0.0.10 (log $S/run/coredns.log)" 60 $NS busybox nslookup kubernetes.default.svc.cluster.local 10.0.0.10
+if [ "$NETPOL" = kube-router ]; then
+  # kube-router hooked into the filter table's chains: policies are enforced from now.
+  waitfor "kube-router's network policy chains (log $S/run/kube-router.log)" 60 $NS bash -c "iptables -w -S FORWARD | grep -q KUBE-ROUTER-FORWARD"
+fi
 echo "e2e-k8s: cluster up (node local Ready)"

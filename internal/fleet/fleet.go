@@ -41,11 +41,10 @@ type Fleet struct {
 	ttl     time.Duration
 	check   time.Duration
 	name    string
-	key     string  // membersKey(name)
 	holders Holders // nil: rendezvous hashing alone (Owner)
 
 	mu      sync.Mutex
-	members []string
+	members []Member // sorted by name
 	works   map[string]*work
 	running bool
 }
@@ -91,7 +90,6 @@ func New(rdb redis.UniversalClient, replica string, log zerolog.Logger, opts ...
 	case f.ttl < 30*time.Millisecond:
 		return nil, fmt.Errorf("fleet: TTL %s: want at least 30ms", f.ttl)
 	}
-	f.key = membersKey(f.name)
 	if f.check <= 0 || f.check > f.ttl/3 {
 		f.check = f.ttl / 3
 	}
@@ -105,6 +103,17 @@ func badName(s string) bool {
 // Members returns the live members as last read from Redis, sorted (empty before
 // Run first reached Redis). Meant for /status.
 func (f *Fleet) Members() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	names := make([]string, len(f.members))
+	for i, m := range f.members {
+		names[i] = m.Name
+	}
+	return names
+}
+
+// liveMembers returns the live members with their joined times, sorted by name.
+func (f *Fleet) liveMembers() []Member {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return slices.Clone(f.members)

@@ -147,7 +147,7 @@ func TestFleetDeadMemberExpires(t *testing.T) {
 		t.Fatal(err)
 	}
 	lastBeat := time.Now()
-	if _, err := dead.readMembers(t.Context(), true); err != nil { // one heartbeat, then silence
+	if _, _, err := dead.readMembers(t.Context(), true, nil); err != nil { // one heartbeat, then silence
 		t.Fatal(err)
 	}
 	m := join(t, rdb, "alive", src, rec, log, ttl)

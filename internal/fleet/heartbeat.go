@@ -6,16 +6,27 @@ import (
 	"time"
 )
 
-// refresh reads the live members, renewing this replica's membership when a
-// heartbeat is due (every TTL/3) or when the membership is missing (Redis lost
-// it, or this replica was too late). On failure the members last read stay.
-func (l *loop) refresh(ctx context.Context) {
+// refresh reads the live members and the accounts' arrivals, renewing this
+// replica's membership (and recording the arrivals of the accounts it holds)
+// when a heartbeat is due (every TTL/3), forced, or when the membership is
+// missing (Redis lost it, or this replica was too late). On failure the members
+// last read stay.
+func (l *loop) refresh(ctx context.Context, force bool) {
 	now := time.Now()
-	beat := now.Sub(l.lastBeat) >= l.f.ttl/3
-	ms, err := l.f.readMembers(ctx, beat)
-	if err == nil && !beat && !slices.Contains(ms, l.f.replica) {
+	beat := force || now.Sub(l.lastBeat) >= l.f.ttl/3
+	// The accounts whose lease this replica held at the last read: their
+	// arrival is recorded once it holds them, not when it starts waiting for them
+	// (another replica may keep them). Only Assign (WithHolders) uses arrivals.
+	var running []string
+	for a, h := range l.lastHeld {
+		if h == l.f.replica {
+			running = append(running, a)
+		}
+	}
+	ms, arrived, err := l.f.readMembers(ctx, beat, running)
+	if err == nil && !beat && !slices.ContainsFunc(ms, func(m Member) bool { return m.Name == l.f.replica }) {
 		beat = true
-		ms, err = l.f.readMembers(ctx, true)
+		ms, arrived, err = l.f.readMembers(ctx, true, running)
 	}
 	if err != nil {
 		l.failed(ctx, err)
@@ -28,6 +39,7 @@ func (l *loop) refresh(ctx context.Context) {
 		l.unreachable = false
 		l.f.log.Info().Msg("fleet: Redis reachable again")
 	}
+	l.arrived = arrived
 	l.setMembers(ms)
 }
 
@@ -52,19 +64,22 @@ func (l *loop) failed(ctx context.Context, err error) {
 }
 
 // setMembers stores ms and logs who joined and who left.
-func (l *loop) setMembers(ms []string) {
+func (l *loop) setMembers(ms []Member) {
 	l.f.mu.Lock()
 	old := l.f.members
 	l.f.members = ms
 	l.f.mu.Unlock()
+	in := func(list []Member, name string) bool {
+		return slices.ContainsFunc(list, func(m Member) bool { return m.Name == name })
+	}
 	for _, m := range ms {
-		if !slices.Contains(old, m) {
-			l.f.log.Info().Str("member", m).Int("members", len(ms)).Msg("fleet: member joined")
+		if !in(old, m.Name) {
+			l.f.log.Info().Str("member", m.Name).Int64("joined_ms", m.Joined).Int("members", len(ms)).Msg("fleet: member joined")
 		}
 	}
 	for _, m := range old {
-		if !slices.Contains(ms, m) {
-			l.f.log.Info().Str("member", m).Int("members", len(ms)).Msg("fleet: member left")
+		if !in(ms, m.Name) {
+			l.f.log.Info().Str("member", m.Name).Int("members", len(ms)).Msg("fleet: member left")
 		}
 	}
 }

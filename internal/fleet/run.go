@@ -55,7 +55,7 @@ func (f *Fleet) Run(ctx context.Context, accounts func() []Account, work func(ct
 	f.mu.Unlock()
 
 	l := &loop{f: f, accounts: accounts, work: work, wake: make(chan struct{}, 1), retries: map[string]*retry{}}
-	l.refresh(ctx)
+	l.refresh(ctx, false)
 	l.reconcile(ctx)
 	t := time.NewTicker(f.check)
 	defer t.Stop()
@@ -65,7 +65,7 @@ func (f *Fleet) Run(ctx context.Context, accounts func() []Account, work func(ct
 			l.shutdown(ctx)
 			return nil
 		case <-t.C:
-			l.refresh(ctx)
+			l.refresh(ctx, false)
 		case <-l.wake: // a work returned: restart or forget it now
 		}
 		l.reconcile(ctx)
@@ -81,27 +81,55 @@ type loop struct {
 	wake     chan struct{}
 	retries  map[string]*retry
 
-	lastBeat    time.Time         // of the last heartbeat Redis accepted
-	unreachable bool              // the last call to Redis failed
-	lastFailLog time.Time         // when a failure was last logged
-	lastHeldLog time.Time         // when a failure to read the holders was last logged
-	lastHeld    map[string]string // the holders last read (WithHolders)
+	lastBeat    time.Time          // of the last heartbeat Redis accepted
+	unreachable bool               // the last call to Redis failed
+	lastFailLog time.Time          // when a failure was last logged
+	lastHeldLog time.Time          // when a failure to read the holders was last logged
+	lastHeld    map[string]string  // the holders last read (WithHolders)
+	arrived     map[string]arrival // when each account's replica took it, as last read
+	unrecorded  bool               // this replica holds an account whose arrival is not recorded as its own
 }
 
 // reconcile stops the works this replica should no longer run and starts the
-// ones it should, from the accounts listed now and the members last read.
+// ones it should, from the accounts listed now and the members last read, then
+// records the arrival of the accounts it took since.
 func (l *loop) reconcile(ctx context.Context) {
-	members := l.f.Members()
+	l.reconcileWorks(ctx)
+	if l.unrecorded {
+		// At once, not at the next heartbeat: Assign gives up the accounts a
+		// member took last first, and counts an unrecorded one as taken last.
+		l.unrecorded = false
+		l.refresh(ctx, true)
+	}
+}
+
+// reconcileWorks stops the works this replica should no longer run and starts
+// the ones it should.
+func (l *loop) reconcileWorks(ctx context.Context) {
+	members := l.f.liveMembers()
 	listed := map[string]string{}
 	for _, a := range l.accounts() {
 		listed[a.Name] = a.Digest
 	}
 	owners := make(map[string]string, len(listed))
 	if l.f.holders != nil {
-		owners = Assign(slices.Collect(maps.Keys(listed)), members, l.held(ctx, listed))
+		held := l.held(ctx, listed)
+		arrived := make(map[string]int64, len(held))
+		for a, h := range held {
+			if r, ok := l.arrived[a]; ok && r.replica == h {
+				arrived[a] = r.at
+			} else if h == l.f.replica {
+				l.unrecorded = true
+			}
+		}
+		owners = Assign(slices.Collect(maps.Keys(listed)), members, held, arrived)
 	} else {
+		names := make([]string, len(members))
+		for i, m := range members {
+			names[i] = m.Name
+		}
 		for name := range listed {
-			owners[name] = Owner(name, members)
+			owners[name] = Owner(name, names)
 		}
 	}
 	l.f.mu.Lock()
