@@ -152,9 +152,14 @@ func reportBacklog(b *testing.B, c *child, js jetstream.JetStream, store *cursor
 		n, events, elapsed.Round(time.Millisecond), cpu.Round(time.Millisecond), run.redisCPU, peakMB, calls, perCall)
 	b.Log(run.raw.report(b, events/elapsed.Seconds()))
 	// Where the two cores went, per event: what the ratio is made of.
+	pollerUS, redisUS := micros(cpu)/events, run.redisCPU*1e6/events
+	jetstreamUS := (micros(run.raw.cpuBefore) + micros(run.raw.cpuAfter)) / 2
 	b.Logf("CPU per event: poller %.1f µs, Redis %.1f µs, test process (NATS server, simulator, this wait) %.1f µs; in all %.1f µs, against %.1f µs per message of JetStream alone",
-		micros(cpu)/events, run.redisCPU*1e6/events, micros(run.testCPU)/events, (micros(cpu)+micros(run.testCPU))/events+run.redisCPU*1e6/events,
-		(micros(run.raw.cpuBefore)+micros(run.raw.cpuAfter))/2)
+		pollerUS, redisUS, micros(run.testCPU)/events, pollerUS+redisUS+micros(run.testCPU)/events, jetstreamUS)
+	// Issue 30's yardstick: callbus's own CPU per event against the bus's per
+	// message, both measured in this run (a ratio on any machine).
+	b.ReportMetric((pollerUS+redisUS)/jetstreamUS, "callbus/jetstream-cpu")
+	b.Logf("(poller + Redis) ÷ JetStream CPU per event = (%.1f + %.1f) ÷ %.1f = %.2f", pollerUS, redisUS, jetstreamUS, (pollerUS+redisUS)/jetstreamUS)
 	b.Logf("the exited poller's ru_maxrss: %.1f MB (includes the test process's resident set when it was forked: see sampleMemory)", float64(ru.Maxrss)/1024)
 }
 
