@@ -96,14 +96,6 @@ start kube-proxy "$S/bin/kube-proxy" --kubeconfig=$P/kube-proxy.kubeconfig --hos
   --proxy-mode=iptables --cluster-cidr=10.244.0.0/16 --masquerade-all --conntrack-max-per-core=0 \
   --bind-address=$NODE_IP --healthz-bind-address=127.0.0.1:10256 --metrics-bind-address=127.0.0.1:10249
 start coredns "$S/bin/coredns" -conf "$S/node/Corefile"
-if [ "$NETPOL" = kube-router ]; then
-  # kube-router's network policy controller alone (no routing, no service proxy, no
-  # CNI of its own): it enforces NetworkPolicies with iptables and ipsets, on the
-  # bridge's traffic (physdev) and on the pods' traffic to the node's own address.
-  start kube-router "$KR_CACHE/kube-router" --kubeconfig=$P/admin.kubeconfig --hostname-override=local \
-    --run-firewall=true --run-router=false --run-service-proxy=false --enable-cni=false \
-    --service-cluster-ip-range=10.0.0.0/24 --health-port=0
-fi
 K="$NS $S/bin/kubectl"
 waitfor "kube-system namespace" 60 $K get ns kube-system
 $K apply -f "$HERE/node/kube-dns.yaml" -f "$HERE/node/crd-prometheusrules.yaml" -f "$HERE/node/crd-servicemonitors.yaml" >/dev/null
@@ -112,7 +104,15 @@ waitfor "node local" 120 $K wait --for=condition=Ready node/local --timeout=2s
 # kube-proxy's rules at once (a CoreDNS that exited shows in the pods only as timeouts).
 waitfor "CoreDNS at 10.0.0.10 (log $S/run/coredns.log)" 60 $NS busybox nslookup kubernetes.default.svc.cluster.local 10.0.0.10
 if [ "$NETPOL" = kube-router ]; then
-  # kube-router hooked into the filter table's chains: policies are enforced from now.
+  # kube-router's network policy controller alone (no routing, no service proxy, no CNI
+  # of its own): it enforces NetworkPolicies with iptables and ipsets, on the bridge's
+  # traffic (physdev) and on the pods' traffic to the node's own address. Started once
+  # the node is registered: without its Node object it exits ("failed to identify the
+  # node by NODE_NAME, hostname or --hostname-override").
+  start kube-router "$KR_CACHE/kube-router" --kubeconfig=$P/admin.kubeconfig --hostname-override=local \
+    --run-firewall=true --run-router=false --run-service-proxy=false --enable-cni=false \
+    --service-cluster-ip-range=10.0.0.0/24 --health-port=0
+  # hooked into the filter table's chains: policies are enforced from now.
   waitfor "kube-router's network policy chains (log $S/run/kube-router.log)" 60 $NS bash -c "iptables -w -S FORWARD | grep -q KUBE-ROUTER-FORWARD"
 fi
 echo "e2e-k8s: cluster up (node local Ready)"
