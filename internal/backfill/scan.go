@@ -212,20 +212,28 @@ func (s *scanner) object(member func(key string) error) error {
 		if err := member(key); err != nil {
 			return err
 		}
-		c, err := s.space()
-		if err != nil {
+		if done, err := s.separator('}', "a comma or the end of the object"); done || err != nil {
 			return err
 		}
-		s.pos++
-		switch c {
-		case ',':
-		case '}':
-			return nil
-		default:
-			s.pos--
-			return s.unexpected(c, "a comma or the end of the object")
-		}
 	}
+}
+
+// separator reads what follows a member or an element: a comma (false) or the
+// container's closing byte (true); anything else is what's unexpected.
+func (s *scanner) separator(closing byte, what string) (bool, error) {
+	c, err := s.space()
+	if err != nil {
+		return false, err
+	}
+	switch c {
+	case ',':
+		s.pos++
+		return false, nil
+	case closing:
+		s.pos++
+		return true, nil
+	}
+	return false, s.unexpected(c, what)
 }
 
 // array reads the array (or null) that comes next, handing each element to
@@ -260,18 +268,8 @@ func (s *scanner) array(key string, each func(raw []byte) error) error {
 				return err
 			}
 		}
-		c, err := s.space()
-		if err != nil {
+		if done, err := s.separator(']', key+": a comma or the end of the array"); done || err != nil {
 			return err
-		}
-		s.pos++
-		switch c {
-		case ',':
-		case ']':
-			return nil
-		default:
-			s.pos--
-			return s.unexpected(c, key+": a comma or the end of the array")
 		}
 	}
 }
