@@ -121,7 +121,14 @@ func allocateKeeping(budget, use float64, window time.Duration, ds []Demand) map
 		if free == 0 || fixed >= want {
 			return Allocate(want, window, ds)
 		}
-		k := (want - fixed) / free // < 1: the rate every shortened resource keeps
+		k := (want - fixed) / free // the rate every shortened resource keeps
+		if k >= 1 {
+			// Allocate(budget) already spends no more than want: every resource
+			// it shortened sits at its floor. Dividing by k would take them
+			// below it, and with a budget far beyond the demand (a large plan,
+			// an API without a limit) poll one resource in a busy loop.
+			return full
+		}
 		out, capped := make(map[string]time.Duration, len(ds)), false
 		for _, d := range ds {
 			switch every := time.Duration(float64(full[d.Name]) / k); {

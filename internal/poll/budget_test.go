@@ -141,7 +141,7 @@ func TestAllocateKeeping(t *testing.T) {
 		short  []string // shortened below their targets by Allocate(budget)
 	}{
 		{"50 a minute: calls at the floor and users between share the cut", 50, []string{"calls", "users"}},
-		{"200 a minute: every floor", 200, []string{"calls", "users", "metrics", "teams"}},
+		{"110 a minute: three floors, teams between", 110, []string{"calls", "users", "metrics", "teams"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			full, got := Allocate(tc.budget, w, ds), allocateKeeping(tc.budget, 0.95, w, ds)
@@ -171,6 +171,16 @@ func TestAllocateKeeping(t *testing.T) {
 		}
 		if s := spend(w, ds, got); s > 0.95*budget+1e-6 {
 			t.Errorf("spends %.3f per window, want at most %.3f", s, 0.95*budget)
+		}
+	})
+	t.Run("a budget far beyond the floors: at the floors, never below", func(t *testing.T) {
+		for _, b := range []float64{1000, 1e6} {
+			got := allocateKeeping(b, 0.95, w, ds)
+			for _, d := range ds {
+				if want := min(d.Floor, d.Target); d.Floor > 0 && got[d.Name] != want {
+					t.Errorf("budget %v: %s every %s, want its floor %s", b, d.Name, got[d.Name], want)
+				}
+			}
 		}
 	})
 	t.Run("short budget: Allocate's", func(t *testing.T) {
