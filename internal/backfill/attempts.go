@@ -84,7 +84,7 @@ func (r *run) replace(ctx context.Context, je *jobError) error {
 	r.b.Log.Warn().Err(je).Int64("job_id", r.cp.JobID).Str("outcome", je.outcome).Int("jobs_failed", r.cp.Failures).
 		Int("max_jobs", r.b.MaxJobs).Dur("next_job_in_ms", wait).Msg("backfill: export job failed; a new job replaces it")
 	r.cp.newJob()
-	if err := r.commit(); err != nil {
+	if err := r.commit(true); err != nil {
 		return err
 	}
 	t := time.NewTimer(wait)

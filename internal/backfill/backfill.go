@@ -151,7 +151,7 @@ func (r *run) all(ctx context.Context) error {
 		r.cp.Span++
 		r.cp.newJob()
 		r.cp.Failures, r.cp.LastFailure = 0, ""
-		if err := r.commit(); err != nil {
+		if err := r.commit(true); err != nil {
 			return err
 		}
 	}
@@ -192,7 +192,7 @@ func (r *run) attempt(ctx context.Context) error {
 		pre, adopted := r.adoptPrefetch()
 		if adopted {
 			r.update(func(st *State) { st.Span, st.JobID = r.cp.Span+1, r.cp.JobID })
-			if err := r.commit(); err != nil {
+			if err := r.commit(true); err != nil {
 				return err
 			}
 		} else if err := r.job(ctx); err != nil {
@@ -205,7 +205,7 @@ func (r *run) attempt(ctx context.Context) error {
 			if je := (*jobError)(nil); !errors.As(err, &je) && errors.Is(err, errExpired) {
 				r.b.Log.Warn().Int64("job_id", r.cp.JobID).Msg("backfill: the report URL expired; starting a new export job")
 				r.cp.newJob()
-				if err := r.commit(); err != nil {
+				if err := r.commit(true); err != nil {
 					return err
 				}
 				continue
@@ -237,7 +237,7 @@ func (r *run) job(ctx context.Context) error {
 			return fmt.Errorf("backfill: export %s to %s: %w", s.from.Format(time.RFC3339), s.to.Format(time.RFC3339), err)
 		}
 		r.cp.JobID, r.cp.Jobs, status = j.ID, r.cp.Jobs+1, j.Status
-		if err := r.commit(); err != nil {
+		if err := r.commit(true); err != nil {
 			return err
 		}
 	}
@@ -265,7 +265,7 @@ func (r *run) job(ctx context.Context) error {
 	}
 	r.outcome(OutcomeCompleted)
 	r.cp.Path, r.cp.Completed = path, time.Now().UTC()
-	return r.commit()
+	return r.commit(true)
 }
 
 // download fetches the report (and what the download read of it: see
@@ -292,14 +292,17 @@ func (r *run) download(ctx context.Context, path string) (*prescan, error) {
 		return nil, &jobError{outcome: OutcomeUnreadable, err: fmt.Errorf("job %d: %w", r.cp.JobID, err)}
 	}
 	r.cp.Size, r.cp.Pass, r.cp.Record = size, 0, 0
-	return pre, r.commit()
+	return pre, r.commit(true)
 }
 
 // commit commits the checkpoint (with whatever is queued).
-func (r *run) commit() error {
+func (r *run) commit(wait bool) error {
 	t := time.Now()
 	defer func() { r.stages.commit += time.Since(t) }()
 	r.cp.Requests = r.requests()
+	if !wait {
+		return r.h.Checkpoint(r.cp.cursors())
+	}
 	return r.h.Commit(r.cp.cursors())
 }
 

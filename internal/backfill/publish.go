@@ -131,7 +131,7 @@ func (r *run) pass(ctx context.Context, rep *report, pr *passReader, last int) e
 	case readErr != nil:
 		return fmt.Errorf("backfill: job %d: %w", r.cp.JobID, readErr)
 	}
-	return ps.flush()
+	return ps.flush(true)
 }
 
 // decodedChunk is records of a report decoded, or the start of a pass (begin).
@@ -231,7 +231,7 @@ type passSink struct {
 func (s *passSink) take(ch *decodedChunk) error {
 	r := s.r
 	if ch.begin {
-		if err := s.flush(); err != nil {
+		if err := s.flush(true); err != nil {
 			return err
 		}
 		r.cp.Pass, r.cp.Record, s.next = ch.pass, 0, 0
@@ -249,14 +249,16 @@ func (s *passSink) take(ch *decodedChunk) error {
 	s.held += int64(len(ch.calls) + len(ch.metrics))
 	s.next = max(s.next, ch.next)
 	if s.held >= checkpointEvery {
-		return s.flush()
+		return s.flush(false)
 	}
 	return nil
 }
 
 // flush commits what is diffed, with the checkpoint after it, once the outbox
-// has room (waitOutbox).
-func (s *passSink) flush() error {
+// has room (waitOutbox). Unless wait, the commit runs in the background while the
+// next records are diffed (History.Checkpoint); the end of a pass waits for it,
+// as a metric is diffed against its call's committed snapshot.
+func (s *passSink) flush(wait bool) error {
 	r := s.r
 	held := s.held
 	if s.next <= r.cp.Record || (held == 0 && len(s.users)+len(s.teams) == 0) {
@@ -276,12 +278,11 @@ func (s *passSink) flush() error {
 	}
 	r.cp.Record = s.next
 	r.cp.Records += held
-	r.cp.Events = r.eventsBase + int64(r.h.Events())
+	r.cp.Events = r.eventsBase + int64(r.h.Queued()) // the events this commit covers
 	s.held = 0
-	if err := r.commit(); err != nil {
+	if err := r.commit(wait); err != nil {
 		return err
 	}
-	r.cp.Events = r.eventsBase + int64(r.h.Events()) // this commit's too, for the progress
 	r.update(func(st *State) { st.Records, st.Events = r.cp.Records, r.cp.Events })
 	return nil
 }

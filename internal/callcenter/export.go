@@ -11,8 +11,10 @@ import (
 
 // ExportWait bounds ExportAndWait. Zero fields take the defaults shown.
 type ExportWait struct {
-	// PollInterval is the first wait between job reads (default 2s); it grows
-	// exponentially with jitter up to MaxPollInterval (default 30s).
+	// PollInterval is the first wait between job reads (default 500ms); it
+	// grows exponentially with jitter up to MaxPollInterval (default 30s). A
+	// small export completes in about a second, which a first read at 2 s
+	// made the backfill wait for; a large one costs a few reads more.
 	PollInterval, MaxPollInterval time.Duration
 	// MaxWait bounds the wait without progress (default 30m): a job whose
 	// status and updated_time stay the same that long has stalled (field note 9).
@@ -24,7 +26,7 @@ type ExportWait struct {
 
 func (w ExportWait) withDefaults() ExportWait {
 	if w.PollInterval <= 0 {
-		w.PollInterval = 2 * time.Second
+		w.PollInterval = 500 * time.Millisecond
 	}
 	if w.MaxPollInterval < w.PollInterval {
 		w.MaxPollInterval = max(30*time.Second, w.PollInterval)

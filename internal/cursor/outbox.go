@@ -18,7 +18,9 @@ import (
 // may have been trimmed). Reading is not fenced: any replica may relay. The
 // records' Data share one buffer per call: do not write into them. With
 // WithOutboxCache, entries this store has just committed come from memory when
-// Redis vouched for their place (see recent), and Redis still has them.
+// Redis vouched for their place (see recent), and Redis still has them; such a
+// read may return fewer than count while Redis holds more: read until a read
+// returns none.
 func (s *Store) ReadOutbox(ctx context.Context, afterStreamID string, count int) ([]event.Committed, error) {
 	if count <= 0 {
 		return nil, fmt.Errorf("cursor read outbox: %w: count %d", ErrInvalid, count)

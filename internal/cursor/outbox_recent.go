@@ -247,10 +247,13 @@ func (c *recent) reset() {
 // readRecent is ReadOutbox from memory (false: read Redis). Redis is asked one
 // small thing per read, the outbox's last generated id (outboxLast): entries past it are not
 // in Redis any more (a failover or a restore lost them, and the commit that would
-// notice has not run yet), so none is served and the run is forgotten; entries up
-// to it that the run does not hold are read from Redis after the run's, so that
-// a read returns fewer than count only when Redis holds no more, as an XRANGE
-// does.
+// notice has not run yet), so none is served and the run is forgotten. A read
+// serves what the run holds after afterStreamID, up to count, even when Redis
+// holds more after it: those are most often the entries of this store's commit
+// that has just landed and is about to hand them over, which the next read takes
+// from memory; reading them from Redis here read and decompressed about one
+// event in six of a backlog twice. When the run holds nothing after
+// afterStreamID, the next read goes to Redis (entries another process wrote).
 func (s *Store) readRecent(ctx context.Context, after string, count int) ([]event.Committed, bool, error) {
 	recs, ok := s.recent.read(ctx, after, count)
 	if !ok {
@@ -267,14 +270,8 @@ func (s *Store) readRecent(ctx context.Context, after string, count int) ([]even
 	case c < 0:
 		s.recent.forget()
 		return nil, false, nil
-	case c == 0 || len(recs) == count:
-		return recs, true, nil
 	}
-	more, ok, err := s.readXRange(ctx, s.k.outbox, served, count-len(recs))
-	if err != nil || !ok {
-		return nil, false, err // ReadOutbox reads it all from Redis, or fails
-	}
-	return append(recs, more...), true, nil
+	return recs, true, nil
 }
 
 // outboxLast is the outbox's last generated id as the last commit left it in

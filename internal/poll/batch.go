@@ -69,6 +69,7 @@ type batcher struct {
 	lim    limits
 	bytes  int // b.Bytes(), kept as entities are added
 	events int // committed by this batcher
+	queued int // queued into its batches, committed or not
 	// trace is ctx's trace context as outbox headers, injected once for all the
 	// batcher's events (traced says it was).
 	trace  map[string]string
@@ -128,6 +129,7 @@ func (bt *batcher) add(w write) error {
 			Msg("an event is larger than one commit of the store may be; its entity is skipped")
 		return nil
 	}
+	bt.queued += len(e.Events)
 	if bt.b.Items() > 0 && (len(bt.b.Events)+len(e.Events) > lim.batchEvents ||
 		bt.b.Items()+e.Items() > lim.batchItems || bt.bytes+size > lim.batchBytes) {
 		if err := bt.ship(); err != nil {

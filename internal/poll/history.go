@@ -147,6 +147,24 @@ func (h *History) Teams(ctx context.Context, teams []events.Team) error {
 // seen, so the live poller continues where history ends. It returns
 // ErrLostLease when the lease passed to another process.
 func (h *History) Commit(cursors map[string]string) error {
+	h.queueCursors(cursors)
+	return historyErr(h.bt.flush())
+}
+
+// Checkpoint is Commit in the background: it starts committing what is queued
+// with the cursors once the commit under way ended, and returns without waiting
+// for this one, so the diff goes on meanwhile (the live path's batches do the
+// same). Its failure is returned by whatever waits next: a Checkpoint, a
+// Commit, or a diff whose batch fills up. The commit is as atomic as Commit's:
+// a crash leaves the cursors of the last commit that landed.
+func (h *History) Checkpoint(cursors map[string]string) error {
+	h.queueCursors(cursors)
+	return historyErr(h.bt.ship())
+}
+
+// queueCursors adds cursors, and the high water moved to the newest call seen,
+// to the batch queued.
+func (h *History) queueCursors(cursors map[string]string) {
 	for k, v := range cursors {
 		h.bt.cursor(k, v)
 	}
@@ -154,13 +172,17 @@ func (h *History) Commit(cursors map[string]string) error {
 		h.bt.cursor(cursorHighWater, h.newest.Format(time.RFC3339Nano))
 		h.highWater = h.newest
 	}
-	if err := h.bt.flush(); err != nil {
-		if errors.Is(err, cursor.ErrStaleLeader) {
-			return ErrLostLease
-		}
-		return fmt.Errorf("history: %w", err)
+}
+
+// historyErr is a commit's error as History's methods return it.
+func historyErr(err error) error {
+	if err == nil {
+		return nil
 	}
-	return nil
+	if errors.Is(err, cursor.ErrStaleLeader) {
+		return ErrLostLease
+	}
+	return fmt.Errorf("history: %w", err)
 }
 
 // Done marks history from since on as announced, with the final checkpoint
@@ -195,3 +217,7 @@ func (h *History) Abandon(highWater string, cursors map[string]string) error {
 
 // Events is how many events the history committed so far.
 func (h *History) Events() int { return h.bt.events }
+
+// Queued returns the events queued for commit so far, committed or not: what a
+// Commit or Checkpoint made now covers.
+func (h *History) Queued() int { return h.bt.queued }
