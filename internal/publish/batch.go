@@ -26,7 +26,7 @@ var errWithdrawn = errors.New("refused as a duplicate of a withdrawn copy: publi
 // inflight is one message sent and not yet acknowledged.
 type inflight struct {
 	rec      event.Committed
-	f        jetstream.PubAckFuture
+	seq      uint64 // its number in the relay's ackWindow
 	span     trace.Span
 	original int  // size of the original body when it was sent reduced, else 0
 	healed   bool // an acknowledged entry the stream lost, sent again
@@ -38,8 +38,8 @@ type inflight struct {
 // place: nothing waits for the duplicate window.
 func (r *Relay) send(ctx context.Context, fl *flight, recs []event.Committed, until time.Time) error {
 	for _, rec := range recs {
-		in, err := r.sendOne(ctx, rec, until)
-		if err != nil || in.f == nil {
+		in, sent, err := r.sendOne(ctx, rec, until)
+		if err != nil || !sent {
 			return err
 		}
 		in.healed = fl.heal
@@ -50,8 +50,8 @@ func (r *Relay) send(ctx context.Context, fl *flight, recs []event.Committed, un
 }
 
 // sendOne starts publishing rec, reduced when too large. It sends nothing, and
-// returns no future and no error, once until has passed.
-func (r *Relay) sendOne(ctx context.Context, rec event.Committed, until time.Time) (inflight, error) {
+// returns false and no error, once until has passed.
+func (r *Relay) sendOne(ctx context.Context, rec event.Committed, until time.Time) (inflight, bool, error) {
 	pctx, span := r.startSpan(ctx, rec)
 	msg, hdr := message(rec, r.cfg.Stream, event.MsgID(rec.ID, r.withdrawn[rec.StreamID]))
 	if span.IsRecording() {
@@ -65,7 +65,7 @@ func (r *Relay) sendOne(ctx context.Context, rec event.Committed, until time.Tim
 	if err != nil {
 		span.SetStatus(codes.Error, err.Error())
 		span.End()
-		return inflight{}, fmt.Errorf("publish %s (%s): %w", rec.ID, rec.Subject, err)
+		return inflight{}, false, fmt.Errorf("publish %s (%s): %w", rec.ID, rec.Subject, err)
 	}
 	if !until.IsZero() && !time.Now().Before(until) {
 		// Checked last, right before sending: the lease was confirmed too long ago
@@ -73,49 +73,34 @@ func (r *Relay) sendOne(ctx context.Context, rec event.Committed, until time.Tim
 		// The next batch asks again.
 		span.End()
 		r.log.Info().Str("outbox_id", rec.StreamID).Msg("relay: lease confirmation expired mid-batch; confirming again")
-		return inflight{}, nil
+		return inflight{}, false, nil
 	}
-	f, err := r.pub.PublishMsgAsync(msg, r.pubOpts...) // no retries: see NewRelay
+	// No retries: they would land out of order. A failure makes the relay
+	// reconcile and publish again from the first missing entry.
+	seq, err := r.replies.publish(msg)
 	if err != nil {
 		span.SetStatus(codes.Error, err.Error())
 		span.End()
-		return inflight{}, fmt.Errorf("publish %s (%s): %w", rec.ID, rec.Subject, err)
+		return inflight{}, false, fmt.Errorf("publish %s (%s): %w", rec.ID, rec.Subject, err)
 	}
-	return inflight{rec: rec, f: f, span: span, original: original}, nil
+	return inflight{rec: rec, seq: seq, span: span, original: original}, true, nil
 }
 
-// ack returns f's acknowledgement or error, and true; when it is not in yet,
-// nothing and false unless wait, then it waits at most AckWait.
-func (r *Relay) ack(ctx context.Context, f jetstream.PubAckFuture, wait bool) (*jetstream.PubAck, error, bool) {
-	// Most are in, and acknowledged, by the time the relay looks: no timer for
-	// them, nor the error channel (each channel the future makes costs).
-	select {
-	case ack := <-f.Ok():
-		return ack, nil, true
-	default:
+// ack returns the acknowledgement or error of the message numbered seq, the
+// oldest awaited, and true; when it is not in yet, nothing and false unless
+// wait, then it waits at most AckWait.
+func (r *Relay) ack(ctx context.Context, seq uint64, wait bool) (*jetstream.PubAck, error, bool) {
+	ack, err, ok := r.replies.take(seq)
+	if !ok {
+		if !wait {
+			return nil, nil, false
+		}
+		ack, err = r.replies.wait(ctx, seq, r.cfg.AckWait)
 	}
-	select {
-	case ack := <-f.Ok():
-		return ack, nil, true
-	case err := <-f.Err():
+	if err != nil {
 		return nil, err, true
-	default:
 	}
-	if !wait {
-		return nil, nil, false
-	}
-	timer := time.NewTimer(r.cfg.AckWait)
-	defer timer.Stop()
-	select {
-	case ack := <-f.Ok():
-		return ack, nil, true
-	case err := <-f.Err():
-		return nil, err, true
-	case <-timer.C:
-		return nil, fmt.Errorf("no acknowledgement within %s", r.cfg.AckWait), true
-	case <-ctx.Done():
-		return nil, ctx.Err(), true
-	}
+	return &ack, nil, true
 }
 
 // acked records in's acknowledgement: counters, span, callbacks.

@@ -24,7 +24,7 @@ func BenchmarkRelayBatch(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	r := NewRelay(js, js, bd.outbox(), RelayConfig{Stream: "CALLCENTER"}, zerolog.Nop())
+	r := NewRelay(js.Conn(), js, bd.outbox(), RelayConfig{Stream: "CALLCENTER"}, zerolog.Nop())
 	body := make([]byte, 1234)
 	for i := range body {
 		body[i] = 'a' + byte(i%26)

@@ -149,7 +149,7 @@ func (r *Relay) acks(ctx context.Context, fl *flight, keep int) (int, error) {
 	}()
 	for n < len(fl.queue) {
 		in := &fl.queue[n]
-		ack, err, ok := r.ack(ctx, in.f, len(fl.queue)-n > keep)
+		ack, err, ok := r.ack(ctx, in.seq, len(fl.queue)-n > keep)
 		if !ok {
 			break // not in yet, and not waited for
 		}
@@ -192,7 +192,7 @@ func (r *Relay) settle(ctx context.Context, fl *flight) {
 	defer cancel()
 	for i := range fl.queue {
 		if sctx.Err() == nil {
-			_, _, _ = r.ack(sctx, fl.queue[i].f, true)
+			_, _, _ = r.ack(sctx, fl.queue[i].seq, true)
 		}
 	}
 	r.abandon(fl)
@@ -206,4 +206,5 @@ func (r *Relay) abandon(fl *flight) {
 		}
 	}
 	fl.queue = nil
+	r.replies.reset() // replies still to come are dropped
 }

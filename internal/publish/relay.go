@@ -7,6 +7,7 @@ import (
 
 	"github.com/callbus/callbus/internal/event"
 	"github.com/cenkalti/backoff/v4"
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rs/zerolog"
 	"go.opentelemetry.io/otel/trace"
@@ -66,7 +67,7 @@ type Stats struct {
 // Relay moves outbox entries to JetStream. Run it in one goroutine; Wake may be
 // called from any goroutine. Optional collaborators come as RelayOptions.
 type Relay struct {
-	pub     jetstream.Publisher
+	replies *ackWindow              // the acknowledgements of what it publishes
 	streams jetstream.StreamManager // to read the stream back when reconciling
 	outbox  Outbox
 	cfg     RelayConfig
@@ -90,8 +91,7 @@ type Relay struct {
 	maxPayload  func() int64
 	fence       func(ctx context.Context) (time.Duration, error)
 	tracer      trace.Tracer
-	untraced    bool                   // tracer is the default, which records nothing
-	pubOpts     []jetstream.PublishOpt // made once: a publish per event
+	untraced    bool // tracer is the default, which records nothing
 	Stats       Stats
 }
 
@@ -101,9 +101,9 @@ type Relay struct {
 const fenceShare = 0.8
 
 // NewRelay returns a relay from outbox to the stream cfg.Stream: it publishes
-// through pub and, to reconcile, reads the stream it finds through streams (one
-// jetstream.JetStream serves as both).
-func NewRelay(pub jetstream.Publisher, streams jetstream.StreamManager, outbox Outbox, cfg RelayConfig, log zerolog.Logger, opts ...RelayOption) *Relay {
+// on nc (see ackHub) and, to reconcile, reads the stream it finds through
+// streams.
+func NewRelay(nc *nats.Conn, streams jetstream.StreamManager, outbox Outbox, cfg RelayConfig, log zerolog.Logger, opts ...RelayOption) *Relay {
 	if cfg.Batch <= 0 {
 		cfg.Batch = 512
 	}
@@ -117,16 +117,11 @@ func NewRelay(pub jetstream.Publisher, streams jetstream.StreamManager, outbox O
 	if cfg.Idle <= 0 {
 		cfg.Idle = 250 * time.Millisecond
 	}
-	r := &Relay{pub: pub, streams: streams, outbox: outbox, cfg: cfg, log: log, wake: make(chan struct{}, 1), withdrawn: map[string]int{}, tracer: noop.NewTracerProvider().Tracer("")}
+	r := &Relay{replies: hubOf(nc).open(), streams: streams, outbox: outbox, cfg: cfg, log: log, wake: make(chan struct{}, 1), withdrawn: map[string]int{}, tracer: noop.NewTracerProvider().Tracer("")}
 	for _, o := range opts {
 		o(r)
 	}
 	_, r.untraced = r.tracer.(noop.Tracer)
-	// No library retries: they would land out of order. A failure makes the relay
-	// reconcile and publish again from the first missing entry.
-	// The stall wait matters only when the JetStream context allows fewer
-	// publishes in flight than the relay: then wait as for an acknowledgement.
-	r.pubOpts = []jetstream.PublishOpt{jetstream.WithRetryAttempts(0), jetstream.WithStallWait(cfg.AckWait)}
 	return r
 }
 

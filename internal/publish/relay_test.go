@@ -21,7 +21,7 @@ func relayCfg() RelayConfig {
 }
 
 func (b *bed) relay(opts ...RelayOption) *Relay {
-	return NewRelay(b.js, b.js, b.outbox(), relayCfg(), zerolog.Nop(), opts...)
+	return NewRelay(b.js.Conn(), b.js, b.outbox(), relayCfg(), zerolog.Nop(), opts...)
 }
 
 // run runs r until the test ends.
@@ -232,7 +232,7 @@ func TestRelayKilledDuringAWithdrawalKeepsOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	next := NewRelay(b.js, b.js, store, relayCfg(), zerolog.Nop())
+	next := NewRelay(b.js.Conn(), b.js, store, relayCfg(), zerolog.Nop())
 	run(t, next)
 	simtest.WaitFor(t, 20*time.Second, "outbox drained, the duplicate window not waited for", func() bool { return b.outboxLen(t) == 0 })
 	checkInOrder(t, streamMsgs(t, b.stream), 10)
@@ -259,7 +259,7 @@ func TestRelayReconcileStopsAtTheStreamsNewestEntry(t *testing.T) {
 	b.commit(t, 100)
 	b.publishDirect(t, b.records(t)[:5]...)
 	ob := &countingOutbox{Outbox: b.outbox()}
-	r := NewRelay(b.js, b.js, ob, relayCfg(), zerolog.Nop())
+	r := NewRelay(b.js.Conn(), b.js, ob, relayCfg(), zerolog.Nop())
 	if err := r.reconcile(t.Context()); err != nil {
 		t.Fatal(err)
 	}

@@ -3,27 +3,18 @@ package publish
 import (
 	"testing"
 	"time"
-
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 )
-
-// lostAck is a publish whose answer never comes (lost with a connection).
-type lostAck struct{}
-
-func (lostAck) Ok() <-chan *jetstream.PubAck { return nil }
-func (lostAck) Err() <-chan error            { return nil }
-func (lostAck) Msg() *nats.Msg               { return nil }
 
 // After a reconnection the answers to a whole window of publishes can be lost:
 // settling them waits AckWait in all, not AckWait for each (50 × 200 ms = 10 s
 // before; the relay stalled silently for minutes with 1,024 in flight and 10 s
 // each).
 func TestSettleWaitsAckWaitInAll(t *testing.T) {
-	r := &Relay{cfg: RelayConfig{AckWait: 200 * time.Millisecond}}
+	// 50 publishes sent (their slots taken) whose answers never come.
+	r := &Relay{cfg: RelayConfig{AckWait: 200 * time.Millisecond}, replies: &ackWindow{got: make(chan struct{}, 1), slots: make([]ackSlot, 50)}}
 	fl := &flight{}
-	for range 50 {
-		fl.queue = append(fl.queue, inflight{f: lostAck{}})
+	for i := range 50 {
+		fl.queue = append(fl.queue, inflight{seq: uint64(i)})
 	}
 	start := time.Now()
 	r.settle(t.Context(), fl)

@@ -230,7 +230,7 @@ const relayIdle = 2 * time.Second
 func newRelay(ctx context.Context, s config.Settings, p parts, fence *leaseFence, published func([]publish.Published),
 	log zerolog.Logger, opts ...publish.RelayOption) *publish.Relay {
 	// The store is the relay's outbox as it is: both speak of event.Committed.
-	return publish.NewRelay(p.js, p.js, p.store, publish.RelayConfig{
+	return publish.NewRelay(p.js.Conn(), p.js, p.store, publish.RelayConfig{
 		Stream: s.StreamName,
 		Filter: events.AccountFilter(s.SubjectPrefix, s.Account),
 		Idle:   relayIdle,
