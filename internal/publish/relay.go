@@ -21,8 +21,8 @@ import (
 // event.Committed, which both packages name without importing each other.
 type Outbox interface {
 	// ReadOutbox returns up to count entries after the entry with id after ("" for
-	// the beginning), oldest first, each with the time it was committed; fewer
-	// than count only when no more follow.
+	// the beginning), oldest first, each with the time it was committed; none
+	// only when no more follow (fewer than count may be what is at hand).
 	ReadOutbox(ctx context.Context, after string, count int) ([]event.Committed, error)
 	// TrimOutbox removes every entry up to and including upTo, and no newer one,
 	// from what ReadOutbox returns; it keeps them for a retention (ReadAcked) and
@@ -39,8 +39,7 @@ type Outbox interface {
 }
 
 // DefaultInFlight is the relay's default limit on publishes awaiting their
-// acknowledgement. The jetstream.JetStream it publishes through must allow as many
-// (jetstream.WithPublishAsyncMaxPending).
+// acknowledgement (its ackWindow holds them).
 const DefaultInFlight = 1024
 
 // RelayConfig tunes the relay; zero values take the defaults in brackets.
