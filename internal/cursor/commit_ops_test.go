@@ -109,7 +109,9 @@ func TestCommitGroupedCalls(t *testing.T) {
 		t.Errorf("terminal sorted set = %v, want the id that is not bucketed", ids)
 	}
 	// Bucket b holds ids 128b..128b+127: its earliest end is that of its last id.
-	first := func(b int) float64 { return float64(at.Add(time.Duration(n-min(n-1, 128*b+127)) * time.Millisecond).UnixMilli()) }
+	first := func(b int) float64 {
+		return float64(at.Add(time.Duration(n-min(n-1, 128*b+127)) * time.Millisecond).UnixMilli())
+	}
 	for b := range (n + 127) / 128 {
 		if s, err := e.rdb.ZScore(ctx, p+"tb", strconv.Itoa(b)).Result(); err != nil || s != first(b) {
 			t.Errorf("tb score of bucket %d = %v %v, want %v", b, s, err, first(b))
