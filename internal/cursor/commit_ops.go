@@ -153,14 +153,6 @@ func (s *Store) snapOps(o *opList, ks *keySet, b Batch) {
 	moved.emit(o)
 }
 
-// chunkField is the field of chunk n of a snapshot whose first chunk is field.
-func chunkField(field string, n int) string {
-	if n == 0 {
-		return field
-	}
-	return field + "." + strconv.Itoa(n)
-}
-
 // chunkFieldArgs are the fields of a snapshot's chunks from chunk n on.
 func chunkFieldArgs(field string, n int) []any {
 	out := make([]any, 0, maxChunks-n)
