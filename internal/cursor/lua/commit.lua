@@ -21,6 +21,16 @@
 -- outbox's last generated id is older than what the caller committed: Redis went
 -- back in time (restored, failed over, restarted without its last writes).
 -- Either way nothing was written but the fence (raised to the caller's own token).
+-- The commands a commit writes with: anything else is a caller's mistake,
+-- refused before anything is written (a script's writes are not undone).
+local writes = {HSET = true, HDEL = true, SADD = true, SREM = true, ZADD = true, ZREM = true}
+local j = 6
+while j <= #ARGV do
+  if not writes[ARGV[j + 1]] or not tonumber(ARGV[j + 3]) then
+    return redis.error_reply('commit: malformed command at argument ' .. j)
+  end
+  j = j + 4 + tonumber(ARGV[j + 3])
+end
 local refused = fence_check()
 if refused then
   return refused
