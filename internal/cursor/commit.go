@@ -148,7 +148,8 @@ func (s *Store) Commit(ctx context.Context, l Lease, b Batch) (res CommitResult,
 	return CommitResult{StreamIDs: ids}, nil
 }
 
-// encode lays b out as the KEYS and ARGV of lua/commit.lua.
+// encode lays b out as the KEYS and ARGV of lua/commit.lua: its writes as
+// commands grouped by key (commit_ops.go).
 func (s *Store) encode(l Lease, b Batch) ([]string, []any, error) {
 	if l.Holder == "" || l.Token <= 0 {
 		return nil, nil, fmt.Errorf("%w: lease without holder or token", ErrInvalid)
@@ -158,31 +159,60 @@ func (s *Store) encode(l Lease, b Batch) ([]string, []any, error) {
 			return nil, nil, fmt.Errorf("outbox seen: %w", err)
 		}
 	}
-	ks := newKeySet(s.k.lease, s.k.fence, s.k.open, s.k.terminal, s.k.cursor, s.k.outbox, s.k.kinds, s.k.tb, s.k.outboxMeta)
-	var kinds []string
-	items := make([]any, 0, 6*len(b.Deletes)+7*len(b.Snapshots)+5*(len(b.Open)+len(b.Terminal))+2*len(b.Cursors)+1)
-	for _, r := range append(refsOf(b.Snapshots), b.Deletes...) {
-		if err := checkKind(r.Kind); err != nil {
+	if err := checkItems(b); err != nil {
+		return nil, nil, err
+	}
+	var blob []byte
+	if len(b.Events) > 0 {
+		var err error
+		if blob, err = encodeBatch(b.Events); err != nil {
 			return nil, nil, err
 		}
-		if !slices.Contains(kinds, r.Kind) {
+	}
+	ks := newKeySet(s.k.lease, s.k.fence, s.k.outbox, s.k.outboxMeta)
+	o := &opList{args: make([]any, 0, 5+12*len(b.Snapshots)+4*(len(b.Open)+len(b.Terminal))+2*len(b.Cursors)+64)}
+	o.args = append(o.args, l.Holder, l.Token, b.OutboxSeen, len(b.Events), blob)
+	var kinds []any
+	for _, r := range append(refsOf(b.Snapshots), b.Deletes...) {
+		if !slices.Contains(kinds, any(r.Kind)) {
 			kinds = append(kinds, r.Kind)
 		}
 	}
-	items, err := s.appendSnapItems(items, ks, b)
-	if err != nil {
-		return nil, nil, err
+	o.add(0, "SADD", ks.index(s.k.kinds), nil, kinds)
+	s.snapOps(o, ks, b)
+	s.callOps(o, ks, b)
+	// Sorted so that the same batch always makes the same script call.
+	var cursors []any
+	for _, name := range slices.Sorted(maps.Keys(b.Cursors)) {
+		cursors = append(cursors, name, b.Cursors[name])
 	}
-	if items, err = s.appendCallItems(items, ks, b); err != nil {
-		return nil, nil, err
+	o.add(0, "HSET", ks.index(s.k.cursor), nil, cursors)
+	return ks.keys, o.args, nil
+}
+
+// checkItems refuses a batch with an empty id or cursor name, or a bad kind.
+func checkItems(b Batch) error {
+	for _, r := range append(refsOf(b.Snapshots), b.Deletes...) {
+		if err := checkKind(r.Kind); err != nil {
+			return err
+		}
+		if r.ID == "" {
+			return fmt.Errorf("%w: snapshot or delete of %s with empty id", ErrInvalid, r.Kind)
+		}
 	}
-	args := make([]any, 0, 10+len(kinds)+len(items))
-	args = append(args, l.Holder, l.Token, len(kinds), len(b.Deletes), len(b.Snapshots),
-		len(b.Open), len(b.Terminal), len(b.Cursors), len(b.Events), b.OutboxSeen)
-	for _, k := range kinds {
-		args = append(args, k)
+	for _, list := range [][]Tracked{b.Open, b.Terminal} {
+		for _, t := range list {
+			if t.ID == "" {
+				return fmt.Errorf("%w: tracked call with empty id", ErrInvalid)
+			}
+		}
 	}
-	return ks.keys, append(args, items...), nil
+	for name := range b.Cursors {
+		if name == "" {
+			return fmt.Errorf("%w: cursor with empty name", ErrInvalid)
+		}
+	}
+	return nil
 }
 
 func refsOf(snaps []Snapshot) []Ref {
@@ -228,59 +258,4 @@ func (s *Store) snapPlace(ks *keySet, kind, id string) (single, bucketKey int, f
 		}
 	}
 	return single, 0, "", 0, ""
-}
-
-// appendSnapItems appends the batch's deletes then snapshots to items, each
-// with every place it may live: the script puts a snapshot in its bucket, in
-// chunks, when it has one and fits maxChunks chunks, else in the single hash,
-// and leaves the other place.
-func (s *Store) appendSnapItems(items []any, ks *keySet, b Batch) ([]any, error) {
-	for _, d := range b.Deletes {
-		if d.ID == "" {
-			return nil, fmt.Errorf("%w: delete of %s with empty id", ErrInvalid, d.Kind)
-		}
-		single, bucketKey, field, set, bucket := s.snapPlace(ks, d.Kind, d.ID)
-		items = append(items, single, d.ID, bucketKey, field, set, bucket)
-	}
-	for _, sn := range b.Snapshots {
-		if sn.ID == "" {
-			return nil, fmt.Errorf("%w: snapshot of %s with empty id", ErrInvalid, sn.Kind)
-		}
-		single, bucketKey, field, set, bucket := s.snapPlace(ks, sn.Kind, sn.ID)
-		items = append(items, single, sn.ID, bucketKey, field, set, bucket, sn.Data)
-	}
-	return items, nil
-}
-
-// appendCallItems appends the batch's open and terminal calls, cursors and
-// outbox events (one value, see outbox_batch.go) to items. A call id that is a bucketed one has its terminal entry
-// in its bucket's hash; any other stays in the terminal sorted set.
-func (s *Store) appendCallItems(items []any, ks *keySet, b Batch) ([]any, error) {
-	for _, list := range [][]Tracked{b.Open, b.Terminal} {
-		for _, t := range list {
-			if t.ID == "" {
-				return nil, fmt.Errorf("%w: tracked call with empty id", ErrInvalid)
-			}
-			key, field, bucket := 0, "", ""
-			if bk, f, ok := bucketOf(t.ID, terminalBucketBits); ok {
-				key, field, bucket = ks.index(s.k.terminalBucket(bk)), f, bk
-			}
-			items = append(items, t.At.UnixMilli(), t.ID, key, field, bucket)
-		}
-	}
-	// Sorted so that the same batch always makes the same script call.
-	for _, name := range slices.Sorted(maps.Keys(b.Cursors)) {
-		if name == "" {
-			return nil, fmt.Errorf("%w: cursor with empty name", ErrInvalid)
-		}
-		items = append(items, name, b.Cursors[name])
-	}
-	if len(b.Events) > 0 {
-		blob, err := encodeBatch(b.Events)
-		if err != nil {
-			return nil, err
-		}
-		items = append(items, blob)
-	}
-	return items, nil
 }

@@ -111,11 +111,18 @@ func idOf(bucket, field string, bits uint) string {
 // chunkFields are the fields of a snapshot's chunks in a bucket.
 func chunkFields(field string) []string {
 	out := make([]string, maxChunks)
-	out[0] = field
-	for i := 1; i < maxChunks; i++ {
-		out[i] = field + "." + strconv.Itoa(i)
+	for i := range out {
+		out[i] = chunkField(field, i)
 	}
 	return out
+}
+
+// chunkField is the field of chunk n of a snapshot whose first chunk is field.
+func chunkField(field string, n int) string {
+	if n == 0 {
+		return field
+	}
+	return field + "." + strconv.Itoa(n)
 }
 
 // checkAccount accepts account names that keep the hash tag intact: braces would

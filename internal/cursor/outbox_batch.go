@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/s2"
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/callbus/callbus/events"
 	"github.com/callbus/callbus/internal/event"
@@ -38,14 +39,35 @@ const (
 	batchCountField  = "n"
 	batchEventsField = "events"
 	// batchFormat is the first byte of the events field: the layout below;
-	// batchS2 is that layout compressed (an S2 block, github.com/klauspost/compress/s2).
-	// Any other value is an error, not a guess: a newer release's format.
+	// batchZstd is that layout compressed (a zstd frame,
+	// github.com/klauspost/compress/zstd), batchS2 compressed as this release's
+	// first commits did (an S2 block), still read. Any other value is an error,
+	// not a guess: a newer release's format.
 	batchFormat = 1
 	batchS2     = 2
+	batchZstd   = 3
 	// batchCompressFrom is the smallest layout compressed: an event's JSON
 	// repeats its names and so do a commit's events, about a third of the
 	// bytes Redis keeps in the outbox and, for the retention, in acked.
 	batchCompressFrom = 512
+	// batchWindow is the zstd window: a backlog's commits (some 650 KB laid
+	// out) compress as well with 256 KB as with more, and each encoder keeps
+	// one window of history.
+	batchWindow = 256 << 10
+)
+
+// zstd rather than S2: on the backlog benchmark's commits its fastest level
+// keeps 79 bytes per event where S2 kept 136 (and S2's best 117), for about
+// the same CPU to encode and less to decode. An Encoder and a Decoder are safe
+// for concurrent use (EncodeAll, DecodeAll).
+var (
+	batchEncoder = sync.OnceValues(func() (*zstd.Encoder, error) {
+		return zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest),
+			zstd.WithWindowSize(batchWindow), zstd.WithLowerEncoderMem(true))
+	})
+	batchDecoder = sync.OnceValues(func() (*zstd.Decoder, error) {
+		return zstd.NewReader(nil, zstd.WithDecoderLowmem(true))
+	})
 )
 
 // The events field: batchFormat, then per event, each string as a uvarint length
@@ -70,13 +92,12 @@ func encodeBatch(evs []event.Message) ([]byte, error) {
 	if len(raw) < batchCompressFrom {
 		return slices.Clone(raw), nil
 	}
-	n := 1 + s2.MaxEncodedLen(len(raw)-1)
-	if cap(*outp) < n {
-		*outp = make([]byte, n)
+	enc, err := batchEncoder()
+	if err != nil {
+		return nil, fmt.Errorf("outbox batch compressor: %w", err)
 	}
-	out := (*outp)[:n]
-	out[0] = batchS2
-	return slices.Clone(out[:1+len(s2.Encode(out[1:], raw[1:]))]), nil
+	*outp = enc.EncodeAll(raw[1:], append((*outp)[:0], batchZstd))
+	return slices.Clone(*outp), nil
 }
 
 var batchBufs = sync.Pool{New: func() any { return new([]byte) }}
@@ -155,14 +176,21 @@ func decodeBatch(recs []event.Committed, entryID string, n string, b []byte, int
 	if count < 1 || uint64(count-1) > last.seq {
 		return nil, fmt.Errorf("outbox entry %s: cannot hold %d events", entryID, count)
 	}
-	if len(b) == 0 || (b[0] != batchFormat && b[0] != batchS2) {
+	if len(b) == 0 || (b[0] != batchFormat && b[0] != batchS2 && b[0] != batchZstd) {
 		return nil, fmt.Errorf("outbox entry %s: unknown events format", entryID)
 	}
 	rd := batchReader{b: b[1:]}
-	if b[0] == batchS2 {
-		if rd.b, err = s2.Decode(nil, b[1:]); err != nil {
-			return nil, fmt.Errorf("outbox entry %s: events: %w", entryID, err)
+	switch b[0] {
+	case batchS2:
+		rd.b, err = s2.Decode(nil, b[1:])
+	case batchZstd:
+		var dec *zstd.Decoder
+		if dec, err = batchDecoder(); err == nil {
+			rd.b, err = dec.DecodeAll(b[1:], nil)
 		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("outbox entry %s: events: %w", entryID, err)
 	}
 	committed := last.time()
 	for i := range count {

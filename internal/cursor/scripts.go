@@ -37,7 +37,7 @@ var (
 	acquireScript = redis.NewScript(acquireLua)
 	renewScript   = redis.NewScript(renewLua)
 	releaseScript = redis.NewScript(releaseLua)
-	commitScript  = redis.NewScript(fenceLua + bucketsLua + streamIDLua + commitLua)
+	commitScript  = redis.NewScript(fenceLua + streamIDLua + commitLua)
 	pruneScript   = redis.NewScript(fenceLua + bucketsLua + pruneLua)
 	trimScript    = redis.NewScript(streamIDLua + trimLua)
 )

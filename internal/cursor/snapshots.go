@@ -39,6 +39,7 @@ func (s *Store) getChunk(ctx context.Context, kind string, ids []string, out map
 	type group struct {
 		ids, fields []string
 		cmd         *redis.SliceCmd
+		all         *redis.MapStringStringCmd
 	}
 	groups := map[string]*group{}
 	if s.bucketed(kind) {
@@ -58,7 +59,11 @@ func (s *Store) getChunk(ctx context.Context, kind string, ids []string, out map
 	// single hash cannot fall between the two reads.
 	_, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		for b, g := range groups {
-			g.cmd = p.HMGet(ctx, s.k.bucket(kind, b), g.fields...)
+			if len(g.ids) >= hgetallFrom {
+				g.all = p.HGetAll(ctx, s.k.bucket(kind, b))
+			} else {
+				g.cmd = p.HMGet(ctx, s.k.bucket(kind, b), g.fields...)
+			}
 		}
 		single = p.HMGet(ctx, s.k.snap(kind), ids...)
 		return nil
@@ -67,7 +72,12 @@ func (s *Store) getChunk(ctx context.Context, kind string, ids []string, out map
 		return err
 	}
 	for _, g := range groups {
-		vals := g.cmd.Val()
+		var vals []any
+		if g.all != nil {
+			vals = pick(g.all.Val(), g.fields)
+		} else {
+			vals = g.cmd.Val()
+		}
 		for i, id := range g.ids {
 			if data, ok := joinChunks(vals[i*maxChunks : (i+1)*maxChunks]); ok {
 				out[id] = data
@@ -80,6 +90,24 @@ func (s *Store) getChunk(ctx context.Context, kind string, ids []string, out map
 		}
 	}
 	return nil
+}
+
+// hgetallFrom is how many ids of one bucket a read asks for before it reads the
+// whole bucket (HGETALL) rather than their fields (HMGET): a bucket is a
+// listpack, and Redis finds each field of an HMGET by a walk along it (the
+// whole of it for a field that is not there, as every later chunk of a short
+// snapshot), where HGETALL walks it once. A bucket holds 32 ids.
+const hgetallFrom = 4
+
+// pick returns the values of fields in m as HMGET would (nil where absent).
+func pick(m map[string]string, fields []string) []any {
+	out := make([]any, len(fields))
+	for i, f := range fields {
+		if v, ok := m[f]; ok {
+			out[i] = v
+		}
+	}
+	return out
 }
 
 // joinChunks joins the chunks of one snapshot (HMGET values, nil for a missing

@@ -28,9 +28,9 @@ const (
 	// command over client-query-buffer-limit (1 GB) by closing the connection,
 	// which a caller could not tell from a network failure and would retry for
 	// ever; a larger batch gets ErrBatchTooLarge instead, before anything is sent.
-	// The script itself has no other limit: its Lua unpacks at most a snapshot's
-	// chunks at a time, and a batch's items stay far below the arguments a
-	// command may have.
+	// The script itself has no other limit: its Lua unpacks at most one
+	// command's arguments at a time (opArgsMax, commit_ops.go), and a batch's
+	// items stay far below the arguments a command may have.
 	DefaultMaxBatchBytes = 256 << 20
 )
 

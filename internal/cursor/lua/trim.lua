@@ -41,11 +41,13 @@ end
 
 -- drop_acked removes acked's oldest entries, those up to and including id upto
 -- (nil: no bound) or, with upto nil, until at most keep events are left; it
--- returns the events removed.
+-- returns the events removed. It reads acked in pages that start small and
+-- double: an entry read comes into Lua whole (Redis hashes every byte of it),
+-- and a trim at the bound drops about as many entries as it moved, one or two.
 local function drop_acked(upto, keep, count)
-  local dropped = 0
+  local dropped, from, page = 0, '-', 1
   while true do
-    local old = redis.call('XRANGE', KEYS[2], '-', upto or '+', 'COUNT', 64)
+    local old = redis.call('XRANGE', KEYS[2], from, upto or '+', 'COUNT', page)
     if #old == 0 then
       return dropped
     end
@@ -61,9 +63,10 @@ local function drop_acked(upto, keep, count)
       return dropped
     end
     redis.call('XTRIM', KEYS[2], 'MINID', stream_id_next(through))
-    if through ~= old[#old][1] or #old < 64 then
+    if through ~= old[#old][1] or #old < page then
       return dropped
     end
+    from, page = stream_id_next(through), math.min(page * 2, 64)
   end
 end
 

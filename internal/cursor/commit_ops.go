@@ -1,0 +1,215 @@
+package cursor
+
+import (
+	"slices"
+	"strconv"
+)
+
+// The commit script (lua/commit.lua) runs a list of commands the client laid
+// out, grouped by key: one HSET per bucket with every chunk of the batch's
+// snapshots in it, one ZREM of the open set with every ended call, and so on.
+// Redis's cost of a script is mostly its redis.call()s, not their arguments, so
+// grouping a batch's writes by key makes its cost per commit and per key rather
+// than per item.
+//
+// Each command is laid out in ARGV as: guard, command name, key index (KEYS),
+// n, then n arguments. guard 0 runs it; g > 0 runs it only when KEYS[g] exists
+// (the removals from the single hashes and the terminal sorted set, empty but
+// for states of earlier releases and unusual ids); g < 0 only when KEYS[-g] does
+// not (the SREM of a bucket from its bucket set once the bucket is empty).
+
+// opArgsMax bounds the arguments of one command (even, so that pairs stay
+// whole): Lua's unpack of a script's arguments holds them on its stack, which
+// takes about 8,000 values at most.
+const opArgsMax = 1000
+
+// opList is the commands of one commit, in the order they run.
+type opList struct {
+	args []any
+}
+
+// add appends cmd on KEYS[key] with vals, split into commands of at most
+// opArgsMax values, each starting with prefix (ZADD's LT). Nothing is added for
+// no vals.
+func (o *opList) add(guard int, cmd string, key int, prefix []any, vals []any) {
+	for c := range slices.Chunk(vals, opArgsMax) {
+		o.args = append(o.args, guard, cmd, key, len(prefix)+len(c))
+		o.args = append(append(o.args, prefix...), c...)
+	}
+}
+
+// keyed collects values by key index, keys in order of first use, so that the
+// same batch always makes the same script call.
+type keyed struct {
+	order []int
+	vals  map[int][]any
+}
+
+func (g *keyed) add(key int, vals ...any) {
+	if g.vals == nil {
+		g.vals = map[int][]any{}
+	}
+	if _, ok := g.vals[key]; !ok {
+		g.order = append(g.order, key)
+	}
+	g.vals[key] = append(g.vals[key], vals...)
+}
+
+// emit adds one command per key (guarded by the key itself when self).
+func (g *keyed) emit(o *opList, cmd string, self bool, prefix ...any) {
+	for _, k := range g.order {
+		guard := 0
+		if self {
+			guard = k
+		}
+		o.add(guard, cmd, k, prefix, g.vals[k])
+	}
+}
+
+// emptied is the buckets a commit may have emptied: each leaves its bucket set
+// when its hash no longer exists.
+type emptied struct {
+	seen map[int]bool
+	ops  [][3]any // bucket key, bucket set key, bucket number
+}
+
+func (e *emptied) add(bucketKey, set int, bucket string) {
+	if e.seen == nil {
+		e.seen = map[int]bool{}
+	}
+	if !e.seen[bucketKey] {
+		e.seen[bucketKey] = true
+		e.ops = append(e.ops, [3]any{bucketKey, set, bucket})
+	}
+}
+
+func (e *emptied) emit(o *opList) {
+	for _, op := range e.ops {
+		o.add(-op[0].(int), "SREM", op[1].(int), nil, []any{op[2]})
+	}
+}
+
+// snapOps lays out the batch's deletes, then its snapshots. A snapshot of a
+// bucketed kind and id goes to its bucket in chunks when it fits maxChunks of
+// them, else to its kind's single hash, and leaves the other place. Of several
+// snapshots of one entity the last counts, and a delete of an entity the batch
+// also writes is left out: the write replaces it all.
+func (s *Store) snapOps(o *opList, ks *keySet, b Batch) {
+	last := make(map[Ref]int, len(b.Snapshots))
+	for i, sn := range b.Snapshots {
+		last[Ref{Kind: sn.Kind, ID: sn.ID}] = i
+	}
+	var delSingle, delChunks keyed
+	var delEmptied emptied
+	for _, d := range b.Deletes {
+		if _, written := last[d]; written {
+			continue
+		}
+		single, bk, field, set, bucket := s.snapPlace(ks, d.Kind, d.ID)
+		delSingle.add(single, d.ID)
+		if bk > 0 {
+			delChunks.add(bk, chunkFieldArgs(field, 0)...)
+			delEmptied.add(bk, set, bucket)
+		}
+	}
+	delSingle.emit(o, "HDEL", true)
+	delChunks.emit(o, "HDEL", false)
+	delEmptied.emit(o)
+
+	var leaveSingle, toSingle, chunks, stale, leaveBucket, sets keyed
+	var moved emptied
+	inSet := map[string]bool{}
+	for i, sn := range b.Snapshots {
+		if last[Ref{Kind: sn.Kind, ID: sn.ID}] != i {
+			continue
+		}
+		single, bk, field, set, bucket := s.snapPlace(ks, sn.Kind, sn.ID)
+		if bk == 0 || len(sn.Data) > maxChunks*chunkSize {
+			toSingle.add(single, sn.ID, sn.Data)
+			if bk > 0 {
+				leaveBucket.add(bk, chunkFieldArgs(field, 0)...)
+				moved.add(bk, set, bucket)
+			}
+			continue
+		}
+		leaveSingle.add(single, sn.ID)
+		n := 0
+		for ; n == 0 || n*chunkSize < len(sn.Data); n++ {
+			chunk := sn.Data[n*chunkSize : min(len(sn.Data), (n+1)*chunkSize)]
+			chunks.add(bk, chunkField(field, n), chunk)
+		}
+		stale.add(bk, chunkFieldArgs(field, n)...)
+		if k := strconv.Itoa(set) + ":" + bucket; !inSet[k] {
+			inSet[k] = true
+			sets.add(set, bucket)
+		}
+	}
+	leaveSingle.emit(o, "HDEL", true)
+	toSingle.emit(o, "HSET", false)
+	chunks.emit(o, "HSET", false)
+	stale.emit(o, "HDEL", false)
+	leaveBucket.emit(o, "HDEL", false)
+	sets.emit(o, "SADD", false)
+	moved.emit(o)
+}
+
+// chunkFieldArgs are the fields of a snapshot's chunks from chunk n on.
+func chunkFieldArgs(field string, n int) []any {
+	out := make([]any, 0, maxChunks-n)
+	for ; n < maxChunks; n++ {
+		out = append(out, chunkField(field, n))
+	}
+	return out
+}
+
+// callOps lays out the batch's open calls, then its terminal ones. A bucketed
+// call id has its terminal entry in its terminal bucket's hash (field → ended
+// ms), the bucket in tb with the earliest end of its calls (ZADD LT keeps the
+// earlier); any other id stays in the terminal sorted set.
+func (s *Store) callOps(o *opList, ks *keySet, b Batch) {
+	open, terminal, tb := ks.index(s.k.open), ks.index(s.k.terminal), ks.index(s.k.tb)
+	var opened, ids []any
+	var unended keyed
+	for _, t := range b.Open {
+		opened = append(opened, t.At.UnixMilli(), t.ID)
+		ids = append(ids, t.ID)
+		if bk, f, ok := bucketOf(t.ID, terminalBucketBits); ok {
+			// tb's score of the bucket may now be early: prune mends it.
+			unended.add(ks.index(s.k.terminalBucket(bk)), f)
+		}
+	}
+	o.add(0, "ZADD", open, nil, opened)
+	o.add(terminal, "ZREM", terminal, nil, ids)
+	unended.emit(o, "HDEL", false)
+
+	var closed, bucketed, unbucketed []any
+	var ended keyed
+	earliest := map[string]int64{}
+	var buckets []string
+	for _, t := range b.Terminal {
+		at := t.At.UnixMilli()
+		closed = append(closed, t.ID)
+		bk, f, ok := bucketOf(t.ID, terminalBucketBits)
+		if !ok {
+			unbucketed = append(unbucketed, at, t.ID)
+			continue
+		}
+		bucketed = append(bucketed, t.ID)
+		ended.add(ks.index(s.k.terminalBucket(bk)), f, at)
+		if e, seen := earliest[bk]; !seen || at < e {
+			if !seen {
+				buckets = append(buckets, bk)
+			}
+			earliest[bk] = at
+		}
+	}
+	o.add(0, "ZREM", open, nil, closed)
+	o.add(terminal, "ZREM", terminal, nil, bucketed)
+	ended.emit(o, "HSET", false)
+	firsts := make([]any, 0, 2*len(buckets))
+	for _, bk := range buckets {
+		firsts = append(firsts, earliest[bk], bk)
+	}
+	o.add(0, "ZADD", tb, []any{"LT"}, firsts)
+	o.add(0, "ZADD", terminal, nil, unbucketed)
+}
