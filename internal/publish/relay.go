@@ -79,7 +79,8 @@ type Relay struct {
 	// entry withdrawn n times is published under event.MsgID(id, n), which the
 	// stream's duplicate window has not seen.
 	withdrawn map[string]int
-	start     flight // where the last reconcile found publishing must resume
+	start     flight  // where the last reconcile found publishing must resume
+	resume    *flight // where the last Run stopped, when it could vouch for it (see resumed)
 	// reconnects counts the NATS connection's reconnections (nil: not known);
 	// seen is its value at the last reconcile.
 	reconnects  func() uint64
@@ -151,6 +152,10 @@ func (r *Relay) Run(ctx context.Context) error {
 	bo.MaxInterval = 5 * time.Second
 	bo.MaxElapsedTime = 0 // never give up: the outbox holds the events meanwhile
 	reconciled := false
+	if r.resume != nil { // a Run's that no Drain took
+		r.abandon(r.resume)
+		r.resume = nil
+	}
 	fl := &flight{}
 	for ctx.Err() == nil {
 		var err error
@@ -170,6 +175,7 @@ func (r *Relay) Run(ctx context.Context) error {
 		}
 		if err != nil {
 			if ctx.Err() != nil {
+				reconciled = false // step started fl over
 				break
 			}
 			// The stream may hold what was not acknowledged.
@@ -186,18 +192,27 @@ func (r *Relay) Run(ctx context.Context) error {
 			sleep(ctx, r.cfg.Idle, r.wake)
 		}
 	}
-	r.abandon(fl)
+	if reconciled {
+		r.resume = fl // where Drain goes on (see resumed)
+	} else {
+		r.abandon(fl)
+	}
 	return ctx.Err()
 }
 
 // Drain relays until the outbox is empty or ctx ends: the last step of an orderly
 // shutdown, after the poller has stopped committing. It returns the first error.
+// It goes on from where Run stopped when it can vouch for the stream from there
+// (resumed); otherwise it reconciles first.
 func (r *Relay) Drain(ctx context.Context) error {
-	if err := r.reconcile(ctx); err != nil {
-		return err
+	fl := r.resumed(ctx)
+	if fl == nil {
+		if err := r.reconcile(ctx); err != nil {
+			return err
+		}
+		fl = &flight{}
+		*fl = r.start
 	}
-	fl := &flight{}
-	*fl = r.start
 	defer r.abandon(fl)
 	for {
 		n, err := r.step(ctx, fl)
@@ -208,6 +223,33 @@ func (r *Relay) Drain(ctx context.Context) error {
 			return nil
 		}
 	}
+}
+
+// resumed returns the flight the last Run left (nil: none), once what it had in
+// flight is acknowledged and trimmed, when nothing since calls for a reconcile:
+// no reconnection, no failed or missing acknowledgement. A reconcile reads back
+// every message of the account stored since some minutes before the outbox's
+// oldest entry: after a backlog, hundreds of thousands, at every shutdown.
+func (r *Relay) resumed(ctx context.Context) *flight {
+	fl := r.resume
+	r.resume = nil
+	if fl == nil {
+		return nil
+	}
+	if r.reconnected() {
+		r.abandon(fl)
+		return nil
+	}
+	_, err := r.acks(ctx, fl, 0)
+	if err == nil {
+		err = r.trim(ctx, fl, true)
+	}
+	if err != nil {
+		r.log.Info().Err(err).Msg("relay: drain reconciles first")
+		r.restart(ctx, fl)
+		return nil
+	}
+	return fl
 }
 
 // reconnected reports whether the NATS connection reconnected since the last

@@ -270,3 +270,51 @@ func TestRelayReconcileStopsAtTheStreamsNewestEntry(t *testing.T) {
 		t.Errorf("%d outbox reads for 5 entries in the stream, want 2: the walk went past the stream's newest entry", ob.reads)
 	}
 }
+
+// streamLookups counts the reconciles of a relay (each looks the stream up).
+type streamLookups struct {
+	jetstream.StreamManager
+	mu sync.Mutex
+	n  int
+}
+
+func (s *streamLookups) Stream(ctx context.Context, name string) (jetstream.Stream, error) {
+	s.mu.Lock()
+	s.n++
+	s.mu.Unlock()
+	return s.StreamManager.Stream(ctx, name)
+}
+
+func (s *streamLookups) count() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.n
+}
+
+// A shutdown's drain goes on from where the relay's run stopped, without reading
+// the stream back, when the run could vouch for it; it publishes what was
+// committed after the run stopped.
+func TestDrainGoesOnFromRun(t *testing.T) {
+	b := newBed(t, false)
+	b.commit(t, 40)
+	lookups := &streamLookups{StreamManager: b.js}
+	r := NewRelay(b.js.Conn(), lookups, b.outbox(), relayCfg(), zerolog.Nop())
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx) }()
+	simtest.WaitFor(t, 20*time.Second, "outbox published", func() bool { return r.Stats.Published.Load() == 40 })
+	cancel()
+	<-done
+	b.commit(t, 10) // after the run stopped
+	before := lookups.count()
+	if err := r.Drain(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if lookups.count() != before {
+		t.Errorf("the drain reconciled (%d stream lookups): want it to go on from the run", lookups.count()-before)
+	}
+	checkInOrder(t, streamMsgs(t, b.stream), 50)
+	if n := b.outboxLen(t); n != 0 {
+		t.Errorf("%d entries left in the outbox after the drain", n)
+	}
+}
