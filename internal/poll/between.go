@@ -8,8 +8,11 @@ import (
 )
 
 // lookEvery is how often a leader looks at the operators' requests and the
-// resync queue: between cycles and, idle, at a wake of its own.
-const lookEvery = time.Second
+// resync queue: between cycles and, idle, at a wake of its own. An operator
+// waits up to this long for a rewind or a resync to start; a replica pays one
+// round trip per account per lookEvery (a tenth of its CPU at 1 s with the
+// intervals at their targets).
+const lookEvery = 2 * time.Second
 
 // looking is what the leader asks the store between its cycles (look).
 type looking struct {
@@ -21,7 +24,7 @@ type looking struct {
 // must know before its next step: the outbox's length when a cycle is due
 // (holdForOutbox), the queues' lengths every lookEvery, and writes the ops notes
 // taken since the last look. An idle account's leader thus costs Redis one round
-// trip a second, where asking each question apart cost four. read says whether
+// trip every lookEvery, where asking each question apart cost four a second. read says whether
 // the outbox's length was read; without Ops (or when Redis did not answer)
 // nothing is known: the outbox is read by holdForOutbox, the queues by their
 // own fallbacks.
@@ -49,7 +52,7 @@ func (p *Poller) look(ctx context.Context, cycleDue bool) (w cursor.Waiting, rea
 }
 
 // noteCycle notes, for `poller state`, that a cycle of res succeeded now: written
-// with the next look (diagnostics a second late, not a round trip a cycle).
+// with the next look (diagnostics up to lookEvery late, not a round trip a cycle).
 func (p *Poller) noteCycle(res string) {
 	if p.ops == nil {
 		return
