@@ -33,11 +33,13 @@ import (
 //	CALLBUS_BENCH_PLAN        every account's plan, requests a minute of its own [100]
 //	CALLBUS_BENCH_WARMUP      after every account is led, before measuring [30s]
 //	CALLBUS_BENCH_LIVE        the measured window [3m]
+//	CALLBUS_BENCH_FLOOR       every account's poll_interval_floor_seconds [unset: the default, 2]
 type fleetMix struct {
 	accounts, busy      int
 	busyRate, quietRate float64
 	agents, plan        int
 	warmup, live        time.Duration
+	floor               int // seconds; 0: the default
 }
 
 // fleetMixFromEnv reads the mix; a value that does not parse, or is out of
@@ -51,6 +53,7 @@ func fleetMixFromEnv() fleetMix {
 		plan:      envInt("CALLBUS_BENCH_PLAN", 100),
 		warmup:    envDuration("CALLBUS_BENCH_WARMUP", 30*time.Second),
 		live:      envDuration("CALLBUS_BENCH_LIVE", 3*time.Minute),
+		floor:     envInt("CALLBUS_BENCH_FLOOR", 0),
 	}
 	share := envFloat("CALLBUS_BENCH_BUSY_SHARE", 0.1)
 	if os.Getenv("CALLBUS_BENCH_BUSY_SHARE") == "0" {
@@ -61,8 +64,12 @@ func fleetMixFromEnv() fleetMix {
 }
 
 func (m fleetMix) String() string {
-	return fmt.Sprintf("%d accounts (%d busy at %g calls a minute, %d quiet at %g), %d users each, plan %d",
+	s := fmt.Sprintf("%d accounts (%d busy at %g calls a minute, %d quiet at %g), %d users each, plan %d",
 		m.accounts, m.busy, m.busyRate, m.accounts-m.busy, m.quietRate, m.agents, m.plan)
+	if m.floor > 0 {
+		s += fmt.Sprintf(", interval floor %d s", m.floor)
+	}
+	return s
 }
 
 // envFloat is the environment's positive number name, or def.

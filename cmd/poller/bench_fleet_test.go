@@ -64,6 +64,9 @@ func fleetAccountsOnce(b *testing.B, m fleetMix) {
 	for _, g := range sims {
 		for _, name := range g.names {
 			writeAccount(b, dir, name, g.baseURL(name), simKey+"-"+name)
+			if m.floor > 0 {
+				setFloor(b, dir, name, m.floor)
+			}
 		}
 		names = append(names, g.names...)
 	}
@@ -120,6 +123,28 @@ func fleetAccountsOnce(b *testing.B, m fleetMix) {
 	reportFleet(b, run)
 	if log := c.stderr.String(); log != "" { // warnings and errors only (CALLBUS_LOG_LEVEL=warn)
 		b.Logf("the poller logged %d lines at warn or above:\n%s", strings.Count(log, "\n"), logSummary(log))
+	}
+}
+
+// setFloor adds poll_interval_floor_seconds to the account file of name (by
+// default the intervals shrink toward 2 s while the budget has room, which
+// spends every account's budget; a floor at the targets keeps them).
+func setFloor(b *testing.B, dir, name string, floor int) {
+	file := dir + "/" + name + ".json"
+	raw, err := os.ReadFile(file)
+	var v map[string]any
+	if err == nil {
+		err = json.Unmarshal(raw, &v)
+	}
+	if err == nil {
+		v["poll_interval_floor_seconds"] = floor
+		raw, err = json.Marshal(v)
+	}
+	if err == nil {
+		err = os.WriteFile(file, raw, 0o600)
+	}
+	if err != nil {
+		b.Fatalf("account %s: floor: %v", name, err)
 	}
 }
 

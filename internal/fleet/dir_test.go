@@ -230,3 +230,32 @@ func TestFleetRunsTheAccountsOfADir(t *testing.T) {
 	}
 	simtest.WaitFor(t, waitLimit, "beta stopped: its file is gone", runs())
 }
+
+// A file rewritten with the same size and modification time (a rewrite within
+// the file system's timestamp granularity) looks unchanged to the stat a scan
+// makes first: it is still read again within fullReadEvery scans.
+func TestDirRereadsFilesThatLookUnchanged(t *testing.T) {
+	dir := t.TempDir()
+	writeAccount(t, dir, "acme")
+	path := filepath.Join(dir, "acme.json")
+	d, _ := watch(t, dir)
+	before, ok := d.Lookup("acme")
+	fi, err := os.Stat(path)
+	if !ok || err != nil {
+		t.Fatalf("acme: %v %v", ok, err)
+	}
+	write(t, path, strings.Replace(fmt.Sprintf(goodFile, "acme", "acme"), "/a/acme", "/b/acme", 1)) // same size
+	if err := os.Chtimes(path, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(fullReadEvery*rescan + 5*time.Second)
+	for {
+		if a, _ := d.Lookup("acme"); a.Digest != before.Digest {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("a same-size rewrite with the old modification time was never read")
+		}
+		time.Sleep(rescan)
+	}
+}

@@ -27,9 +27,10 @@ func (p *Poller) Paused() string {
 // changes are read (later) instead of queued. It returns ctx's error when ctx
 // ends, and nil once there is room or when the outbox cannot be read (the next
 // commit then meets the same Redis trouble and reports it); cursor.ErrStaleLeader
-// when a watermark committed meanwhile found the lease lost.
-func (p *Poller) holdForOutbox(ctx context.Context) error {
-	if p.cfg.OutboxMax <= 0 {
+// when a watermark committed meanwhile found the lease lost. seen is the outbox's
+// length when the look before it read it (read), which spares a round trip.
+func (p *Poller) holdForOutbox(ctx context.Context, seen int64, read bool) error {
+	if p.cfg.OutboxMax <= 0 || (read && seen < p.cfg.OutboxMax) {
 		return nil
 	}
 	logged := false

@@ -132,14 +132,14 @@ func (h *History) Users(ctx context.Context, users []events.User) error {
 	return h.p.diffAll(ctx, "users", kindUser, len(users), func(i int) int64 { return users[i].ID },
 		func(i int, prev []byte) (diff.Result, error) {
 			return diff.User(h.p.scope, prev, users[i], h.p.names, seen)
-		})
+		}, nil)
 }
 
 // Teams diffs teams of the export against their snapshots.
 func (h *History) Teams(ctx context.Context, teams []events.Team) error {
 	seen := h.p.now()
 	return h.p.diffAll(ctx, "teams", kindTeam, len(teams), func(i int) int64 { return teams[i].ID },
-		func(i int, prev []byte) (diff.Result, error) { return diff.Team(h.p.scope, prev, teams[i], seen) })
+		func(i int, prev []byte) (diff.Result, error) { return diff.Team(h.p.scope, prev, teams[i], seen) }, nil)
 }
 
 // Commit commits what is queued together with the given cursors (the backfill's

@@ -40,7 +40,7 @@ func (p *Poller) pollUsers(ctx context.Context) error {
 	err = p.diffAll(ctx, "users", kindUser, len(users), func(i int) int64 { return users[i].ID },
 		func(i int, prev []byte) (diff.Result, error) {
 			return diff.User(p.scope, prev, users[i], p.names, seen)
-		})
+		}, func(i int) uint64 { return fingerprintUser(p.unchanged.seed, &users[i]) })
 	if err != nil {
 		return err
 	}
@@ -57,7 +57,7 @@ func (p *Poller) pollTeams(ctx context.Context) error {
 	err = p.diffAll(ctx, "teams", kindTeam, len(teams), func(i int) int64 { return teams[i].ID },
 		func(i int, prev []byte) (diff.Result, error) {
 			return diff.Team(p.scope, prev, teams[i], seen)
-		})
+		}, func(i int) uint64 { return fingerprintTeam(p.unchanged.seed, &teams[i]) })
 	if err != nil {
 		return err
 	}
@@ -97,7 +97,11 @@ func readList[T any](pages iter.Seq2[callcenter.Page[T], error], id func(T) int6
 }
 
 // diffAll diffs n records of one kind against their snapshots and commits.
-func (p *Poller) diffAll(ctx context.Context, what, kind string, n int, id func(int) int64, d func(int, []byte) (diff.Result, error)) error {
+// record, when not nil, fingerprints record i: one met again with the snapshot
+// its last diff left is not diffed again (unchanged.go). A resync passes nil: it
+// re-announces every record.
+func (p *Poller) diffAll(ctx context.Context, what, kind string, n int, id func(int) int64, d func(int, []byte) (diff.Result, error),
+	record func(int) uint64) error {
 	ids := make([]string, n)
 	dup := map[string]bool{}
 	for i := range n {
@@ -108,15 +112,33 @@ func (p *Poller) diffAll(ctx context.Context, what, kind string, n int, id func(
 		return fmt.Errorf("%s: read snapshots: %w", what, err)
 	}
 	bt := p.newBatcher(ctx)
+	var memo map[string]diffed
+	if record != nil {
+		memo = p.unchanged.next(kind, n)
+	}
 	for i := range n {
 		if dup[ids[i]] { // a record repeated across pages: diff it once
 			continue
 		}
 		dup[ids[i]] = true
+		var fp uint64
+		if record != nil {
+			if fp = record(i); p.unchanged.same(kind, ids[i], fp, snaps[ids[i]]) {
+				memo[ids[i]] = p.unchanged.kinds[kind][ids[i]]
+				continue
+			}
+		}
 		r, err := d(i, snaps[ids[i]])
 		if err != nil {
 			p.log.Error().Err(err).Str("id", ids[i]).Msgf("%s: diff failed; skipped", what)
 			continue
+		}
+		if record != nil {
+			left := snaps[ids[i]]
+			if r.Changed {
+				left = r.Snap
+			}
+			p.unchanged.keep(memo, ids[i], fp, left)
 		}
 		if !r.Changed {
 			continue
@@ -127,6 +149,9 @@ func (p *Poller) diffAll(ctx context.Context, what, kind string, n int, id func(
 	}
 	if err := bt.flush(); err != nil {
 		return fmt.Errorf("%s: %w", what, err)
+	}
+	if record != nil {
+		p.unchanged.kinds[kind] = memo
 	}
 	return nil
 }

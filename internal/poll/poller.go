@@ -137,11 +137,13 @@ type Poller struct {
 	mu        sync.Mutex
 	effective map[string]time.Duration
 
-	ops     Ops        // notes for poller state, operators' requests (requests.go)
-	marks   marks      // the watermark's state (watermark.go)
-	resync  resyncing  // resync requests and the run under way (resync.go)
-	guard   stateGuard // Redis state checks: rollbacks, outbox limit, entities gone (reconcile.go)
-	commits committer  // the batch committed in the background (batch.go)
+	ops       Ops        // notes for poller state, operators' requests (requests.go)
+	between   looking    // what the leader asks the store between cycles (between.go)
+	unchanged unchanged  // the users and teams the last cycle diffed (unchanged.go)
+	marks     marks      // the watermark's state (watermark.go)
+	resync    resyncing  // resync requests and the run under way (resync.go)
+	guard     stateGuard // Redis state checks: rollbacks, outbox limit, entities gone (reconcile.go)
+	commits   committer  // the batch committed in the background (batch.go)
 }
 
 // New returns a poller reading api and committing to store; opts add a tracer, the

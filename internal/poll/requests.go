@@ -11,9 +11,11 @@ import (
 
 // Ops is what the poller needs to serve operators (cursor.Store): it notes what
 // it did for `poller state` and acts on the requests queued for the leader
-// (`poller state rewind --ask-leader`), auditing each.
+// (`poller state rewind --ask-leader`), auditing each; Look asks, in one round
+// trip, what waits between two cycles (between.go).
 type Ops interface {
 	NoteOps(ctx context.Context, field, value string) error
+	Look(ctx context.Context, l cursor.Look) (cursor.Waiting, error)
 	TakeRequests(ctx context.Context) ([]cursor.Request, error)
 	Audit(ctx context.Context, e cursor.AuditEntry) error
 }
@@ -70,9 +72,10 @@ func RewindCursors(resource string, to time.Time, cur map[string]string) (set ma
 }
 
 // serveRequests acts on the requests queued for the leader, between cycles,
-// each under this term's lease, and audits each one's outcome.
-func (p *Poller) serveRequests(ctx context.Context) error {
-	if p.ops == nil {
+// each under this term's lease, and audits each one's outcome. queued is how
+// many the last look found: none, no round trip.
+func (p *Poller) serveRequests(ctx context.Context, queued int64) error {
+	if p.ops == nil || queued == 0 {
 		return nil
 	}
 	reqs, err := p.ops.TakeRequests(ctx)

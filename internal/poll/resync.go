@@ -31,9 +31,6 @@ func WithResync(q ResyncQueue, holder string) Option {
 // ResyncResources are the resources a resync re-announces, in its order of work.
 var ResyncResources = []string{ResUsers, ResTeams, ResCalls}
 
-// resyncCheck is how often an idle leader looks for a resync request.
-const resyncCheck = time.Second
-
 // resyncing is the poller's resync state: the queue, and the run under way
 // (nil between runs), whose snapshots the diffs of calls add (reannounce).
 type resyncing struct {
@@ -85,12 +82,13 @@ func (p *Poller) reannounce(t events.Type, entity string, at time.Time, data fun
 	return []events.Envelope{env}, nil
 }
 
-// resyncIfRequested runs the next resync request, if any, between two cycles.
+// resyncIfRequested runs the next resync request, if any, between two cycles:
+// when the last look found one (waiting), or without Ops every lookEvery.
 // It returns cursor.ErrStaleLeader when the lease was lost (the run stays in
 // Redis for the next leader, who resumes it under the same run id); any other
 // failure is reported on the run, which ends.
-func (p *Poller) resyncIfRequested(ctx context.Context) error {
-	if p.resync.queue == nil || time.Since(p.resync.lastLook) < resyncCheck {
+func (p *Poller) resyncIfRequested(ctx context.Context, waiting bool) error {
+	if p.resync.queue == nil || (p.ops != nil && !waiting) || (p.ops == nil && time.Since(p.resync.lastLook) < lookEvery) {
 		return nil
 	}
 	p.resync.lastLook = time.Now()
@@ -193,7 +191,7 @@ func (p *Poller) resyncUsers(ctx context.Context, run *resyncRun) error {
 			return p.withSnapshot(r, events.UserSnapshot, "users/"+strconv.FormatInt(u.ID, 10), seen, func(r events.Resync) any {
 				return &events.UserSnapshotData{User: u, State: state, Resync: r}
 			})
-		})
+		}, nil) // nil: every user is diffed, to be re-announced
 }
 
 // resyncTeams reads every team and re-announces each after any change found.
@@ -212,7 +210,7 @@ func (p *Poller) resyncTeams(ctx context.Context) error {
 			return p.withSnapshot(r, events.TeamSnapshot, "teams/"+strconv.FormatInt(teams[i].ID, 10), seen, func(r events.Resync) any {
 				return &events.TeamSnapshotData{Team: teams[i], Resync: r}
 			})
-		})
+		}, nil)
 }
 
 // withSnapshot adds the run's snapshot of entity to r, after its events, and

@@ -30,14 +30,18 @@ func (p *Poller) noteCommit(r cursor.CommitResult, err error) {
 	}
 }
 
-// beforeCycle runs before each poll cycle: it waits while the outbox is full
-// (holdForOutbox), acts on operators' requests (serveRequests) and reconciles with the stream when a commit found that Redis
-// went back in time.
-func (p *Poller) beforeCycle(ctx context.Context) error {
-	if err := p.holdForOutbox(ctx); err != nil {
-		return err
+// beforeCycle runs before each poll cycle, and at idle wakes, with what the
+// look before it found (w; read: the outbox's length was read): when hold (what
+// follows commits events) it waits while the outbox is full (holdForOutbox); it
+// acts on operators' requests (serveRequests) and reconciles with the stream
+// when a commit found that Redis went back in time.
+func (p *Poller) beforeCycle(ctx context.Context, w cursor.Waiting, read, hold bool) error {
+	if hold {
+		if err := p.holdForOutbox(ctx, w.Outbox, read); err != nil {
+			return err
+		}
 	}
-	if err := p.serveRequests(ctx); err != nil {
+	if err := p.serveRequests(ctx, w.Requests); err != nil {
 		return err
 	}
 	if !p.guard.rolledBack {

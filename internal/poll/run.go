@@ -46,7 +46,11 @@ func (p *Poller) Run(ctx context.Context, lease func() cursor.Lease) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := p.beforeCycle(ctx); err != nil {
+		res, _ := sch.due(time.Now())
+		w, read := p.look(ctx, res != "")
+		// The outbox bound holds back what commits events: a cycle, a resync.
+		hold := res != "" || w.Resync || p.ops == nil
+		if err := p.beforeCycle(ctx, w, read, hold); err != nil {
 			if errors.Is(err, cursor.ErrStaleLeader) {
 				return ErrLostLease
 			}
@@ -57,15 +61,15 @@ func (p *Poller) Run(ctx context.Context, lease func() cursor.Lease) error {
 		} else if err != nil && ctx.Err() == nil {
 			p.log.Warn().Err(err).Msg("watermark not committed; trying again")
 		}
-		if err := p.resyncIfRequested(ctx); errors.Is(err, cursor.ErrStaleLeader) {
+		if err := p.resyncIfRequested(ctx, w.Resync); errors.Is(err, cursor.ErrStaleLeader) {
 			return ErrLostLease
 		} else if err != nil && ctx.Err() == nil {
 			p.log.Warn().Err(err).Msg("resync: the request queue cannot be read; trying again")
 		}
 		res, wait := sch.due(time.Now())
 		if res == "" {
-			if p.resync.queue != nil {
-				wait = min(wait, resyncCheck)
+			if p.resync.queue != nil || p.ops != nil {
+				wait = min(wait, lookEvery)
 			}
 			t := time.NewTimer(p.watermarkWait(wait))
 			select {
@@ -75,6 +79,14 @@ func (p *Poller) Run(ctx context.Context, lease func() cursor.Lease) error {
 			case <-t.C:
 			}
 			continue
+		}
+		if !hold { // due since the look: the outbox bound is checked before every cycle
+			if err := p.holdForOutbox(ctx, 0, false); err != nil {
+				if errors.Is(err, cursor.ErrStaleLeader) {
+					return ErrLostLease
+				}
+				return err
+			}
 		}
 		start := time.Now()
 		used, usage, err := p.tracedCycle(ctx, res)
@@ -90,7 +102,7 @@ func (p *Poller) Run(ctx context.Context, lease func() cursor.Lease) error {
 			p.log.Warn().Err(err).Str("resource", res).Msg("poll cycle failed; retrying")
 			sch.failed(res, time.Now())
 		} else {
-			p.noteOps(ctx, OpsCyclePrefix+res, time.Now().UTC().Format(time.RFC3339Nano))
+			p.noteCycle(res)
 		}
 		p.log.Debug().Str("resource", res).Dur("took_ms", time.Since(start)).Int("requests", used).
 			Int("others", usage.Others).Dur("next_in_ms", time.Until(sch.next(res))).Msg("poll cycle")
