@@ -2,7 +2,6 @@ package service
 
 import (
 	"fmt"
-	"math"
 	"net/http"
 	"sync"
 	"time"
@@ -74,17 +73,13 @@ func apiTransport(leaseTTL time.Duration) *http.Transport {
 	return t
 }
 
-// jetStream is the process's JetStream context, shared by its accounts' relays.
-// Each relay bounds its own publishes awaiting acknowledgement
-// (publish.DefaultInFlight), so an account whose acks are slow, or that
-// publishes a backlog, fills its own window only: the context's own bound is
-// set out of reach, for it would be one window for all. Acks that never come
-// must not pile up: after AckWait the relay gives up on a future and publishes
-// again; the library then forgets it too. One context holds one reply
-// subscription and one reconnect listener (a goroutine each) for the process,
-// where a context per account held them per account.
+// jetStream is the process's JetStream context, shared by its accounts: stream
+// management, reconciles and reads back. The relays publish on its connection
+// with replies of their own (publish's ackHub: one subscription for the
+// process, a window per relay), not through the context's asynchronous
+// publishes.
 func jetStream(nc *nats.Conn) (jetstream.JetStream, error) {
-	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(math.MaxInt32), jetstream.WithPublishAsyncTimeout(10*time.Second))
+	js, err := jetstream.New(nc)
 	if err != nil {
 		return nil, fmt.Errorf("jetstream: %w", err)
 	}
