@@ -58,7 +58,29 @@ func (s *Store) TerminalCalls(ctx context.Context, limit int) ([]Tracked, error)
 // terminalEntry is one call of a terminal bucket.
 type terminalEntry struct {
 	id, field string
-	ended     int64 // unix ms
+	ended     int64  // unix ms
+	raw       string // the value stored (the prune script checks it is still there)
+}
+
+// terminalEnd is a terminal bucket's value for a call that ended at t: unix
+// seconds, rounded up, so that no call is pruned before its time. Redis keeps
+// it in a listpack as a 32-bit integer where milliseconds (earlier releases'
+// values, still read: see endedMs) took 64 bits: 4 bytes less per tracked call.
+func terminalEnd(t time.Time) int64 {
+	return (t.UnixMilli() + 999) / 1000
+}
+
+// secondsBelow tells a terminal bucket's value in seconds (this release's) from
+// one in ms (earlier releases'): 10^11 seconds is the year 5138, 10^11 ms 1973.
+// lua/prune.lua knows it too.
+const secondsBelow = 100_000_000_000
+
+// endedMs is a terminal bucket's value in unix ms.
+func endedMs(v int64) int64 {
+	if v < secondsBelow {
+		return v * 1000
+	}
+	return v
 }
 
 // terminalBucket reads the calls of terminal bucket b.
@@ -69,9 +91,9 @@ func (s *Store) terminalBucket(ctx context.Context, b string) ([]terminalEntry, 
 	}
 	out := make([]terminalEntry, 0, len(m))
 	for f, v := range m {
-		ms, err := strconv.ParseInt(v, 10, 64)
+		n, err := strconv.ParseInt(v, 10, 64)
 		if id := idOf(b, f, terminalBucketBits); id != "" && err == nil {
-			out = append(out, terminalEntry{id: id, field: f, ended: ms})
+			out = append(out, terminalEntry{id: id, field: f, ended: endedMs(n), raw: v})
 		}
 	}
 	return out, nil

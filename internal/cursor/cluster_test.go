@@ -41,7 +41,8 @@ func TestCluster(t *testing.T) {
 	if got, err := s.GetSnapshots(ctx, "call", []string{"a", "b", "100"}); err != nil || len(got["100"]) != 150 {
 		t.Fatalf("GetSnapshots = %d bytes for 100, %v", len(got["100"]), err)
 	}
-	if n, err := s.Prune(ctx, l, time.UnixMilli(6), 10); err != nil || n != 2 { // 100, and exercise's c
+	// 100's end is kept in whole seconds, rounded up (terminalEnd): 1 s.
+	if n, err := s.Prune(ctx, l, time.UnixMilli(1001), 10); err != nil || n != 2 { // 100, and exercise's c
 		t.Fatalf("Prune = %d %v, want 2", n, err)
 	}
 	for _, err := range s.AllSnapshots(ctx, "call") {

@@ -163,9 +163,10 @@ func chunkFieldArgs(field string, n int) []any {
 }
 
 // callOps lays out the batch's open calls, then its terminal ones. A bucketed
-// call id has its terminal entry in its terminal bucket's hash (field → ended
-// ms), the bucket in tb with the earliest end of its calls (ZADD LT keeps the
-// earlier); any other id stays in the terminal sorted set.
+// call id has its terminal entry in its terminal bucket's hash (field → ended, in
+// whole seconds: see terminalEnd), the bucket in tb with the earliest end of its
+// calls in ms (ZADD LT keeps the earlier); any other id stays in the terminal
+// sorted set (score: ended ms).
 func (s *Store) callOps(o *opList, ks *keySet, b Batch) {
 	open, terminal, tb := ks.index(s.k.open), ks.index(s.k.terminal), ks.index(s.k.tb)
 	var opened, ids []any
@@ -195,7 +196,9 @@ func (s *Store) callOps(o *opList, ks *keySet, b Batch) {
 			continue
 		}
 		bucketed = append(bucketed, t.ID)
-		ended.add(ks.index(s.k.terminalBucket(bk)), f, at)
+		secs := terminalEnd(t.At)
+		ended.add(ks.index(s.k.terminalBucket(bk)), f, secs)
+		at = secs * 1000 // tb's score, as the prune script computes it from the bucket
 		if e, seen := earliest[bk]; !seen || at < e {
 			if !seen {
 				buckets = append(buckets, bk)

@@ -108,9 +108,10 @@ func TestCommitGroupedCalls(t *testing.T) {
 	if ids, _ := e.rdb.ZRange(ctx, p+"terminal", 0, -1).Result(); !slices.Equal(ids, []string{"x-1"}) {
 		t.Errorf("terminal sorted set = %v, want the id that is not bucketed", ids)
 	}
-	// Bucket b holds ids 128b..128b+127: its earliest end is that of its last id.
+	// Bucket b holds ids 128b..128b+127: its earliest end is that of its last id,
+	// in whole seconds rounded up (terminalEnd).
 	first := func(b int) float64 {
-		return float64(at.Add(time.Duration(n-min(n-1, 128*b+127)) * time.Millisecond).UnixMilli())
+		return float64(terminalEnd(at.Add(time.Duration(n-min(n-1, 128*b+127))*time.Millisecond)) * 1000)
 	}
 	for b := range (n + 127) / 128 {
 		if s, err := e.rdb.ZScore(ctx, p+"tb", strconv.Itoa(b)).Result(); err != nil || s != first(b) {
@@ -121,7 +122,7 @@ func TestCommitGroupedCalls(t *testing.T) {
 	if s, _ := e.rdb.ZScore(ctx, p+"tb", "0").Result(); s != first(0) {
 		t.Errorf("a later end moved bucket 0's score to %v, want %v", s, first(0))
 	}
-	if v, _ := e.rdb.HGet(ctx, p+"t:0", "0").Result(); v != strconv.FormatInt(at.Add(time.Hour).UnixMilli(), 10) {
+	if v, _ := e.rdb.HGet(ctx, p+"t:0", "0").Result(); v != strconv.FormatInt(at.Add(time.Hour).Unix(), 10) {
 		t.Errorf("terminal bucket field of call 0 = %s", v)
 	}
 }

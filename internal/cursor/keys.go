@@ -65,7 +65,8 @@ func (k keys) bucket(kind, b string) string { return k.prefix + "s:" + kind + ":
 // that empties a bucket takes it out (lua/buckets.lua).
 func (k keys) buckets(kind string) string { return k.prefix + "sb:" + kind }
 
-// terminalBucket is the hash of the terminal calls (field → ended ms) of bucket b.
+// terminalBucket is the hash of the terminal calls (field → ended, see
+// terminalEnd) of bucket b.
 func (k keys) terminalBucket(b string) string { return k.prefix + "t:" + b }
 
 // Buckets keep many calls in one small hash that Redis stores as a listpack, a

@@ -141,12 +141,12 @@ func (s *Store) pruneArgs(l Lease, cands []terminalEntry, buckets []string, swee
 	ks := newKeySet(s.k.lease, s.k.fence, s.k.open, s.k.terminal, s.k.tb)
 	args := []any{l.Holder, l.Token, len(cands), len(s.pruneKinds), len(buckets), len(sweep)}
 	for _, c := range cands {
-		tk, bucket := 0, ""
+		tk, bucket, ended := 0, "", any(c.ended)
 		if c.field != "" {
 			b, _, _ := bucketOf(c.id, terminalBucketBits)
-			tk, bucket = ks.index(s.k.terminalBucket(b)), b
+			tk, bucket, ended = ks.index(s.k.terminalBucket(b)), b, c.raw
 		}
-		args = append(args, c.id, c.ended, tk, c.field, bucket)
+		args = append(args, c.id, ended, tk, c.field, bucket)
 		for _, kind := range s.pruneKinds {
 			single, bucketKey, field, set, bucket := s.snapPlace(ks, kind, c.id)
 			args = append(args, single, bucketKey, field, set, bucket)

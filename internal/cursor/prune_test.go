@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 func TestPrune(t *testing.T) {
@@ -85,5 +87,42 @@ func TestPruneFenced(t *testing.T) {
 	}
 	if _, err := e.store.Prune(ctx, b, time.Now(), 0); !errors.Is(err, ErrInvalid) {
 		t.Fatalf("Prune(limit 0) = %v, want ErrInvalid", err)
+	}
+}
+
+// Terminal buckets written by earlier releases hold ends in ms, this release's
+// in whole seconds: both are read as the same instant, and pruned by it, also
+// when one bucket holds both.
+func TestTerminalEndsInMsFromEarlierReleases(t *testing.T) {
+	e := newEnv(t)
+	ctx := ctxT(t)
+	l := mustAcquire(t, e.store, "a", time.Minute)
+	now := time.UnixMilli(1_714_557_600_000)
+	mustCommit(t, e.store, l, Batch{
+		Snapshots: []Snapshot{{Kind: "call", ID: "1", Data: []byte("a")}, {Kind: "call", ID: "2", Data: []byte("b")}},
+		Terminal:  []Tracked{{ID: "1", At: now.Add(-time.Hour)}},
+	})
+	// Call 2 ended two hours ago, as an earlier release wrote it: ms, in the
+	// same bucket, with tb's score left at the bucket's earliest end.
+	p := e.store.KeyPrefix()
+	old := now.Add(-2 * time.Hour).UnixMilli()
+	if err := e.rdb.HSet(ctx, p+"t:0", "2", old).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.rdb.ZAdd(ctx, p+"tb", redis.Z{Score: float64(old), Member: "0"}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	term, err := e.store.TerminalCalls(ctx, 0)
+	if err != nil || len(term) != 2 || term[0].ID != "2" || term[0].At.UnixMilli() != old || !term[1].At.Equal(now.Add(-time.Hour)) {
+		t.Fatalf("TerminalCalls = %+v %v: want 2 at its ms, then 1", term, err)
+	}
+	if n, err := e.store.Prune(ctx, l, now.Add(-90*time.Minute), 10); err != nil || n != 1 {
+		t.Fatalf("Prune = %d %v, want the call of two hours ago only", n, err)
+	}
+	if s, err := e.rdb.ZScore(ctx, p+"tb", "0").Result(); err != nil || int64(s) != now.Add(-time.Hour).UnixMilli() {
+		t.Errorf("tb score of the bucket after the prune = %v %v, want call 1's end in ms", s, err)
+	}
+	if n, err := e.store.Prune(ctx, l, now, 10); err != nil || n != 1 {
+		t.Fatalf("Prune later = %d %v, want call 1", n, err)
 	}
 }

@@ -6,7 +6,8 @@
 -- arguments name by index.
 -- ARGV[1] holder, ARGV[2] token, ARGV[3] candidates, ARGV[4] prune kinds,
 -- ARGV[5] buckets to score again, ARGV[6] bucket set members to check; then
---   per candidate  id, ended ms, terminal bucket index (0: in KEYS[4]), field,
+--   per candidate  id, ended (the terminal sorted set's ms score, or the
+--                  bucket's value as read), terminal bucket index (0: in KEYS[4]), field,
 --                  bucket, then per prune kind: single hash index, snapshot
 --                  bucket index (0: none), field in it, bucket set index,
 --                  bucket (an emptied bucket leaves its set)
@@ -58,6 +59,9 @@ for _ = 1, nb do
   local first
   for _, e in ipairs(ends) do
     local v = tonumber(e)
+    if v < 100000000000 then
+      v = v * 1000 -- seconds (calls.go's terminalEnd), not an earlier release's ms
+    end
     if not first or v < first then
       first = v
     end
