@@ -80,15 +80,18 @@ var (
 
 // encodeBatch returns the events field of evs: their layout, compressed when
 // at least batchCompressFrom bytes long.
-// The layout and the compressor's output go through pooled buffers (a backlog's
-// commit is some 500 events, half a megabyte laid out): only the compressed
-// field, a fraction of it, is allocated per commit.
+// The layout and the compressor's output go through one pair of buffers kept for
+// the next commit (a backlog's commit is some 500 events, half a megabyte laid
+// out): only the compressed field, a fraction of it, is allocated per commit.
+// Commits take turns for them, as they do for the one encoder; a sync.Pool kept
+// several pairs, some 5 MB of a backlog's live heap, which the collector let the
+// heap grow by as much again.
 func encodeBatch(evs []event.Message) ([]byte, error) {
-	rawp, outp := batchBufs.Get().(*[]byte), batchBufs.Get().(*[]byte)
-	defer batchBufs.Put(rawp)
-	defer batchBufs.Put(outp)
-	raw, err := layoutBatch((*rawp)[:0], evs)
-	*rawp = raw
+	batchBufs.Lock()
+	defer batchBufs.Unlock()
+	defer batchBufs.shrink()
+	raw, err := layoutBatch(batchBufs.raw[:0], evs)
+	batchBufs.raw = raw
 	if err != nil {
 		return nil, err
 	}
@@ -99,11 +102,32 @@ func encodeBatch(evs []event.Message) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("outbox batch compressor: %w", err)
 	}
-	*outp = enc.EncodeAll(raw[1:], append((*outp)[:0], batchZstd))
-	return slices.Clone(*outp), nil
+	batchBufs.out = enc.EncodeAll(raw[1:], append(batchBufs.out[:0], batchZstd))
+	return slices.Clone(batchBufs.out), nil
 }
 
-var batchBufs = sync.Pool{New: func() any { return new([]byte) }}
+// batchBuffers are encodeBatch's buffers.
+type batchBuffers struct {
+	sync.Mutex
+	raw, out []byte
+}
+
+var batchBufs batchBuffers
+
+// maxKeptBatchBuf is the largest buffer encodeBatch keeps: a rare commit much
+// larger than a backlog's (up to the store's byte limit) leaves its buffers to
+// the collector.
+const maxKeptBatchBuf = 2 << 20
+
+// shrink drops a buffer grown past maxKeptBatchBuf; the lock is held.
+func (b *batchBuffers) shrink() {
+	if cap(b.raw) > maxKeptBatchBuf {
+		b.raw = nil
+	}
+	if cap(b.out) > maxKeptBatchBuf {
+		b.out = nil
+	}
+}
 
 // layoutBatch appends the layout of events to dst.
 func layoutBatch(dst []byte, evs []event.Message) ([]byte, error) {
