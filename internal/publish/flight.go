@@ -33,10 +33,12 @@ const trimEvery = 1024
 //
 // On any failure it waits for what is still in flight (so that nothing lands after
 // what is published next), trims the acknowledged prefix, starts fl over from the
-// outbox's head and returns the error.
+// outbox's head and returns the error. When ctx ended, fl is left as it stands:
+// what is in flight awaits its acknowledgement there, and a Drain goes on from it
+// (Relay.resumed).
 func (r *Relay) step(ctx context.Context, fl *flight) (int, error) {
 	n, err := r.advance(ctx, fl)
-	if err != nil {
+	if err != nil && ctx.Err() == nil {
 		r.restart(ctx, fl)
 	}
 	return n, err

@@ -175,8 +175,7 @@ func (r *Relay) Run(ctx context.Context) error {
 		}
 		if err != nil {
 			if ctx.Err() != nil {
-				reconciled = false // step started fl over
-				break
+				break // fl as step left it: see resumed
 			}
 			// The stream may hold what was not acknowledged.
 			reconciled = false
