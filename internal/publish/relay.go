@@ -40,7 +40,7 @@ type Outbox interface {
 
 // DefaultInFlight is the relay's default limit on publishes awaiting their
 // acknowledgement (its ackWindow holds them).
-const DefaultInFlight = 1024
+const DefaultInFlight = 512
 
 // RelayConfig tunes the relay; zero values take the defaults in brackets.
 type RelayConfig struct {
