@@ -74,6 +74,7 @@ func (h *ackHub) start() error {
 				}
 				h.mu.Unlock()
 				if s == nats.CLOSED {
+					hubs.Delete(h.nc) // a new connection gets a hub of its own
 					return
 				}
 			}
