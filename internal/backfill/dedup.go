@@ -50,8 +50,9 @@ type reportIndex struct {
 }
 
 // indexReport reads a report once for its layout and the ids it lists more
-// than once. It holds 8 bytes per record of the resource being read (its id),
-// and the ids found again once the resource is read: usually none.
+// than once. It holds about a byte or two per record of the resource being read
+// (its id, in an idSet), and the ids found again once the resource is read:
+// usually none.
 func indexReport(r io.Reader, want []string) (reportIndex, error) {
 	idx := reportIndex{again: listedAgain{}}
 	sc := newScanner(r)
@@ -61,23 +62,17 @@ func indexReport(r io.Reader, want []string) (reportIndex, error) {
 			return err
 		}
 		idx.layout = append(idx.layout, key)
-		var ids []int64
+		var ids idSet
 		err := sc.array(key, func(raw []byte) error {
 			var id int64
 			_ = apijson.Object(key, raw, apijson.Key(idKey(key), apijson.Int(&id)))
 			if id > 0 {
-				ids = append(ids, id)
+				ids.add(id)
 			}
 			return nil
 		})
-		slices.Sort(ids)
-		for i := 1; i < len(ids); i++ {
-			if ids[i] == ids[i-1] {
-				if idx.again[key] == nil {
-					idx.again[key] = map[int64]bool{}
-				}
-				idx.again[key][ids[i]] = true
-			}
+		if again := ids.listedAgain(); len(again) > 0 {
+			idx.again[key] = again
 		}
 		return err
 	})
