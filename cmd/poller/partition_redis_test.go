@@ -149,10 +149,13 @@ func TestPartitionRedisPrimary(t *testing.T) {
 	if master.client == nil || replica.client == nil {
 		t.Fatalf("shard %d has no master and replica", shard)
 	}
-	leader := b.pollers[instanceOf(b.holders(t)["acct001"].holder)]
-	if leader == nil {
-		t.Fatal("acct001 has no live leader")
-	}
+	// Right after the start the fleet may still be moving accounts between its
+	// members: acct001's lease can be between two of them for a moment.
+	var leader *fleetPoller
+	simtest.WaitFor(t, 60*time.Second, "acct001 to have a live leader", func() bool {
+		leader = b.pollers[instanceOf(b.holders(t)["acct001"].holder)]
+		return leader != nil
+	})
 	for _, n := range b.net.Nodes() {
 		switch {
 		case n.Name == master.node.Name || n.Name == leader.instance || strings.HasPrefix(n.Name, "nats-"):
