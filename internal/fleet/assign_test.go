@@ -235,8 +235,8 @@ func TestFleetAssignsBalancedOnRedis(t *testing.T) {
 	add("r2")
 	add("r3")
 	before := settled("r1", "r2", "r3")
-	// Each account's arrival names its holder (the works' hash here, which, not
-	// being a lease, may briefly lack an account whose works overlapped).
+	// Each account's arrival names its holder (the works' hash here, taken as a
+	// lease is: see joinHolding).
 	simtest.WaitFor(t, waitLimit, "each holder's arrival recorded", func() bool {
 		arr, err1 := rdb.HGetAll(t.Context(), arrivedKey(fleetName(t))).Result()
 		held, err2 := rdb.HGetAll(t.Context(), key).Result()
@@ -263,8 +263,8 @@ func TestFleetAssignsBalancedOnRedis(t *testing.T) {
 			t.Errorf("leave: %s moved %s → %s, want only r2's accounts to move", a, before[a], r)
 		}
 	}
-	// Joins overlap works here (no lease makes the new owner wait); a leave
-	// hands off: the leaver's works returned before it left.
+	// A leave hands off: the leaver's works returned before it left, so no two
+	// works of an account ran at once.
 	if o := rec.overlaps()[overlapsBefore:]; len(o) > 0 {
 		t.Errorf("leave: two works at once: %v", o)
 	}
@@ -279,8 +279,26 @@ var releaseHolder = redis.NewScript(`if redis.call('HGET', KEYS[1], ARGV[1]) == 
 func joinHolding(t *testing.T, rdb *redis.Client, key, replica string, src *source, rec *recorder, log *simtest.Buffer, opts ...Option) *member {
 	inner := rec.work(replica)
 	hold := func(ctx context.Context, account string) error {
-		if err := rdb.HSet(context.WithoutCancel(ctx), key, account, replica).Err(); err != nil {
-			return err
+		// Taken as a lease is: only once the previous holder let go. An HSET
+		// over a holder whose work had not returned yet let that work's release
+		// delete the new holder's entry, and Assign then took the account for
+		// free and moved it (a flake of the stickiness checks below).
+		for {
+			ok, err := rdb.HSetNX(context.WithoutCancel(ctx), key, account, replica).Result()
+			if err != nil {
+				return err
+			}
+			if ok {
+				break
+			}
+			if cur, _ := rdb.HGet(context.WithoutCancel(ctx), key, account).Result(); cur == replica {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(5 * time.Millisecond):
+			}
 		}
 		err := inner(ctx, account)
 		releaseHolder.Run(context.WithoutCancel(ctx), rdb, []string{key}, account, replica)
