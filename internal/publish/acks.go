@@ -127,9 +127,47 @@ type ackWindow struct {
 	reply string        // <prefix><id>.
 	got   chan struct{} // signalled when a reply arrives
 
-	mu    sync.Mutex
-	first uint64    // the sequence of slots[0]
-	slots []ackSlot // replies to first, first+1, ... as they come
+	mu sync.Mutex
+	// slots[head:] are the replies to first, first+1, ... as they come: a
+	// queue over one array, reused as the window slides (a slice advanced
+	// by slots[1:] was reallocated by append every window's length).
+	first uint64
+	head  int
+	slots []ackSlot
+}
+
+// keptSlots is the most slots a drained window keeps for the next messages: a
+// backlog's window is refilled at once; a burst's larger array is let go, so
+// that an idle account holds little.
+const keptSlots = 64
+
+// pending is how many messages await their reply; mu is held.
+func (w *ackWindow) pending() int { return len(w.slots) - w.head }
+
+// push adds a slot for the next message and returns its sequence; mu is held.
+func (w *ackWindow) push() uint64 {
+	if w.head > 0 && len(w.slots) == cap(w.slots) {
+		n := copy(w.slots, w.slots[w.head:])
+		clear(w.slots[n:])
+		w.slots, w.head = w.slots[:n], 0
+	}
+	w.slots = append(w.slots, ackSlot{})
+	return w.first + uint64(w.pending()) - 1
+}
+
+// pop forgets the oldest slot and returns it; mu is held and one is pending.
+func (w *ackWindow) pop() ackSlot {
+	s := w.slots[w.head]
+	w.slots[w.head] = ackSlot{}
+	w.head++
+	w.first++
+	if w.head == len(w.slots) {
+		w.slots, w.head = w.slots[:0], 0
+		if cap(w.slots) > keptSlots {
+			w.slots = nil
+		}
+	}
+	return s
 }
 
 // ackSlot is one message's reply: in once it came.
@@ -145,13 +183,12 @@ func (w *ackWindow) publish(msg *nats.Msg) (uint64, error) {
 		return 0, err
 	}
 	w.mu.Lock()
-	seq := w.first + uint64(len(w.slots))
-	w.slots = append(w.slots, ackSlot{})
+	seq := w.push()
 	w.mu.Unlock()
 	msg.Reply = w.reply + strconv.FormatUint(seq, 10)
 	if err := w.hub.nc.PublishMsg(msg); err != nil {
 		w.mu.Lock()
-		if w.first+uint64(len(w.slots)) == seq+1 {
+		if w.pending() > 0 && w.first+uint64(w.pending()) == seq+1 {
 			w.slots = w.slots[:len(w.slots)-1] // not sent: the next takes its number
 		}
 		w.mu.Unlock()
@@ -163,8 +200,8 @@ func (w *ackWindow) publish(msg *nats.Msg) (uint64, error) {
 // put files the reply to seq.
 func (w *ackWindow) put(seq uint64, ack jetstream.PubAck, err error) {
 	w.mu.Lock()
-	if seq >= w.first && seq < w.first+uint64(len(w.slots)) {
-		w.slots[seq-w.first] = ackSlot{in: true, ack: ack, err: err}
+	if seq >= w.first && seq < w.first+uint64(w.pending()) {
+		w.slots[w.head+int(seq-w.first)] = ackSlot{in: true, ack: ack, err: err}
 	}
 	w.mu.Unlock()
 	select {
@@ -176,7 +213,7 @@ func (w *ackWindow) put(seq uint64, ack jetstream.PubAck, err error) {
 // failPending files err as the reply of every message not answered yet.
 func (w *ackWindow) failPending(err error) {
 	w.mu.Lock()
-	for i := range w.slots {
+	for i := w.head; i < len(w.slots); i++ {
 		if !w.slots[i].in {
 			w.slots[i] = ackSlot{in: true, err: err}
 		}
@@ -193,19 +230,13 @@ func (w *ackWindow) failPending(err error) {
 func (w *ackWindow) take(seq uint64) (jetstream.PubAck, error, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if seq != w.first || len(w.slots) == 0 {
+	if seq != w.first || w.pending() == 0 {
 		return jetstream.PubAck{}, fmt.Errorf("acknowledgement %d is not the oldest awaited (%d)", seq, w.first), true
 	}
-	s := w.slots[0]
-	if !s.in {
+	if !w.slots[w.head].in {
 		return jetstream.PubAck{}, nil, false
 	}
-	w.first++
-	w.slots[0] = ackSlot{}
-	w.slots = w.slots[1:]
-	if len(w.slots) == 0 {
-		w.slots = w.slots[:0:0] // let the array go once drained: a burst's window is not kept
-	}
+	s := w.pop()
 	return s.ack, s.err, true
 }
 
@@ -237,9 +268,8 @@ func (w *ackWindow) wait(ctx context.Context, seq uint64, timeout time.Duration)
 // drop forgets seq, the oldest message awaited, answered or not.
 func (w *ackWindow) drop(seq uint64) {
 	w.mu.Lock()
-	if seq == w.first && len(w.slots) > 0 {
-		w.first++
-		w.slots = w.slots[1:]
+	if seq == w.first && w.pending() > 0 {
+		w.pop()
 	}
 	w.mu.Unlock()
 }
@@ -248,8 +278,8 @@ func (w *ackWindow) drop(seq uint64) {
 // dropped, and the next message gets a sequence none of them had.
 func (w *ackWindow) reset() {
 	w.mu.Lock()
-	w.first += uint64(len(w.slots))
-	w.slots = nil
+	w.first += uint64(w.pending())
+	w.slots, w.head = nil, 0
 	w.mu.Unlock()
 }
 

@@ -69,3 +69,38 @@ func TestAckWindowOrderAndReset(t *testing.T) {
 		t.Errorf("after a disconnection take(3) = %v, %v; want ErrDisconnected", err, ok)
 	}
 }
+
+// A window slides over many more messages than it holds at once, replies
+// coming out of order: each is taken for its own message, and the array is
+// reused rather than grown (push compacts it when full).
+func TestAckWindowSlides(t *testing.T) {
+	w := &ackWindow{got: make(chan struct{}, 1)}
+	const inFlight, total = 40, 1000
+	next, taken := uint64(0), uint64(0)
+	for taken < total {
+		for next < total && next-taken < inFlight {
+			w.mu.Lock()
+			if seq := w.push(); seq != next {
+				t.Fatalf("push gave sequence %d, want %d", seq, next)
+			}
+			w.mu.Unlock()
+			next++
+		}
+		for seq := next - 1; seq+1 > taken; seq-- { // newest first
+			w.put(seq, jetstream.PubAck{Sequence: seq + 100}, nil)
+		}
+		for i := 0; i < 7 && taken < next; i++ {
+			ack, err, ok := w.take(taken)
+			if !ok || err != nil || ack.Sequence != taken+100 {
+				t.Fatalf("take(%d) = %+v, %v, %v", taken, ack, err, ok)
+			}
+			taken++
+		}
+		if c := cap(w.slots); c > 2*inFlight {
+			t.Fatalf("the window's array grew to %d slots for %d in flight", c, inFlight)
+		}
+	}
+	if w.pending() != 0 || cap(w.slots) > keptSlots {
+		t.Errorf("drained window: %d pending, array of %d kept", w.pending(), cap(w.slots))
+	}
+}

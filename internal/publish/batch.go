@@ -53,7 +53,7 @@ func (r *Relay) send(ctx context.Context, fl *flight, recs []event.Committed, un
 // returns false and no error, once until has passed.
 func (r *Relay) sendOne(ctx context.Context, rec event.Committed, until time.Time) (inflight, bool, error) {
 	pctx, span := r.startSpan(ctx, rec)
-	msg, hdr := message(rec, r.cfg.Stream, event.MsgID(rec.ID, r.withdrawn[rec.StreamID]))
+	msg, hdr := r.out.fill(rec, r.cfg.Stream, event.MsgID(rec.ID, r.withdrawn[rec.StreamID]))
 	if span.IsRecording() {
 		// Else the span is the record's own context, which message copied.
 		for k, v := range telemetry.Inject(pctx) {

@@ -67,6 +67,7 @@ type Stats struct {
 // called from any goroutine. Optional collaborators come as RelayOptions.
 type Relay struct {
 	replies *ackWindow              // the acknowledgements of what it publishes
+	out     outMsg                  // the message being sent (sendOne; one at a time)
 	streams jetstream.StreamManager // to read the stream back when reconciling
 	outbox  Outbox
 	cfg     RelayConfig
