@@ -136,11 +136,6 @@ type ackWindow struct {
 	slots []ackSlot
 }
 
-// keptSlots is the most slots a drained window keeps for the next messages: a
-// backlog's window is refilled at once; a burst's larger array is let go, so
-// that an idle account holds little.
-const keptSlots = 64
-
 // pending is how many messages await their reply; mu is held.
 func (w *ackWindow) pending() int { return len(w.slots) - w.head }
 
@@ -162,12 +157,18 @@ func (w *ackWindow) pop() ackSlot {
 	w.head++
 	w.first++
 	if w.head == len(w.slots) {
-		w.slots, w.head = w.slots[:0], 0
-		if cap(w.slots) > keptSlots {
-			w.slots = nil
-		}
+		w.slots, w.head = w.slots[:0], 0 // kept for the next burst until the relay idles (shed)
 	}
 	return s
+}
+
+// shed gives up the array a burst left, once drained (see idle.go).
+func (w *ackWindow) shed() {
+	w.mu.Lock()
+	if w.pending() == 0 {
+		w.slots, w.head = shedSlice(w.slots[:0]), 0
+	}
+	w.mu.Unlock()
 }
 
 // ackSlot is one message's reply: in once it came.

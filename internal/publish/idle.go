@@ -16,6 +16,7 @@ const idleCap = 64
 func (r *Relay) shed(fl *flight) {
 	fl.queue = shedSlice(fl.queue)
 	r.published = shedSlice(r.published)
+	r.replies.shed()
 }
 
 // shedSlice is s, or nil when s is empty with room for more than idleCap.

@@ -17,9 +17,10 @@ func TestShedSlice(t *testing.T) {
 		t.Errorf("a buffer still holding entries was changed: len %d cap %d", len(got), cap(got))
 	}
 	fl := &flight{queue: make([]inflight, 0, 1024)}
-	r := &Relay{published: make([]Published, 0, 512)}
+	r := &Relay{published: make([]Published, 0, 512), replies: &ackWindow{slots: make([]ackSlot, 0, 512)}}
 	r.shed(fl)
-	if fl.queue != nil || r.published != nil {
-		t.Errorf("an idle relay kept its window (cap %d) or its acknowledgements (cap %d)", cap(fl.queue), cap(r.published))
+	if fl.queue != nil || r.published != nil || r.replies.slots != nil {
+		t.Errorf("an idle relay kept its window (cap %d), its acknowledgements (cap %d) or its replies' slots (cap %d)",
+			cap(fl.queue), cap(r.published), cap(r.replies.slots))
 	}
 }
