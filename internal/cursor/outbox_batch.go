@@ -39,9 +39,9 @@ const (
 	batchCountField  = "n"
 	batchEventsField = "events"
 	// batchFormat is the first byte of the events field: the layout below;
-	// batchS2 is that layout compressed (an S2 block,
-	// github.com/klauspost/compress/s2), batchZstd compressed as earlier
-	// releases did (a zstd frame), still read. Any other value is an error,
+	// batchZstd is that layout compressed (a zstd frame,
+	// github.com/klauspost/compress/zstd), batchS2 compressed as this release's
+	// first commits did (an S2 block), still read. Any other value is an error,
 	// not a guess: a newer release's format.
 	batchFormat = 1
 	batchS2     = 2
@@ -50,21 +50,31 @@ const (
 	// repeats its names and so do a commit's events, about a third of the
 	// bytes Redis keeps in the outbox and, for the retention, in acked.
 	batchCompressFrom = 512
+	// batchWindow is the zstd window: a backlog's commits (some 650 KB laid
+	// out) compress as well with 256 KB as with more, and each encoder keeps
+	// one window of history.
+	batchWindow = 256 << 10
 )
 
-// S2 rather than zstd: on the backlog benchmark's commits (some 650 KB laid
-// out, 28 November 2026, AMD EPYC) S2 encodes in 183 ns per KB where zstd's
-// fastest level took 829, and decodes faster too; zstd kept 5.8% of the bytes,
-// S2 9.9% (about 136 bytes per event instead of 79). Compression was a seventh
-// of the poller's CPU with zstd, a poller dearer per event than the bus it
-// feeds (docs/performance.md); the outbox holds an event only until JetStream
-// acknowledges it and the retention (outbox_retain.go) at most
-// DefaultAckRetentionMax of them, some 7 MB at 136 bytes. zstd entries of
-// earlier releases are still read; one Decoder, safe for concurrent use, with
-// one set of buffers.
-var batchDecoder = sync.OnceValues(func() (*zstd.Decoder, error) {
-	return zstd.NewReader(nil, zstd.WithDecoderLowmem(true), zstd.WithDecoderConcurrency(1))
-})
+// zstd rather than S2: on the backlog benchmark's commits its fastest level
+// keeps 79 bytes per event where S2 kept 136 (and S2's best 117), and the
+// outbox's acknowledged entries kept for the retention (the last 50,000 events)
+// are those bytes: with S2 they took Redis from 299 to 340 bytes per tracked
+// call on that benchmark. S2 encodes 4.5 times faster (177 against 826 ns per KB
+// laid out, 28 November 2026), about 5% of the poller's CPU on a backlog. An Encoder and a Decoder are safe
+// for concurrent use (EncodeAll, DecodeAll); one of each at a time: with one
+// per core (the library's default), each with its own history and buffers, the
+// poller peaked 8 MB higher (74.5 against 66.5 MB on the backlog benchmark) for
+// no less CPU, as compression is a small part of a commit.
+var (
+	batchEncoder = sync.OnceValues(func() (*zstd.Encoder, error) {
+		return zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest),
+			zstd.WithWindowSize(batchWindow), zstd.WithLowerEncoderMem(true), zstd.WithEncoderConcurrency(1))
+	})
+	batchDecoder = sync.OnceValues(func() (*zstd.Decoder, error) {
+		return zstd.NewReader(nil, zstd.WithDecoderLowmem(true), zstd.WithDecoderConcurrency(1))
+	})
+)
 
 // The events field: batchFormat, then per event, each string as a uvarint length
 // and its bytes: id, subject, type, time (RFC 3339 with nanoseconds, "" when
@@ -76,7 +86,7 @@ var batchDecoder = sync.OnceValues(func() (*zstd.Decoder, error) {
 // The layout and the compressor's output go through one pair of buffers kept for
 // the next commit (a backlog's commit is some 500 events, half a megabyte laid
 // out): only the compressed field, a fraction of it, is allocated per commit.
-// Commits take turns for them; a sync.Pool kept
+// Commits take turns for them, as they do for the one encoder; a sync.Pool kept
 // several pairs, some 5 MB of a backlog's live heap, which the collector let the
 // heap grow by as much again.
 func encodeBatch(evs []event.Message) ([]byte, error) {
@@ -91,13 +101,12 @@ func encodeBatch(evs []event.Message) ([]byte, error) {
 	if len(raw) < batchCompressFrom {
 		return slices.Clone(raw), nil
 	}
-	if need := 1 + s2.MaxEncodedLen(len(raw)-1); cap(batchBufs.out) < need {
-		batchBufs.out = make([]byte, need)
+	enc, err := batchEncoder()
+	if err != nil {
+		return nil, fmt.Errorf("outbox batch compressor: %w", err)
 	}
-	out := batchBufs.out[:cap(batchBufs.out)]
-	out[0] = batchS2
-	n := len(s2.Encode(out[1:], raw[1:])) // in place: out[1:] has room for the worst case
-	return slices.Clone(out[:1+n]), nil
+	batchBufs.out = enc.EncodeAll(raw[1:], append(batchBufs.out[:0], batchZstd))
+	return slices.Clone(batchBufs.out), nil
 }
 
 // batchBuffers are encodeBatch's buffers.
