@@ -81,7 +81,9 @@ func (p *Poller) planMetrics(ctx context.Context, open []cursor.Tracked, now tim
 		case !s.known || !s.st.Ended || s.metricFinal:
 		case o.At.After(now.Add(-p.cfg.MaxWindow)):
 			from = minTime(from, o.At)
-		case due(s.st.EndedAt, p.reads.lastMetrics, now):
+		case due(s.st.EndedAt, p.reads.lastMetrics, now) && len(old) <= maxSingleReads:
+			// One past maxSingleReads tells singleOrWiden to widen from the oldest:
+			// the rest need not be held (a backlog's tracked calls, 4 MB at 100,000).
 			old = append(old, o)
 		}
 		return nil

@@ -137,7 +137,9 @@ func (p *Poller) planOpen(ctx context.Context, bt *batcher, open []cursor.Tracke
 				p.reads.sweep = now
 			}
 		case openRead:
-			single = append(single, o)
+			if len(single) <= maxSingleReads { // one past it is enough to widen (singleOrWiden)
+				single = append(single, o)
+			}
 		}
 		return nil
 	})
