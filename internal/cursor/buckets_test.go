@@ -226,3 +226,31 @@ func TestUpgradeFromSingleHashes(t *testing.T) {
 		t.Errorf("old metric of a pruned call kept: %v", m)
 	}
 }
+
+// A read that found a kind's single hash gone asks only whether it came back; an
+// earlier release that writes there again in a rolling upgrade (after the last
+// read) is read, and its copy wins as before.
+func TestSingleHashBackAfterItWasGone(t *testing.T) {
+	e := newEnv(t)
+	ctx := ctxT(t)
+	l := mustAcquire(t, e.store, "a", time.Minute)
+	p := e.store.KeyPrefix()
+	mustCommit(t, e.store, l, Batch{Snapshots: []Snapshot{{Kind: "call", ID: "700", Data: []byte("bucket-700")}}})
+	for range 2 { // the first finds the single hash absent, the second skips it
+		got, err := e.store.GetSnapshots(ctx, "call", []string{"700", "701"})
+		if err != nil || len(got) != 1 || string(got["700"]) != "bucket-700" {
+			t.Fatalf("read %v %v", got, err)
+		}
+	}
+	e.rdb.HSet(ctx, p+"snap:call", "700", "old-700", "701", "old-701") // the previous release's commit
+	for range 2 {
+		got, err := e.store.GetSnapshots(ctx, "call", []string{"700", "701"})
+		if err != nil || string(got["700"]) != "old-700" || string(got["701"]) != "old-701" {
+			t.Fatalf("after an earlier release wrote the single hash: %v %v", got, err)
+		}
+	}
+	e.rdb.Del(ctx, p+"snap:call")
+	if got, _ := e.store.GetSnapshots(ctx, "call", []string{"700", "701"}); len(got) != 1 || string(got["700"]) != "bucket-700" {
+		t.Fatalf("after the single hash emptied: %v", got)
+	}
+}

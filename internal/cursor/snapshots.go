@@ -35,6 +35,12 @@ func (s *Store) GetSnapshots(ctx context.Context, kind string, ids []string) (ma
 // pipeline. The single hash's copy wins: this release keeps a snapshot in one of
 // the two (removing it from the other as it writes), so where both are there the
 // single hash's was written later, by an earlier release in a rolling upgrade.
+//
+// A bucketed kind's single hash is empty, and gone, once an upgrade is over: a
+// read that found it absent makes the next ask only whether it exists (EXISTS)
+// rather than HMGET a thousand ids of it (a thousand arguments and a thousand
+// nils, some 7% of Redis's CPU on a backlog); one that finds it back reads again
+// in full.
 func (s *Store) getChunk(ctx context.Context, kind string, ids []string, out map[string][]byte) error {
 	type group struct {
 		ids, fields []string
@@ -42,7 +48,8 @@ func (s *Store) getChunk(ctx context.Context, kind string, ids []string, out map
 		all         *redis.MapStringStringCmd
 	}
 	groups := map[string]*group{}
-	if s.bucketed(kind) {
+	bucketed := s.bucketed(kind)
+	if bucketed {
 		for _, id := range ids {
 			if b, f, ok := bucketOf(id, snapBucketBits); ok {
 				g := groups[b]
@@ -54,7 +61,10 @@ func (s *Store) getChunk(ctx context.Context, kind string, ids []string, out map
 			}
 		}
 	}
+	_, gone := s.singleGone.Load(kind)
+	gone = gone && bucketed
 	var single *redis.SliceCmd
+	var exists *redis.IntCmd
 	// One transaction: a commit moving a snapshot between its bucket and the
 	// single hash cannot fall between the two reads.
 	_, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
@@ -65,11 +75,23 @@ func (s *Store) getChunk(ctx context.Context, kind string, ids []string, out map
 				g.cmd = p.HMGet(ctx, s.k.bucket(kind, b), g.fields...)
 			}
 		}
-		single = p.HMGet(ctx, s.k.snap(kind), ids...)
+		if bucketed {
+			exists = p.Exists(ctx, s.k.snap(kind))
+		}
+		if !gone {
+			single = p.HMGet(ctx, s.k.snap(kind), ids...)
+		}
 		return nil
 	})
 	if err != nil {
 		return err
+	}
+	if bucketed {
+		if exists.Val() == 0 {
+			s.singleGone.Store(kind, struct{}{})
+		} else if s.singleGone.Delete(kind); gone {
+			return s.getChunk(ctx, kind, ids, out) // an earlier release wrote there: read both
+		}
 	}
 	for _, g := range groups {
 		var vals []any
@@ -84,9 +106,11 @@ func (s *Store) getChunk(ctx context.Context, kind string, ids []string, out map
 			}
 		}
 	}
-	for i, v := range single.Val() {
-		if str, ok := v.(string); ok {
-			out[ids[i]] = []byte(str)
+	if single != nil {
+		for i, v := range single.Val() {
+			if str, ok := v.(string); ok {
+				out[ids[i]] = []byte(str)
+			}
 		}
 	}
 	return nil

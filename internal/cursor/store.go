@@ -63,6 +63,9 @@ type Store struct {
 	// cursors by kind, see sweepBuckets).
 	sweepMu sync.Mutex
 	sweepAt map[string]uint64
+	// singleGone holds the bucketed kinds whose single hash the last read found
+	// absent: the next reads ask only whether it came back (see getChunk).
+	singleGone sync.Map // kind → struct{}
 }
 
 // Option tunes a Store.
