@@ -165,7 +165,9 @@ func (l *Leadership) renew(ctx context.Context, lease cursor.Lease, stopWork con
 	now := time.Now()
 	rn := &renewal{l: l, ctx: ctx, lease: lease, stopWork: stopWork, every: l.ttl / 3, confirmed: now}
 	rn.next = now.Add(rn.every)
+	rn.mu.Lock() // a first renewal due at once waits for rn.timer
 	rn.timer = time.AfterFunc(rn.every, rn.run)
+	rn.mu.Unlock()
 	return rn
 }
 
