@@ -76,6 +76,9 @@ func fleetAccountsOnce(b *testing.B, m fleetMix) {
 	if v := os.Getenv("CALLBUS_BENCH_POLLER_GOMEMLIMIT"); v != "" {
 		env = append(env, "GOMEMLIMIT="+v)
 	}
+	if v := os.Getenv("CALLBUS_BENCH_POLLER_GODEBUG"); v != "" { // memprofilerate=4096: a finer heap profile
+		env = append(env, "GODEBUG="+v)
+	}
 	c := startPoller(b, env)
 	pid := c.cmd.Process.Pid
 	waitAllLed(b, bd.redis, names, c)

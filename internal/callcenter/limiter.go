@@ -62,9 +62,13 @@ type Limiter struct {
 	window time.Duration
 	clock  clock
 
-	mu          sync.Mutex
-	limit       int         // L; 0 while unknown
-	sends       []time.Time // start times within the last window, sorted
+	mu    sync.Mutex
+	limit int // L; 0 while unknown
+	// sends are the start times within the last window, sorted, as offsets from
+	// base (the first one's): a third of a time.Time's 24 bytes, for a window of
+	// up to a plan's requests that a fleet replica keeps for each account.
+	sends       []time.Duration
+	base        time.Time
 	inflight    int
 	probe       bool      // one request at a time until the server reports again
 	obsLeft     int       // last X-RateLimit-Remaining
@@ -188,7 +192,7 @@ func (l *Limiter) admit(now time.Time) (time.Duration, bool) {
 		return 0, false
 	}
 	if b := l.budget(); l.limit > 0 && len(l.sends) >= b {
-		return l.sends[len(l.sends)-b].Add(l.window).Sub(now), false
+		return l.sent(len(l.sends) - b).Add(l.window).Sub(now), false
 	}
 	if now.Before(l.obsExpires) && l.obsLeft-l.unaccounted-1 < l.reserve() {
 		return l.obsExpires.Sub(now), false
@@ -198,7 +202,10 @@ func (l *Limiter) admit(now time.Time) (time.Duration, bool) {
 
 // take reserves a request starting at now. Called under mu.
 func (l *Limiter) take(now time.Time) *Ticket {
-	l.sends = append(l.sends, now)
+	if l.base.IsZero() {
+		l.base = now
+	}
+	l.sends = append(l.sends, l.since(now))
 	l.inflight++
 	l.unaccounted++
 	l.stats.Acquired++
@@ -221,10 +228,16 @@ func (l *Limiter) reserve() int { return max(0, l.limit-l.budget()) }
 
 // prune drops start times that left the window (now-window, now].
 func (l *Limiter) prune(now time.Time) {
-	cut := now.Add(-l.window)
-	i := sort.Search(len(l.sends), func(i int) bool { return l.sends[i].After(cut) })
+	cut := l.since(now.Add(-l.window))
+	i := sort.Search(len(l.sends), func(i int) bool { return l.sends[i] > cut })
 	l.sends = append(l.sends[:0], l.sends[i:]...)
 }
+
+// sent is the start time of sends[i].
+func (l *Limiter) sent(i int) time.Time { return l.base.Add(l.sends[i]) }
+
+// since is t as an offset in sends.
+func (l *Limiter) since(t time.Time) time.Duration { return t.Sub(l.base) }
 
 // broadcast wakes every waiter. Called under mu.
 func (l *Limiter) broadcast() {

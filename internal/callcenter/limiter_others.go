@@ -32,8 +32,8 @@ func (l *Limiter) seeOthers(at time.Time, left int, now time.Time) {
 	if prev < 0 || at.Sub(prevSent) >= l.window {
 		return
 	}
-	lo := sort.Search(len(l.sends), func(i int) bool { return l.sends[i].After(prevSent) })
-	hi := sort.Search(len(l.sends), func(i int) bool { return l.sends[i].After(at) })
+	lo := sort.Search(len(l.sends), func(i int) bool { return l.sends[i] > l.since(prevSent) })
+	hi := sort.Search(len(l.sends), func(i int) bool { return l.sends[i] > l.since(at) })
 	counted := prev - left
 	if left > prev {
 		l.turned = at // the turn came at `at` at the latest

@@ -89,9 +89,10 @@ func (l *Limiter) reconcile(at time.Time, used int) {
 	if used == 1 || used < 0 {
 		return
 	}
-	i := sort.Search(len(l.sends), func(i int) bool { return !l.sends[i].Before(at) })
+	off := l.since(at)
+	i := sort.Search(len(l.sends), func(i int) bool { return l.sends[i] >= off })
 	if used == 0 {
-		if i < len(l.sends) && l.sends[i].Equal(at) {
+		if i < len(l.sends) && l.sends[i] == off {
 			l.sends = append(l.sends[:i], l.sends[i+1:]...)
 		}
 		return
@@ -99,9 +100,9 @@ func (l *Limiter) reconcile(at time.Time, used int) {
 	if at.Before(l.clock.Now().Add(-l.window)) {
 		return // already out of the window
 	}
-	extra := make([]time.Time, min(used, maxUsedPerRequest)-1)
+	extra := make([]time.Duration, min(used, maxUsedPerRequest)-1)
 	for k := range extra {
-		extra[k] = at
+		extra[k] = off
 	}
 	l.sends = append(l.sends[:i], append(extra, l.sends[i:]...)...)
 }

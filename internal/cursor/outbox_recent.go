@@ -170,6 +170,12 @@ func (c *recent) read(ctx context.Context, after string, count int) ([]event.Com
 		start, ok = c.start(after)
 	}
 	if !ok {
+		if after != "" && after == c.last() {
+			// The relay has read all the run holds: what it read is not asked for
+			// again, and an idle account keeps neither the bodies nor the array of
+			// its last burst.
+			c.drop(len(c.run))
+		}
 		return nil, false
 	}
 	// The relay reads on from here: what comes before is not asked for again (a
@@ -220,6 +226,9 @@ func (c *recent) drop(n int) {
 	k := copy(c.run, c.run[n:])
 	clear(c.run[k:]) // keeps no body
 	c.run = c.run[:k]
+	if k == 0 {
+		c.run = nil // prev stays: the next commit after it continues the run
+	}
 	if c.room != nil {
 		close(c.room)
 		c.room = nil

@@ -3,6 +3,7 @@ package poll
 import (
 	"context"
 	"errors"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -23,7 +24,8 @@ type Leaser interface {
 type LeadershipOption func(*Leadership)
 
 // WithRoleObserver calls f with each change of role (true: leader), in order,
-// from Run's goroutine. f must not block.
+// from Run's goroutine or, when a renewal steps down, the renewal's. f must not
+// block.
 func WithRoleObserver(f func(ctx context.Context, leader bool)) LeadershipOption {
 	return func(l *Leadership) { l.observers = append(l.observers, f) }
 }
@@ -111,70 +113,126 @@ func (l *Leadership) Run(ctx context.Context, work Work) error {
 }
 
 // lead runs work while lease holds; lost reports that the lease went to another
-// replica or could not be kept (rather than work returning on its own).
+// replica or could not be kept (rather than work returning on its own). work
+// runs in the caller's goroutine and the renewals in a timer's (renewal): a
+// replica of thousands of accounts keeps no goroutine parked per account for
+// the renewals, only one while a renewal is on its way to Redis.
 func (l *Leadership) lead(ctx context.Context, lease cursor.Lease, work Work) (lost bool) {
 	l.set(ctx, true)
 	l.log.Info().Int64("token", lease.Token).Msg("lease: leader")
 	defer l.set(ctx, false)
 	wctx, stopWork := context.WithCancel(ctx)
 	defer stopWork()
-	done := make(chan error, 1)
-	go func() { done <- work(wctx, func() cursor.Lease { return lease }) }()
-	every := l.ttl / 3
-	tick := time.NewTicker(every)
-	defer tick.Stop()
+	rn := l.renew(ctx, lease, stopWork)
+	defer rn.stop() // also when work panics: no renewal outlives the term
+	err := work(wctx, func() cursor.Lease { return lease })
+	if rn.stop() {
+		return true // the renewal stepped down: work returned for it
+	}
+	if errors.Is(err, ErrLostLease) {
+		l.log.Warn().Msg("lease: lost (a commit was refused); standing by")
+		return true
+	}
+	if err != nil && ctx.Err() == nil {
+		l.log.Error().Err(err).Msg("leader work failed")
+	}
+	l.release(ctx, lease)
+	return false
+}
+
+// renewal renews one term's lease every TTL/3 from a timer's goroutine until
+// stopped or until it steps down.
+type renewal struct {
+	l        *Leadership
+	ctx      context.Context
+	lease    cursor.Lease
+	stopWork context.CancelFunc
+	every    time.Duration
+	timer    *time.Timer
+
+	mu sync.Mutex // held by a renewal while it runs: stop waits for it
 	// confirmed is when the last successful renewal (or the acquire) was sent:
-	// the lease lasts at least a TTL from then. A renewal that failed past 2/3 of
-	// it makes the leader step down; no renewal may end later than 5/6 of it, so
-	// the step-down comes before the lease can expire even when Redis hangs.
-	confirmed := time.Now()
-	vouched := func() time.Time { return confirmed.Add(2 * l.ttl / 3) }
-	lastTry := func() time.Time { return confirmed.Add(5 * l.ttl / 6) }
-	stepDown := func(msg string, err error) {
-		l.log.Warn().Err(err).Msg(msg)
-		l.set(ctx, false) // standby from now: work may take a while to return
-		stopWork()
-		<-done
+	// the lease lasts at least a TTL from then.
+	confirmed time.Time
+	next      time.Time // when the next renewal is due
+	stopped   bool
+	lost      bool // stepped down: the lease was lost or could not be kept
+}
+
+// renew starts the renewals of lease; stopWork ends the term's work when the
+// leader steps down.
+func (l *Leadership) renew(ctx context.Context, lease cursor.Lease, stopWork context.CancelFunc) *renewal {
+	now := time.Now()
+	rn := &renewal{l: l, ctx: ctx, lease: lease, stopWork: stopWork, every: l.ttl / 3, confirmed: now}
+	rn.next = now.Add(rn.every)
+	rn.mu.Lock() // a first renewal due at once waits for rn.timer
+	rn.timer = time.AfterFunc(rn.every, rn.run)
+	rn.mu.Unlock()
+	return rn
+}
+
+// stop ends the renewals, waiting for one under way, and reports whether they
+// stepped down.
+func (rn *renewal) stop() (lost bool) {
+	rn.mu.Lock()
+	defer rn.mu.Unlock()
+	rn.stopped = true
+	rn.timer.Stop()
+	return rn.lost
+}
+
+// run is one renewal. A renewal that failed past 2/3 of the TTL makes the
+// leader step down; no renewal may end later than 5/6 of it, so the step-down
+// comes before the lease can expire even when Redis hangs.
+func (rn *renewal) run() {
+	rn.mu.Lock()
+	defer rn.mu.Unlock()
+	if rn.stopped {
+		return
 	}
-	for {
-		select {
-		case err := <-done:
-			if errors.Is(err, ErrLostLease) {
-				l.log.Warn().Msg("lease: lost (a commit was refused); standing by")
-				return true
-			}
-			if err != nil && ctx.Err() == nil {
-				l.log.Error().Err(err).Msg("leader work failed")
-			}
-			l.release(ctx, lease)
-			return false
-		case <-tick.C:
-			// Renew even while ctx ends: work may still be draining the outbox on
-			// shutdown, and the lease must hold until it is released. A renewal
-			// that hangs (Redis stopped answering) ends by lastTry whatever the
-			// client's own timeouts and retries, so the leader steps down then.
-			sent := time.Now()
-			deadline := sent.Add(every)
-			if lastTry().Before(deadline) {
-				deadline = lastTry()
-			}
-			rctx, stopRenew := context.WithDeadline(context.WithoutCancel(ctx), deadline)
-			err := l.leaser.Renew(rctx, lease)
-			stopRenew()
-			switch {
-			case err == nil:
-				confirmed = sent
-			case errors.Is(err, cursor.ErrNotLeader):
-				stepDown("lease: lost to another replica; standing by", nil)
-				return true
-			case !time.Now().Before(vouched()):
-				stepDown("lease: cannot renew; stepping down", err)
-				return true
-			default:
-				l.log.Warn().Err(err).Msg("lease: renew failed; retrying")
-			}
-		}
+	l := rn.l
+	// Renew even while ctx ends: work may still be draining the outbox on
+	// shutdown, and the lease must hold until it is released. A renewal that
+	// hangs (Redis stopped answering) ends by lastTry whatever the client's own
+	// timeouts and retries, so the leader steps down then.
+	sent := time.Now()
+	vouched := rn.confirmed.Add(2 * l.ttl / 3)
+	lastTry := rn.confirmed.Add(5 * l.ttl / 6)
+	deadline := sent.Add(rn.every)
+	if lastTry.Before(deadline) {
+		deadline = lastTry
 	}
+	rctx, stopRenew := context.WithDeadline(context.WithoutCancel(rn.ctx), deadline)
+	err := l.leaser.Renew(rctx, rn.lease)
+	stopRenew()
+	switch {
+	case err == nil:
+		rn.confirmed = sent
+	case errors.Is(err, cursor.ErrNotLeader):
+		rn.stepDown("lease: lost to another replica; standing by", nil)
+		return
+	case !time.Now().Before(vouched):
+		rn.stepDown("lease: cannot renew; stepping down", err)
+		return
+	default:
+		l.log.Warn().Err(err).Msg("lease: renew failed; retrying")
+	}
+	// Every TTL/3 as a ticker would: a renewal that took long is not followed
+	// by a longer gap.
+	rn.next = rn.next.Add(rn.every)
+	if now := time.Now(); rn.next.Before(now) {
+		rn.next = now
+	}
+	rn.timer.Reset(time.Until(rn.next))
+}
+
+// stepDown turns the role to standby at once (work may take a while to return)
+// and ends the term's work. Under rn.mu.
+func (rn *renewal) stepDown(msg string, err error) {
+	rn.l.log.Warn().Err(err).Msg(msg)
+	rn.lost = true
+	rn.l.set(rn.ctx, false)
+	rn.stopWork()
 }
 
 // release gives the lease up, even while ctx is ending (shutdown), so a standby

@@ -28,10 +28,13 @@ var ErrLostLease = errors.New("poller: lost the account's lease")
 // sequential cycles need no locking between the calls and metrics diffs.
 func (p *Poller) Run(ctx context.Context, lease func() cursor.Lease) error {
 	p.lease, p.guard.lastOutboxID = lease, ""
-	err := p.loadEpoch(ctx)
-	if err == nil {
-		err = p.reconcileState(ctx) // before the term's first commit of events
-	}
+	err := apart(func() error {
+		err := p.loadEpoch(ctx)
+		if err == nil {
+			err = p.reconcileState(ctx) // before the term's first commit of events
+		}
+		return err
+	})
 	if err != nil {
 		if errors.Is(err, cursor.ErrStaleLeader) {
 			return ErrLostLease
@@ -46,67 +49,81 @@ func (p *Poller) Run(ctx context.Context, lease func() cursor.Lease) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		res, _ := sch.due(time.Now())
-		w, read := p.look(ctx, res != "")
-		// The outbox bound holds back what commits events: a cycle, a resync.
-		hold := res != "" || w.Resync || p.ops == nil
-		if err := p.beforeCycle(ctx, w, read, hold); err != nil {
-			if errors.Is(err, cursor.ErrStaleLeader) {
-				return ErrLostLease
-			}
+		var wait time.Duration
+		if err := apart(func() (err error) { wait, err = p.turn(ctx, sch); return err }); err != nil {
 			return err
 		}
-		if err := p.watermarkIfDue(ctx); errors.Is(err, cursor.ErrStaleLeader) {
-			return ErrLostLease
-		} else if err != nil && ctx.Err() == nil {
-			p.log.Warn().Err(err).Msg("watermark not committed; trying again")
-		}
-		if err := p.resyncIfRequested(ctx, w.Resync); errors.Is(err, cursor.ErrStaleLeader) {
-			return ErrLostLease
-		} else if err != nil && ctx.Err() == nil {
-			p.log.Warn().Err(err).Msg("resync: the request queue cannot be read; trying again")
-		}
-		res, wait := sch.due(time.Now())
-		if res == "" {
-			if p.resync.queue != nil || p.ops != nil {
-				wait = min(wait, lookEvery)
-			}
-			t := time.NewTimer(p.watermarkWait(wait))
-			select {
-			case <-ctx.Done():
-				t.Stop()
-				return ctx.Err()
-			case <-t.C:
-			}
+		if wait <= 0 {
 			continue
 		}
-		if !hold { // due since the look: the outbox bound is checked before every cycle
-			if err := p.holdForOutbox(ctx, 0, false); err != nil {
-				if errors.Is(err, cursor.ErrStaleLeader) {
-					return ErrLostLease
-				}
-				return err
-			}
-		}
-		start := time.Now()
-		used, usage, err := p.tracedCycle(ctx, res)
-		if errors.Is(err, cursor.ErrStaleLeader) {
-			return ErrLostLease
-		}
-		if ctx.Err() != nil {
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
 			return ctx.Err()
+		case <-t.C:
 		}
-		sch.ran(res, start, used)
-		sch.setIntervals(p.allocate(ctx, sch.cost(), usage))
-		if err != nil {
-			p.log.Warn().Err(err).Str("resource", res).Msg("poll cycle failed; retrying")
-			sch.failed(res, time.Now())
-		} else {
-			p.noteCycle(res)
-		}
-		p.log.Debug().Str("resource", res).Dur("took_ms", time.Since(start)).Int("requests", used).
-			Int("others", usage.Others).Dur("next_in_ms", time.Until(sch.next(res))).Msg("poll cycle")
 	}
+}
+
+// turn is one turn of Run's loop: the look between cycles, then the cycle due,
+// if any. It returns how long Run waits before the next turn (0: none), or
+// Run's error.
+func (p *Poller) turn(ctx context.Context, sch *schedule) (time.Duration, error) {
+	res, _ := sch.due(time.Now())
+	w, read := p.look(ctx, res != "")
+	// The outbox bound holds back what commits events: a cycle, a resync.
+	hold := res != "" || w.Resync || p.ops == nil
+	if err := p.beforeCycle(ctx, w, read, hold); err != nil {
+		if errors.Is(err, cursor.ErrStaleLeader) {
+			return 0, ErrLostLease
+		}
+		return 0, err
+	}
+	if err := p.watermarkIfDue(ctx); errors.Is(err, cursor.ErrStaleLeader) {
+		return 0, ErrLostLease
+	} else if err != nil && ctx.Err() == nil {
+		p.log.Warn().Err(err).Msg("watermark not committed; trying again")
+	}
+	if err := p.resyncIfRequested(ctx, w.Resync); errors.Is(err, cursor.ErrStaleLeader) {
+		return 0, ErrLostLease
+	} else if err != nil && ctx.Err() == nil {
+		p.log.Warn().Err(err).Msg("resync: the request queue cannot be read; trying again")
+	}
+	res, wait := sch.due(time.Now())
+	if res == "" {
+		if p.resync.queue != nil || p.ops != nil {
+			wait = min(wait, lookEvery)
+		}
+		return p.watermarkWait(wait), nil
+	}
+	if !hold { // due since the look: the outbox bound is checked before every cycle
+		if err := p.holdForOutbox(ctx, 0, false); err != nil {
+			if errors.Is(err, cursor.ErrStaleLeader) {
+				return 0, ErrLostLease
+			}
+			return 0, err
+		}
+	}
+	start := time.Now()
+	used, usage, err := p.tracedCycle(ctx, res)
+	if errors.Is(err, cursor.ErrStaleLeader) {
+		return 0, ErrLostLease
+	}
+	if ctx.Err() != nil {
+		return 0, ctx.Err()
+	}
+	sch.ran(res, start, used)
+	sch.setIntervals(p.allocate(ctx, sch.cost(), usage))
+	if err != nil {
+		p.log.Warn().Err(err).Str("resource", res).Msg("poll cycle failed; retrying")
+		sch.failed(res, time.Now())
+	} else {
+		p.noteCycle(res)
+	}
+	p.log.Debug().Str("resource", res).Dur("took_ms", time.Since(start)).Int("requests", used).
+		Int("others", usage.Others).Dur("next_in_ms", time.Until(sch.next(res))).Msg("poll cycle")
+	return 0, nil
 }
 
 // tracedCycle runs one resource's poll in its span and tells the observers; it

@@ -2,11 +2,11 @@ package publish
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/callbus/callbus/internal/event"
-	"github.com/cenkalti/backoff/v4"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rs/zerolog"
@@ -63,8 +63,8 @@ type Stats struct {
 	Healed     atomic.Int64 // acknowledged events the stream lost, published again from the retention
 }
 
-// Relay moves outbox entries to JetStream. Run it in one goroutine; Wake may be
-// called from any goroutine. Optional collaborators come as RelayOptions.
+// Relay moves outbox entries to JetStream. Run (or Start) it once at a time;
+// Wake may be called from any goroutine. Optional collaborators come as RelayOptions.
 type Relay struct {
 	replies *ackWindow              // the acknowledgements of what it publishes
 	out     outMsg                  // the message being sent (sendOne; one at a time)
@@ -72,7 +72,12 @@ type Relay struct {
 	outbox  Outbox
 	cfg     RelayConfig
 	log     zerolog.Logger
-	wake    chan struct{}
+	// parking is a run's wait between its turns (park.go): mu guards waiting,
+	// the run waiting on its timer with no goroutine, and woken, a Wake that
+	// came while none was waiting.
+	mu      sync.Mutex
+	waiting *relayRun
+	woken   bool
 	stream  jetstream.Stream // as of the last reconcile: duplicate checks, withdrawals
 	maxMsg  int64            // the stream's max_msg_size as of the last reconcile (<= 0: none)
 	// withdrawn counts, by outbox id, how often each entry was withdrawn from
@@ -118,20 +123,12 @@ func NewRelay(nc *nats.Conn, streams jetstream.StreamManager, outbox Outbox, cfg
 	if cfg.Idle <= 0 {
 		cfg.Idle = 250 * time.Millisecond
 	}
-	r := &Relay{replies: hubOf(nc).open(), streams: streams, outbox: outbox, cfg: cfg, log: log, wake: make(chan struct{}, 1), withdrawn: map[string]int{}, tracer: noop.NewTracerProvider().Tracer("")}
+	r := &Relay{replies: hubOf(nc).open(), streams: streams, outbox: outbox, cfg: cfg, log: log, withdrawn: map[string]int{}, tracer: noop.NewTracerProvider().Tracer("")}
 	for _, o := range opts {
 		o(r)
 	}
 	_, r.untraced = r.tracer.(noop.Tracer)
 	return r
-}
-
-// Wake tells the relay that new entries were committed.
-func (r *Relay) Wake() {
-	select {
-	case r.wake <- struct{}{}:
-	default:
-	}
 }
 
 // Run relays until ctx ends, retrying failures with backoff forever (a NATS outage
@@ -148,55 +145,9 @@ func (r *Relay) Wake() {
 // NATS connection came back (WithReconnects): the server may have restarted
 // without what it had acknowledged.
 func (r *Relay) Run(ctx context.Context) error {
-	bo := backoff.NewExponentialBackOff()
-	bo.InitialInterval = 100 * time.Millisecond
-	bo.MaxInterval = 5 * time.Second
-	bo.MaxElapsedTime = 0 // never give up: the outbox holds the events meanwhile
-	reconciled := false
-	if r.resume != nil { // a Run's that no Drain took
-		r.abandon(r.resume)
-		r.resume = nil
-	}
-	fl := &flight{}
-	for ctx.Err() == nil {
-		var err error
-		if reconciled && r.reconnected() {
-			r.log.Info().Msg("relay: NATS connection came back; checking the stream for acknowledged events it lost")
-			r.restart(ctx, fl)
-			reconciled = false
-		}
-		if !reconciled {
-			err = r.reconcile(ctx)
-			reconciled = err == nil
-			*fl = r.start
-		}
-		var n int
-		if err == nil {
-			n, err = r.step(ctx, fl)
-		}
-		if err != nil {
-			if ctx.Err() != nil {
-				break // fl as step left it: see resumed
-			}
-			// The stream may hold what was not acknowledged.
-			reconciled = false
-			r.Stats.Errors.Add(1)
-			d := bo.NextBackOff()
-			r.log.Warn().Err(err).Dur("retry_in_ms", d).Msg("relay: publish failed; events stay in the outbox")
-			sleep(ctx, d, nil)
-			continue
-		}
-		bo.Reset()
-		if n == 0 {
-			r.shed(fl)
-			sleep(ctx, r.cfg.Idle, r.wake)
-		}
-	}
-	if reconciled {
-		r.resume = fl // where Drain goes on (see resumed)
-	} else {
-		r.abandon(fl)
-	}
+	done := make(chan struct{})
+	r.Start(ctx, func() { close(done) })
+	<-done
 	return ctx.Err()
 }
 
@@ -256,15 +207,4 @@ func (r *Relay) resumed(ctx context.Context) *flight {
 // reconcile.
 func (r *Relay) reconnected() bool {
 	return r.reconnects != nil && r.reconnects() != r.seen
-}
-
-// sleep waits for d, ctx's end, or a value on wake (nil: none).
-func sleep(ctx context.Context, d time.Duration, wake <-chan struct{}) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-ctx.Done():
-	case <-wake:
-	}
 }

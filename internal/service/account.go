@@ -26,6 +26,7 @@ type account struct {
 	session leaderSession
 	lead    *poll.Leadership
 	removed func()
+	log     zerolog.Logger // naming the account (runAccount)
 }
 
 // newAccount builds the account of s on the process's connections. ctx is the
@@ -74,24 +75,36 @@ func (a *account) close() {
 // runAccount serves one account of the fleet until ctx ends, then hands it off:
 // the leader stops polling, drains the outbox and releases the lease (see
 // leaderSession.run and poll.Leadership.Run). It returns nil once handed off.
-func (p *process) runAccount(ctx context.Context, s config.Settings) error {
-	log := p.log.With().Str("account", s.Account).Logger()
-	store, err := cursor.New(p.rdb, s.Account, cursor.WithOutboxCache(outboxCache))
-	if err != nil {
-		return err
-	}
-	// The previous owner releases the lease when it has drained: try often, not
-	// only when the lease would expire.
-	a, err := p.newAccount(ctx, s, store, log, poll.WithStandbyRetry(fleetStandbyRetry))
+// Its frame stays small (openAccount builds the account): the account's
+// goroutine waits under it for as long as the account is served here.
+func (p *process) runAccount(ctx context.Context, s *config.Settings) error {
+	a, err := p.openAccount(ctx, s)
 	if err != nil {
 		return err
 	}
 	defer a.close()
-	log.Info().Msg("account: serving")
+	a.log.Info().Msg("account: serving")
 	err = a.lead.Run(a.ctx(ctx), a.session.run)
 	if ctx.Err() != nil {
-		log.Info().Msg("account: handed off")
+		a.log.Info().Msg("account: handed off")
 		return nil
 	}
 	return err
+}
+
+// openAccount builds the account of s for runAccount.
+func (p *process) openAccount(ctx context.Context, s *config.Settings) (*account, error) {
+	log := p.log.With().Str("account", s.Account).Logger()
+	store, err := cursor.New(p.rdb, s.Account, cursor.WithOutboxCache(outboxCache))
+	if err != nil {
+		return nil, err
+	}
+	// The previous owner releases the lease when it has drained: try often, not
+	// only when the lease would expire.
+	a, err := p.newAccount(ctx, *s, store, log, poll.WithStandbyRetry(fleetStandbyRetry))
+	if err != nil {
+		return nil, err
+	}
+	a.log = log
+	return a, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/callbus/callbus/config"
@@ -53,6 +54,14 @@ type leaderWork struct {
 	log    zerolog.Logger
 	finish context.CancelFunc // ends Run (poller backfill)
 	result error              // of poller backfill
+	// newHistory makes the backfill's own poller, for a backfill's time only
+	// (backfillRun): a fleet replica's accounts are nearly all polling, and a
+	// poller (its encoder, schedule, buffers) kept per account for a backfill
+	// that ran once, or never, was 4 KB of each account's memory.
+	newHistory func() (*poll.Poller, error)
+	mu         sync.Mutex
+	history    *poll.Poller // the backfill's poller while one runs
+	rolledBack int64        // the rollbacks the backfills' pollers found before they ended
 }
 
 // newLeaderWork builds the leader's work; the backfill gets a poller of its own
@@ -60,14 +69,15 @@ type leaderWork struct {
 // rollback too (announced), since a backfill may commit first in a term.
 func newLeaderWork(s config.Settings, o options, store *cursor.Store, api *callcenter.Client, transport *http.Transport, poller *poll.Poller,
 	wake func(), announced poll.Announced, log zerolog.Logger, m *telemetry.Metrics) (*leaderWork, error) {
-	hp, err := poll.New(pollConfig(s), api, store, log.With().Str("component", "backfill").Logger(), poll.WithWake(wake),
-		poll.WithAnnounced(announced))
-	if err != nil {
+	blog := log.With().Str("component", "backfill").Logger()
+	newHistory := func() (*poll.Poller, error) {
+		return poll.New(pollConfig(s), api, store, blog, poll.WithWake(wake), poll.WithAnnounced(announced))
+	}
+	if _, err := newHistory(); err != nil { // the settings' errors now, not at the first backfill
 		return nil, err
 	}
-	blog := log.With().Str("component", "backfill").Logger()
 	prog := backfill.NewProgress(nil, blog, 5*time.Second)
-	b := &backfill.Backfill{API: api, Store: store, Poller: hp, Account: s.Account, HTTP: &http.Client{Transport: transport}, Log: blog, Progress: prog,
+	b := &backfill.Backfill{API: api, Store: store, Account: s.Account, HTTP: &http.Client{Transport: transport}, Log: blog, Progress: prog,
 		Wait: o.exportJobs.Wait, MaxJobs: o.exportJobs.MaxJobs, RetryWait: o.exportJobs.RetryWait}
 	if o.backfill != nil {
 		b.Dir = o.backfill.Dir
@@ -93,7 +103,37 @@ func newLeaderWork(s config.Settings, o options, store *cursor.Store, api *callc
 	}); err != nil {
 		return nil, err
 	}
-	return &leaderWork{s: s, o: o, store: store, poller: poller, hist: b, log: blog}, nil
+	return &leaderWork{s: s, o: o, store: store, poller: poller, hist: b, log: blog, newHistory: newHistory}, nil
+}
+
+// backfillRun runs the backfill of req on a poller of its own, made for it and
+// dropped after it.
+func (w *leaderWork) backfillRun(ctx context.Context, req backfill.Request, lease func() cursor.Lease) error {
+	hp, err := w.newHistory()
+	if err != nil {
+		return err
+	}
+	w.mu.Lock()
+	w.history, w.hist.Poller = hp, hp
+	w.mu.Unlock()
+	defer func() {
+		w.mu.Lock()
+		w.rolledBack += hp.Rollbacks()
+		w.history, w.hist.Poller = nil, nil
+		w.mu.Unlock()
+	}()
+	return w.hist.Run(ctx, req, lease)
+}
+
+// rollbacks counts the Redis rollbacks the backfills' pollers found.
+func (w *leaderWork) rollbacks() int64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := w.rolledBack
+	if w.history != nil {
+		n += w.history.Rollbacks()
+	}
+	return n
 }
 
 // claim takes the lease for holder before a backfill, or says who holds it.
@@ -111,7 +151,7 @@ func (w *leaderWork) claim(ctx context.Context, holder string) error {
 func (w *leaderWork) run(ctx context.Context, lease func() cursor.Lease) error {
 	if w.o.backfill != nil {
 		// What an incomplete backfill announced is published before it fails.
-		err := w.hist.Run(ctx, w.o.backfill.Request, lease)
+		err := w.backfillRun(ctx, w.o.backfill.Request, lease)
 		if err == nil || errors.Is(err, backfill.ErrIncomplete) {
 			t := time.Now()
 			derr := w.drained(ctx)
@@ -170,7 +210,7 @@ func (w *leaderWork) first(ctx context.Context, lease func() cursor.Lease) error
 		}
 	}
 	w.log.Info().Time("since", req.Since).Time("until", req.Until).Strs("resources", req.Resources).Msg("backfill through the export")
-	return w.hist.Run(ctx, req, lease)
+	return w.backfillRun(ctx, req, lease)
 }
 
 // drained waits until the relay published every committed event.

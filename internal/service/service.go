@@ -120,13 +120,14 @@ func newLeaderSession(ctx context.Context, s config.Settings, o options, p parts
 	if err != nil {
 		return leaderSession{}, err
 	}
+	apiLog := log.With().Str("component", "api").Logger() // one: each With allocates 500 bytes
 	api, err := callcenter.New(s.APIURL, s.APIKey, append(policyOptions(ctx, s, p.metrics),
 		callcenter.WithLimiter(lim),
-		callcenter.WithLogger(log.With().Str("component", "api").Logger()),
+		callcenter.WithLogger(apiLog),
 		callcenter.WithVersion(o.version),
 		callcenter.WithoutRaw(), // the poller never reads a listed record's Raw
 		callcenter.WithResponseHook(apiObserver(ctx, p.metrics)),
-		callcenter.WithRejectionHook(rejectObserver(ctx, p.metrics, log.With().Str("component", "api").Logger())),
+		callcenter.WithRejectionHook(rejectObserver(ctx, p.metrics, apiLog)),
 		callcenter.WithHTTPClient(apiHTTPClient(s.APITimeout, o.tp, p.transport)))...)
 	if err != nil {
 		return leaderSession{}, err
@@ -151,7 +152,7 @@ func newLeaderSession(ctx context.Context, s config.Settings, o options, p parts
 	if err != nil {
 		return leaderSession{}, err
 	}
-	rollbacks := func() int64 { return poller.Rollbacks() + work.hist.Poller.Rollbacks() } // found by either
+	rollbacks := func() int64 { return poller.Rollbacks() + work.rollbacks() } // found by either
 	if err := p.metrics.ObservePoller(poller.Paused, rollbacks); err != nil {
 		return leaderSession{}, fmt.Errorf("metrics: %w", err)
 	}

@@ -31,15 +31,17 @@ type leaderSession struct {
 
 // run is the leadership's work (poll.Work): it returns when ctx ends or the
 // lease is lost, with the poller's error.
-func (ls leaderSession) run(ctx context.Context, lease func() cursor.Lease) error {
+func (ls *leaderSession) run(ctx context.Context, lease func() cursor.Lease) error {
 	ls.fence.term.Store(&lease)
 	rctx, stopRelay := context.WithCancel(ctx)
 	relayDone := make(chan struct{})
 	go func() {
-		defer close(relayDone)
-		if ensureStream(rctx, ls.js, ls.stream, ls.log) == nil {
-			_ = ls.relay.Run(rctx)
+		if ensureStream(rctx, ls.js, ls.stream, ls.log) != nil {
+			close(relayDone)
+			return
 		}
+		// Started, not run: an idle relay keeps no goroutine (publish.Relay.Start).
+		ls.relay.Start(rctx, func() { close(relayDone) })
 	}()
 	err := ls.work.run(ctx, lease)
 	stopRelay()
@@ -52,7 +54,7 @@ func (ls leaderSession) run(ctx context.Context, lease func() cursor.Lease) erro
 
 // drain publishes what is committed before the lease is released; what it
 // cannot publish in time stays in the outbox for the next leader.
-func (ls leaderSession) drain(ctx context.Context) {
+func (ls *leaderSession) drain(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ls.drainTimeout)
 	defer cancel()
 	if err := ls.relay.Drain(ctx); err != nil {

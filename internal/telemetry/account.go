@@ -40,7 +40,7 @@ func (m *Metrics) Account(name string) *Metrics {
 		WatermarkPublished: float64Gauge{recorder: accountRecorder[float64](m.WatermarkPublished, attr)},
 		WatermarkInterval:  float64Gauge{recorder: accountRecorder[float64](m.WatermarkInterval, attr)},
 		meter:              m.meter, handler: m.handler, provider: m.provider,
-		account: name, attr: attr.opt, regs: &registrations{},
+		account: name, attr: attr.opt, regs: &registrations{}, shared: m.shared,
 	}
 	a.RedisErrors.Add(context.Background(), 0)
 	a.Leader.Record(context.Background(), 0)
@@ -67,34 +67,40 @@ func (m *Metrics) observeOpts() []metric.ObserveOption {
 	return []metric.ObserveOption{m.attr}
 }
 
-// register registers a scrape-time callback, kept for Stop.
-func (m *Metrics) register(f metric.Callback, insts ...metric.Observable) error {
+// register registers a scrape-time callback, kept for Stop: an account's through
+// the process's callbacks of its kind (callbacks), the process's own on the
+// meter.
+func (m *Metrics) register(kind string, f metric.Callback, insts ...metric.Observable) error {
+	if m.regs != nil && m.shared != nil {
+		return m.shared.add(kind, m.regs, f, insts)
+	}
 	reg, err := m.meter.RegisterCallback(f, insts...)
 	if err == nil && m.regs != nil {
-		m.regs.add(reg)
+		m.regs.add(func() { _ = reg.Unregister() }) // fails only when already unregistered
 	}
 	return err
 }
 
-// registrations are an account's scrape-time callbacks.
+// registrations are an account's scrape-time callbacks, as what undoes each.
 type registrations struct {
-	mu   sync.Mutex
-	regs []metric.Registration
+	mu    sync.Mutex
+	undos []func()
 }
 
-func (r *registrations) add(reg metric.Registration) {
+func (r *registrations) add(undo func()) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.regs = append(r.regs, reg)
+	r.undos = append(r.undos, undo)
 }
 
 func (r *registrations) stop() {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, reg := range r.regs {
-		_ = reg.Unregister() // fails only when already unregistered
+	undos := r.undos
+	r.undos = nil
+	r.mu.Unlock()
+	for _, undo := range undos {
+		undo()
 	}
-	r.regs = nil
 }
 
 // accountKey is the context key of ContextWithAccount.

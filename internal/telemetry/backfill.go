@@ -34,7 +34,7 @@ func (m *Metrics) ObserveBackfill(state func(context.Context) BackfillState) err
 		return err
 	}
 	opts := m.observeOpts()
-	return m.register(func(ctx context.Context, o metric.Observer) error {
+	return m.register("backfill", func(ctx context.Context, o metric.Observer) error {
 		s := state(ctx)
 		o.ObserveInt64(records, s.Records, opts...)
 		o.ObserveInt64(events, s.Events, opts...)

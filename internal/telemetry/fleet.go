@@ -35,7 +35,7 @@ func (m *Metrics) ObserveFleet(s FleetState) error {
 			o.ObserveInt64(g, f())
 		}
 	}
-	return m.register(func(_ context.Context, o metric.Observer) error {
+	return m.register("fleet", func(_ context.Context, o metric.Observer) error {
 		observe(o, members, s.Members)
 		observe(o, owned, s.Owned)
 		observe(o, listed, s.Listed)

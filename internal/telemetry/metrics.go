@@ -51,6 +51,7 @@ type Metrics struct {
 	account string
 	attr    metric.MeasurementOption
 	regs    *registrations
+	shared  *callbacks // the accounts' scrape-time callbacks, the process's
 }
 
 // exemplarsWanted reports whether the histograms keep exemplars (an observation
@@ -84,6 +85,7 @@ func NewMetrics() (*Metrics, error) {
 	mp := sdkmetric.NewMeterProvider(opts...)
 	m := &Metrics{meter: mp.Meter("github.com/callbus/callbus"), provider: mp,
 		handler: promhttp.HandlerFor(reg, promhttp.HandlerOpts{})}
+	m.shared = &callbacks{meter: m.meter, kinds: map[string]*callbackKind{}}
 	var errs []error
 	add := func(err error) {
 		if err != nil {

@@ -20,7 +20,7 @@ func (m *Metrics) ObservePoller(paused func() string, rollbacks func() int64) er
 		return err
 	}
 	opts := m.observeOpts()
-	return m.register(func(_ context.Context, o metric.Observer) error {
+	return m.register("poller", func(_ context.Context, o metric.Observer) error {
 		v := int64(0)
 		if paused() != "" {
 			v = 1

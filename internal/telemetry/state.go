@@ -34,7 +34,7 @@ func (m *Metrics) ObserveState(s State) error {
 		return err
 	}
 	opts := m.observeOpts()
-	return m.register(func(ctx context.Context, o metric.Observer) error {
+	return m.register("state", func(ctx context.Context, o metric.Observer) error {
 		ctx, cancel := context.WithTimeout(ctx, time.Second)
 		defer cancel()
 		g.observe(ctx, o, s, opts)

@@ -60,3 +60,30 @@ func expose(t *testing.T, m *Metrics) string {
 	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
 	return rec.Body.String()
 }
+
+// Two accounts' gauges of a kind share one registration (callbacks): each shows
+// its own values under its label, and Stop takes off the stopped one's only.
+func TestObserveStateTwoAccounts(t *testing.T) {
+	root, err := NewMetrics()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = root.Shutdown(context.Background()) })
+	a, b := root.Account("acme"), root.Account("globex")
+	for m, n := range map[*Metrics]int64{a: 7, b: 9} {
+		if err := m.ObserveState(State{OutboxDepth: func(context.Context) (int64, error) { return n, nil }}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	body := expose(t, root)
+	for _, want := range []string{`callbus_outbox_depth{account="acme"} 7`, `callbus_outbox_depth{account="globex"} 9`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %q:\n%s", want, body)
+		}
+	}
+	a.Stop()
+	body = expose(t, root)
+	if strings.Contains(body, `callbus_outbox_depth{account="acme"}`) || !strings.Contains(body, `callbus_outbox_depth{account="globex"} 9`) {
+		t.Errorf("after acme's Stop, /metrics should show globex's depth alone:\n%s", body)
+	}
+}
