@@ -32,8 +32,9 @@ func (l *Limiter) seeOthers(at time.Time, left int, now time.Time) {
 	if prev < 0 || at.Sub(prevSent) >= l.window {
 		return
 	}
-	lo := sort.Search(len(l.sends), func(i int) bool { return l.sends[i] > l.since(prevSent) })
-	hi := sort.Search(len(l.sends), func(i int) bool { return l.sends[i] > l.since(at) })
+	prevOff, atOff := l.since(prevSent), l.since(at)
+	lo := sort.Search(len(l.sends), func(i int) bool { return l.sends[i] > prevOff })
+	hi := sort.Search(len(l.sends), func(i int) bool { return l.sends[i] > atOff })
 	counted := prev - left
 	if left > prev {
 		l.turned = at // the turn came at `at` at the latest

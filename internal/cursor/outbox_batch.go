@@ -60,11 +60,11 @@ const (
 // keeps 79 bytes per event where S2 kept 136 (and S2's best 117), and the
 // outbox's acknowledged entries kept for the retention (the last 50,000 events)
 // are those bytes: with S2 they took Redis from 299 to 340 bytes per tracked
-// call on that benchmark. S2 encodes 4.5 times faster (177 against 826 ns per KB
-// laid out, 28 November 2026), about 5% of the poller's CPU on a backlog. An Encoder and a Decoder are safe
-// for concurrent use (EncodeAll, DecodeAll); one of each at a time: with one
-// per core (the library's default), each with its own history and buffers, the
-// poller peaked 8 MB higher (74.5 against 66.5 MB on the backlog benchmark) for
+// call on that benchmark. S2 encodes 4.5 times faster (177 against 826 ns per
+// KB laid out, 28 November 2026), about 5% of the poller's CPU on a backlog.
+// An Encoder and a Decoder are safe for concurrent use (EncodeAll, DecodeAll);
+// one of each at a time: with one per core (the library's default), each with
+// its own history and buffers, the poller peaked 8 MB higher (74.5 against 66.5 MB on the backlog benchmark) for
 // no less CPU, as compression is a small part of a commit.
 var (
 	batchEncoder = sync.OnceValues(func() (*zstd.Encoder, error) {

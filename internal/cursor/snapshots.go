@@ -61,8 +61,7 @@ func (s *Store) getChunk(ctx context.Context, kind string, ids []string, out map
 			}
 		}
 	}
-	_, gone := s.singleGone.Load(kind)
-	gone = gone && bucketed
+	_, gone := s.singleGone.Load(kind) // only bucketed kinds are ever stored
 	var single *redis.SliceCmd
 	var exists *redis.IntCmd
 	// One transaction: a commit moving a snapshot between its bucket and the

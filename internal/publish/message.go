@@ -13,13 +13,6 @@ import (
 // entries were already published (see publishedSince).
 const HeaderOutboxID = "Callbus-Outbox-Id"
 
-// message builds the NATS message of r for stream: r's body under r's subject,
-// with r's extra headers and the contract's, Nats-Msg-Id msgID (see event.MsgID); and the headers' size (headerSize),
-// counted on the way.
-func message(r event.Committed, stream, msgID string) (*nats.Msg, int) {
-	return new(outMsg).fill(r, stream, msgID)
-}
-
 // outMsg is a message and the array of its header's values, allocated together:
 // room for the contract's headers and the trace context (traceparent, tracestate).
 // A relay fills one outMsg for every message it sends: nats.go has copied the
@@ -31,7 +24,10 @@ type outMsg struct {
 	vals [contractHeaders + 2]string
 }
 
-// fill makes m the message of r (see message), reusing its header map and values.
+// fill makes m the NATS message of r for stream: r's body under r's subject, with
+// r's extra headers and the contract's, Nats-Msg-Id msgID (see event.MsgID); and
+// the headers' size (headerSize), counted on the way. It reuses m's header map
+// and values.
 func (m *outMsg) fill(r event.Committed, stream, msgID string) (*nats.Msg, int) {
 	vals := m.vals[:0]
 	if n := len(r.Headers) + contractHeaders; n > len(m.vals) {
@@ -64,7 +60,7 @@ func (m *outMsg) fill(r event.Committed, stream, msgID string) (*nats.Msg, int) 
 	return &m.Msg, size
 }
 
-// contractHeaders is how many headers message adds to a record's own.
+// contractHeaders is how many headers fill adds to a record's own.
 const contractHeaders = 4
 
 // How nats.go writes headers: the framing ("NATS/1.0\r\n", and an empty line

@@ -16,7 +16,7 @@ func TestMessageHeaderSize(t *testing.T) {
 		{events.HeaderID: "not the id", "x": "y"},
 	} {
 		rec := event.Committed{StreamID: "1-2", Message: event.Message{ID: "ev-1", Subject: "callcenter.acme.call.created", Data: []byte(`{}`), Headers: headers}}
-		msg, size := message(rec, "CALLCENTER", rec.ID)
+		msg, size := new(outMsg).fill(rec, "CALLCENTER", rec.ID)
 		if want := msg.Size() - len(msg.Subject) - len(msg.Data); size != want {
 			t.Errorf("headers %v: size %d, nats.go writes %d", headers, size, want)
 		}

@@ -36,7 +36,7 @@ func run(t *testing.T, r *Relay) {
 func (b *bed) publishDirect(t *testing.T, recs ...event.Committed) {
 	t.Helper()
 	for _, rec := range recs {
-		msg, _ := message(rec, "CALLCENTER", rec.ID)
+		msg, _ := new(outMsg).fill(rec, "CALLCENTER", rec.ID)
 		if _, err := b.js.PublishMsg(t.Context(), msg); err != nil {
 			t.Fatal(err)
 		}

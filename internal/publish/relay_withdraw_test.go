@@ -34,7 +34,7 @@ func TestRelayFindsAResendWhoseAckWasLost(t *testing.T) {
 	}
 	// The first relay then published 5, and 6 under evt-6~r1, and died unacknowledged.
 	b.publishDirect(t, recs[5])
-	msg, _ := message(recs[6], "CALLCENTER", event.MsgID(recs[6].ID, 1))
+	msg, _ := new(outMsg).fill(recs[6], "CALLCENTER", event.MsgID(recs[6].ID, 1))
 	if _, err := b.js.PublishMsg(t.Context(), msg); err != nil {
 		t.Fatal(err)
 	}
