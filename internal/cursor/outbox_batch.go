@@ -39,42 +39,31 @@ const (
 	batchCountField  = "n"
 	batchEventsField = "events"
 	// batchFormat is the first byte of the events field: the layout below;
-	// batchZstd is that layout compressed (a zstd frame,
-	// github.com/klauspost/compress/zstd), batchS2 compressed as this release's
-	// first commits did (an S2 block), still read. Any other value is an error,
-	// not a guess: a newer release's format.
+	// batchS2 is that layout compressed (an S2 block,
+	// github.com/klauspost/compress/s2), batchZstd compressed as the releases
+	// of November 2026 did (a zstd frame), still read. Any other value is an
+	// error, not a guess: a newer release's format.
 	batchFormat = 1
 	batchS2     = 2
 	batchZstd   = 3
 	// batchCompressFrom is the smallest layout compressed: an event's JSON
-	// repeats its names and so do a commit's events, about a third of the
-	// bytes Redis keeps in the outbox and, for the retention, in acked.
+	// repeats its names and so do a commit's events, most of the bytes Redis
+	// keeps in the outbox and, for the retention, in acked.
 	batchCompressFrom = 512
-	// batchWindow is the zstd window: a backlog's commits (some 650 KB laid
-	// out) compress as well with 256 KB as with more, and each encoder keeps
-	// one window of history.
-	batchWindow = 256 << 10
 )
 
-// zstd rather than S2: on the backlog benchmark's commits its fastest level
-// keeps 79 bytes per event where S2 kept 136 (and S2's best 117), and the
-// outbox's acknowledged entries kept for the retention (the last 50,000 events)
-// are those bytes: with S2 they took Redis from 299 to 340 bytes per tracked
-// call on that benchmark. S2 encodes 4.5 times faster (177 against 826 ns per
-// KB laid out, 28 November 2026), about 5% of the poller's CPU on a backlog.
-// An Encoder and a Decoder are safe for concurrent use (EncodeAll, DecodeAll);
-// one of each at a time: with one per core (the library's default), each with
-// its own history and buffers, the poller peaked 8 MB higher (74.5 against 66.5 MB on the backlog benchmark) for
-// no less CPU, as compression is a small part of a commit.
-var (
-	batchEncoder = sync.OnceValues(func() (*zstd.Encoder, error) {
-		return zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest),
-			zstd.WithWindowSize(batchWindow), zstd.WithLowerEncoderMem(true), zstd.WithEncoderConcurrency(1))
-	})
-	batchDecoder = sync.OnceValues(func() (*zstd.Decoder, error) {
-		return zstd.NewReader(nil, zstd.WithDecoderLowmem(true), zstd.WithDecoderConcurrency(1))
-	})
-)
+// S2 rather than zstd: on the backlog benchmark's commits (some 650 KB laid out)
+// S2 encodes 2.7 times faster than zstd's fastest level (294 against 806 µs per
+// commit, 28 November 2026), zstd's encoder having been about a tenth of the
+// poller's CPU on a backlog; zstd keeps 6% of the layout where S2 keeps 10.5%
+// (about 140 bytes per event against 80). Those bytes are what the retention of
+// acknowledged entries keeps, and it is bounded in bytes
+// (DefaultAckRetentionBytes), so S2 costs events covered under a sustained high
+// rate, not Redis memory. The zstd decoder stays for the entries of those
+// releases (an outbox or a retention written before an upgrade).
+var batchDecoder = sync.OnceValues(func() (*zstd.Decoder, error) {
+	return zstd.NewReader(nil, zstd.WithDecoderLowmem(true), zstd.WithDecoderConcurrency(1))
+})
 
 // The events field: batchFormat, then per event, each string as a uvarint length
 // and its bytes: id, subject, type, time (RFC 3339 with nanoseconds, "" when
@@ -86,9 +75,8 @@ var (
 // The layout and the compressor's output go through one pair of buffers kept for
 // the next commit (a backlog's commit is some 500 events, half a megabyte laid
 // out): only the compressed field, a fraction of it, is allocated per commit.
-// Commits take turns for them, as they do for the one encoder; a sync.Pool kept
-// several pairs, some 5 MB of a backlog's live heap, which the collector let the
-// heap grow by as much again.
+// Commits take turns for them; a sync.Pool kept several pairs, some 5 MB of a
+// backlog's live heap, which the collector let the heap grow by as much again.
 func encodeBatch(evs []event.Message) ([]byte, error) {
 	batchBufs.Lock()
 	defer batchBufs.Unlock()
@@ -101,12 +89,14 @@ func encodeBatch(evs []event.Message) ([]byte, error) {
 	if len(raw) < batchCompressFrom {
 		return slices.Clone(raw), nil
 	}
-	enc, err := batchEncoder()
-	if err != nil {
-		return nil, fmt.Errorf("outbox batch compressor: %w", err)
+	need := 1 + s2.MaxEncodedLen(len(raw)-1)
+	if cap(batchBufs.out) < need {
+		batchBufs.out = make([]byte, need)
 	}
-	batchBufs.out = enc.EncodeAll(raw[1:], append(batchBufs.out[:0], batchZstd))
-	return slices.Clone(batchBufs.out), nil
+	out := batchBufs.out[:need]
+	out[0] = batchS2
+	n := len(s2.Encode(out[1:], raw[1:]))
+	return slices.Clone(out[:1+n]), nil
 }
 
 // batchBuffers are encodeBatch's buffers.

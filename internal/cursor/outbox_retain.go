@@ -18,12 +18,14 @@ import (
 const (
 	// DefaultAckRetention outlasts the NATS server's default sync_interval.
 	DefaultAckRetention = 3 * time.Minute
-	// DefaultAckRetentionMax bounds the events kept whatever the rate: at
-	// about 1 KB each, some 50 MB of Redis per account at most. A faster relay
-	// keeps its last DefaultAckRetentionMax events, less than the retention.
-	// The bound counts events, not stream entries (a batch entry holds a
-	// commit's events: outbox_batch.go), and drops whole entries.
-	DefaultAckRetentionMax = 50_000
+	// DefaultAckRetentionBytes bounds the Redis memory the retention takes per
+	// account whatever the rate: the bytes of the entries kept (their fields'
+	// names and values; a batch entry holds a commit's events, compressed:
+	// outbox_batch.go), the older entries dropped whole. A bound in bytes
+	// rather than events, as Redis is sized in bytes: about 150 bytes per event
+	// on the backlog benchmark, some 28,000 events, so a relay publishing more
+	// than about 150 events a second, sustained, keeps less than the retention.
+	DefaultAckRetentionBytes = 4 << 20
 )
 
 // trimBatch is how many stream entries one run of the trim script moves: a trim of a
@@ -32,15 +34,15 @@ const (
 const trimBatch = 1024
 
 // WithAckRetention keeps acknowledged outbox entries for d after TrimOutbox, and
-// at most max events of them (the older go first); d == 0 keeps none (TrimOutbox drops
-// entries, as before the retention existed). Default DefaultAckRetention and
-// DefaultAckRetentionMax.
-func WithAckRetention(d time.Duration, max int) Option {
+// at most maxBytes of them (the older go first, whole entries); d == 0 keeps none
+// (TrimOutbox drops entries, as before the retention existed). Default
+// DefaultAckRetention and DefaultAckRetentionBytes.
+func WithAckRetention(d time.Duration, maxBytes int) Option {
 	return func(s *Store) error {
-		if d < 0 || (d > 0 && max <= 0) {
-			return fmt.Errorf("%w: acknowledged entries kept %s, at most %d", ErrInvalid, d, max)
+		if d < 0 || (d > 0 && maxBytes <= 0) {
+			return fmt.Errorf("%w: acknowledged entries kept %s, at most %d bytes", ErrInvalid, d, maxBytes)
 		}
-		s.ackRetention, s.ackRetentionMax = d, max
+		s.ackRetention, s.ackRetentionBytes = d, maxBytes
 		return nil
 	}
 }
@@ -59,7 +61,7 @@ func (s *Store) TrimOutbox(ctx context.Context, upToStreamID string) error {
 	}
 	keys := []string{s.k.outbox, s.k.acked, s.k.ackMarks, s.k.withdrew, s.k.outboxMeta}
 	for {
-		n, err := trimScript.Run(ctx, s.rdb, keys, upToStreamID, s.ackRetention.Milliseconds(), s.ackRetentionMax, trimBatch).Int()
+		n, err := trimScript.Run(ctx, s.rdb, keys, upToStreamID, s.ackRetention.Milliseconds(), s.ackRetentionBytes, trimBatch).Int()
 		if err != nil {
 			return fmt.Errorf("cursor trim outbox to %s: %w", upToStreamID, err)
 		}

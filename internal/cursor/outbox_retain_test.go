@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // ackedIDs is every acknowledged entry the store keeps, by event id, in order.
@@ -96,17 +98,41 @@ func TestTrimOutboxRetentionAndBound(t *testing.T) {
 		}
 	})
 	t.Run("bound", func(t *testing.T) {
-		e := newEnv(t, WithAckRetention(time.Hour, 10))
-		l := mustAcquire(t, e.store, "a", time.Minute)
-		var ids []string
-		for i := 0; i < 30; i += 5 { // whole commits (batch entries) are dropped
-			ids = append(ids, commitEvents(t, e.store, l, i, 5)...)
+		// Six commits of five events each (whole batch entries are dropped), the
+		// bound in bytes set from the entries' sizes as Redis holds them: their
+		// fields' names and values.
+		commitAll := func(t *testing.T, maxBytes int) env {
+			e := newEnv(t, WithAckRetention(time.Hour, maxBytes))
+			l := mustAcquire(t, e.store, "a", time.Minute)
+			var ids []string
+			for i := 0; i < 30; i += 5 {
+				ids = append(ids, commitEvents(t, e.store, l, i, 5)...)
+			}
+			if err := e.store.TrimOutbox(ctxT(t), ids[29]); err != nil {
+				t.Fatal(err)
+			}
+			return e
 		}
-		if err := e.store.TrimOutbox(ctxT(t), ids[29]); err != nil {
-			t.Fatal(err)
+		all := commitAll(t, 1<<30)
+		if got := ackedIDs(t, all.store); !slices.Equal(got, eventIDs(0, 30)) {
+			t.Fatalf("kept %v under a bound above them all, want all 30", got)
 		}
-		if got := ackedIDs(t, e.store); !slices.Equal(got, eventIDs(20, 10)) {
-			t.Fatalf("kept %v, want the newest 10", got)
+		entries, err := all.rdb.XRange(ctxT(t), all.store.k.acked, "-", "+").Result()
+		if err != nil || len(entries) != 6 {
+			t.Fatalf("acked holds %d entries (%v), want 6", len(entries), err)
+		}
+		size := func(m redis.XMessage) (n int) {
+			for k, v := range m.Values {
+				n += len(k) + len(v.(string))
+			}
+			return n
+		}
+		lastTwo := size(entries[4]) + size(entries[5])
+		if got := ackedIDs(t, commitAll(t, lastTwo).store); !slices.Equal(got, eventIDs(20, 10)) {
+			t.Fatalf("kept %v under a bound of the last two entries' %d bytes, want the newest 10", got, lastTwo)
+		}
+		if got := ackedIDs(t, commitAll(t, lastTwo-1).store); !slices.Equal(got, eventIDs(25, 5)) {
+			t.Fatalf("kept %v under a bound a byte short of the last two entries, want the newest 5", got)
 		}
 	})
 	t.Run("none", func(t *testing.T) {

@@ -56,9 +56,10 @@ type Store struct {
 	// n / perEntry entries, not n entries of up to a commit's events each.
 	perEntry atomic.Int64
 	recent   *recent // nil: every outbox read goes to Redis (WithOutboxCache)
-	// acknowledged entries are kept this long, and at most this many (WithAckRetention)
-	ackRetention    time.Duration
-	ackRetentionMax int
+	// acknowledged entries are kept this long, and at most this many bytes
+	// of them (WithAckRetention)
+	ackRetention      time.Duration
+	ackRetentionBytes int
 	// sweepAt is where Prune's check of each bucket set goes on (SSCAN
 	// cursors by kind, see sweepBuckets).
 	sweepMu sync.Mutex
@@ -120,14 +121,14 @@ func New(rdb redis.UniversalClient, account string, opts ...Option) (*Store, err
 		return nil, fmt.Errorf("cursor: %w", err)
 	}
 	s := &Store{
-		rdb:             rdb,
-		account:         account,
-		k:               newKeys(account),
-		maxItems:        DefaultMaxBatchItems,
-		maxBytes:        DefaultMaxBatchBytes,
-		pruneKinds:      DefaultPruneKinds,
-		ackRetention:    DefaultAckRetention,
-		ackRetentionMax: DefaultAckRetentionMax,
+		rdb:               rdb,
+		account:           account,
+		k:                 newKeys(account),
+		maxItems:          DefaultMaxBatchItems,
+		maxBytes:          DefaultMaxBatchBytes,
+		pruneKinds:        DefaultPruneKinds,
+		ackRetention:      DefaultAckRetention,
+		ackRetentionBytes: DefaultAckRetentionBytes,
 	}
 	// Until a read has seen the outbox, guess large: a guess too large costs
 	// a few more XRANGEs of the first read; one too small, a reply of up to a

@@ -8,9 +8,12 @@
 -- KEYS[5] outbox:meta (field last: the outbox's last generated id, see
 -- commit.lua; more: the outbox's events beyond one per entry; trimmed: the
 -- newest id acknowledged, for the events of a batch entry that stays because
--- its last event is not; acked: the events in acked).
+-- its last event is not; ackedbytes: the bytes of the entries in acked, their
+-- fields' names and values; acked, the count of events that releases before the
+-- bound in bytes kept there, is removed).
 -- ARGV[1] up to (inclusive), ARGV[2] retention in ms (0: keep none), ARGV[3] at
--- most this many acknowledged events kept, ARGV[4] at most this many moved.
+-- most this many bytes of acknowledged entries kept, ARGV[4] at most this many
+-- moved.
 -- Reply: how many entries left the outbox (ARGV[4]: call again, more may follow).
 local meta = redis.call('HMGET', KEYS[5], 'last', 'trimmed')
 if meta[1] and not stream_id_less(meta[1], ARGV[1]) and not (meta[2] and not stream_id_less(meta[2], ARGV[1])) then
@@ -39,9 +42,19 @@ local function events_of(fields)
   return 1
 end
 
+-- bytes_of is the bytes of an entry's fields, names and values: what the bound
+-- on acked counts.
+local function bytes_of(fields)
+  local n = 0
+  for _, v in ipairs(fields) do
+    n = n + #v
+  end
+  return n
+end
+
 -- drop_acked removes acked's oldest entries, those up to and including id upto
--- (nil: no bound) or, with upto nil, until at most keep events are left; it
--- returns the events removed. It reads acked in pages that start small and
+-- (nil: no bound) or, with upto nil, until at most keep bytes are left; it
+-- returns the bytes removed. It reads acked in pages that start small and
 -- double: an entry read comes into Lua whole (Redis hashes every byte of it),
 -- and a trim at the bound drops about as many entries as it moved, one or two.
 local function drop_acked(upto, keep, count)
@@ -56,7 +69,7 @@ local function drop_acked(upto, keep, count)
       if not upto and count - dropped <= keep then
         break
       end
-      dropped = dropped + events_of(e[2])
+      dropped = dropped + bytes_of(e[2])
       through = e[1]
     end
     if not through then
@@ -82,10 +95,12 @@ if keep_ms > 0 and cap > 0 then
   for _, e in ipairs(entries) do
     local ok = redis.pcall('XADD', KEYS[2], e[1], unpack(e[2]))
     if not (type(ok) == 'table' and ok.err) then
-      added = added + events_of(e[2])
+      added = added + bytes_of(e[2])
     end
   end
-  local count = (tonumber(redis.call('HGET', KEYS[5], 'acked')) or 0) + added
+  -- Entries a release before the bound in bytes kept are not counted: the
+  -- retention's time drops them.
+  local count = (tonumber(redis.call('HGET', KEYS[5], 'ackedbytes')) or 0) + added
   local t = redis.call('TIME')
   local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
   redis.call('ZADD', KEYS[3], now, last)
@@ -109,7 +124,8 @@ if keep_ms > 0 and cap > 0 then
   if count < 0 or redis.call('XLEN', KEYS[2]) == 0 then
     count = 0 -- entries of a release before the count, or a count gone astray
   end
-  redis.call('HSET', KEYS[5], 'acked', count)
+  redis.call('HSET', KEYS[5], 'ackedbytes', count)
+  redis.call('HDEL', KEYS[5], 'acked')
 end
 redis.call('XTRIM', KEYS[1], 'MINID', stream_id_next(last))
 if redis.call('XLEN', KEYS[1]) == 0 then
