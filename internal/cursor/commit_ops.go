@@ -96,8 +96,16 @@ func (e *emptied) emit(o *opList) {
 // also writes is left out: the write replaces it all.
 func (s *Store) snapOps(o *opList, ks *keySet, b Batch) {
 	last := make(map[Ref]int, len(b.Snapshots))
+	// fresh are the entities whose every snapshot in b is New and that b does
+	// not delete: nothing of them is stored to remove.
+	fresh := make(map[Ref]bool, len(b.Snapshots))
 	for i, sn := range b.Snapshots {
-		last[Ref{Kind: sn.Kind, ID: sn.ID}] = i
+		ref := Ref{Kind: sn.Kind, ID: sn.ID}
+		_, seen := last[ref]
+		last[ref], fresh[ref] = i, sn.New && (!seen || fresh[ref])
+	}
+	for _, d := range b.Deletes {
+		delete(fresh, d)
 	}
 	var delSingle, delChunks keyed
 	var delEmptied emptied
@@ -120,25 +128,31 @@ func (s *Store) snapOps(o *opList, ks *keySet, b Batch) {
 	var moved emptied
 	inSet := map[string]bool{}
 	for i, sn := range b.Snapshots {
-		if last[Ref{Kind: sn.Kind, ID: sn.ID}] != i {
+		ref := Ref{Kind: sn.Kind, ID: sn.ID}
+		if last[ref] != i {
 			continue
 		}
+		isNew := fresh[ref]
 		single, bk, field, set, bucket := s.snapPlace(ks, sn.Kind, sn.ID)
 		if bk == 0 || len(sn.Data) > maxChunks*chunkSize {
 			toSingle.add(single, sn.ID, sn.Data)
-			if bk > 0 {
+			if bk > 0 && !isNew {
 				leaveBucket.add(bk, chunkFieldArgs(field, 0)...)
 				moved.add(bk, set, bucket)
 			}
 			continue
 		}
-		leaveSingle.add(single, sn.ID)
+		if !isNew {
+			leaveSingle.add(single, sn.ID)
+		}
 		n := 0
 		for ; n == 0 || n*chunkSize < len(sn.Data); n++ {
 			chunk := sn.Data[n*chunkSize : min(len(sn.Data), (n+1)*chunkSize)]
 			chunks.add(bk, chunkField(field, n), chunk)
 		}
-		stale.add(bk, chunkFieldArgs(field, n)...)
+		if !isNew && n < maxChunks {
+			stale.add(bk, chunkFieldArgs(field, n)...)
+		}
 		if k := strconv.Itoa(set) + ":" + bucket; !inSet[k] {
 			inSet[k] = true
 			sets.add(set, bucket)

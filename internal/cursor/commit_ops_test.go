@@ -126,3 +126,64 @@ func TestCommitGroupedCalls(t *testing.T) {
 		t.Errorf("terminal bucket field of call 0 = %s", v)
 	}
 }
+
+// Snapshots committed as New (nothing of the entity stored) skip the removal of
+// an earlier snapshot's leftovers: their commit holds no HDEL, they read back
+// whole wherever they are kept (bucket chunks or, too long, the single hash),
+// and a later, shorter snapshot that is not New leaves none of their chunks.
+// A New snapshot of an entity the batch also deletes, or also writes as not
+// New, is cleaned up as any other.
+func TestCommitNewSnapshots(t *testing.T) {
+	e := newEnv(t)
+	ctx := ctxT(t)
+	l := mustAcquire(t, e.store, "a", time.Minute)
+	sizes := []int{1, 63, 64, 252, 253, 400}
+	var b Batch
+	want := map[string]string{}
+	for i, size := range sizes {
+		id := strconv.Itoa(i)
+		d := strings.Repeat(id, size)
+		b.Snapshots = append(b.Snapshots, Snapshot{Kind: "call", ID: id, Data: []byte(d), New: true})
+		want[id] = d
+	}
+	var o opList
+	e.store.snapOps(&o, newKeySet(), b)
+	for _, a := range o.args {
+		if a == "HDEL" {
+			t.Fatalf("the ops of New snapshots hold an HDEL: %v", o.args)
+		}
+	}
+	mustCommit(t, e.store, l, b)
+	check := func(when string) {
+		t.Helper()
+		ids := slices.Collect(maps.Keys(want))
+		got, err := e.store.GetSnapshots(ctx, "call", ids)
+		if err != nil || len(got) != len(want) {
+			t.Fatalf("%s: GetSnapshots = %d snapshots %v, want %d", when, len(got), err, len(want))
+		}
+		for id, w := range want {
+			if string(got[id]) != w {
+				t.Errorf("%s: snapshot %s = %q, want %q", when, id, got[id], w)
+			}
+		}
+	}
+	check("new")
+	b = Batch{}
+	for i := range sizes {
+		id := strconv.Itoa(i)
+		b.Snapshots = append(b.Snapshots, Snapshot{Kind: "call", ID: id, Data: []byte("s" + id)})
+		want[id] = "s" + id
+	}
+	mustCommit(t, e.store, l, b)
+	check("shorter")
+
+	// Wrongly New beside a delete or a write of the same entity: cleaned up.
+	o = opList{}
+	e.store.snapOps(&o, newKeySet(), Batch{
+		Snapshots: []Snapshot{{Kind: "call", ID: "1", Data: []byte("a")}, {Kind: "call", ID: "1", Data: []byte("b"), New: true},
+			{Kind: "call", ID: "2", Data: []byte("c"), New: true}},
+		Deletes: []Ref{{Kind: "call", ID: "2"}}})
+	if !slices.Contains(o.args, any("HDEL")) {
+		t.Errorf("a New snapshot also written as not New, or deleted, left no HDEL: %v", o.args)
+	}
+}

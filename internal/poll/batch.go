@@ -102,6 +102,7 @@ func (p *Poller) newBatcher(ctx context.Context) *batcher {
 type write struct {
 	kind, id string
 	snap     []byte          // the entity's next snapshot; nil: unchanged
+	fresh    bool            // no snapshot of it is stored (cursor.Snapshot.New)
 	remove   bool            // its snapshot is deleted (gone upstream)
 	open     *cursor.Tracked // the call enters the open index
 	terminal *cursor.Tracked // the call enters the terminal index
@@ -217,7 +218,7 @@ func (bt *batcher) entity(w write) (cursor.Batch, error) {
 		e.Deletes = o.del[:]
 	}
 	if w.snap != nil {
-		o.snap[0] = cursor.Snapshot{Kind: w.kind, ID: w.id, Data: w.snap}
+		o.snap[0] = cursor.Snapshot{Kind: w.kind, ID: w.id, Data: w.snap, New: w.fresh}
 		e.Snapshots = o.snap[:]
 	}
 	if w.open != nil {

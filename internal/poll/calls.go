@@ -225,7 +225,9 @@ func (p *Poller) diffCall(bt *batcher, id string, prev []byte, c events.Call, pr
 	// A resync's snapshot follows the changes it found, in the same commit.
 	w := write{kind: kindCall, id: id, events: append(r.Events, again...), call: c}
 	if r.Changed {
-		w.snap = r.Snap
+		// Diffed against no snapshot: none is stored, as this leader's earlier
+		// commits are in (batcher) and no one else writes.
+		w.snap, w.fresh = r.Snap, prev == nil
 		if prev == nil {
 			// Tracked as created when first seen if its created_time is null or
 			// ahead of the poller: that time decides its windows and its give-up.

@@ -133,7 +133,7 @@ func (p *Poller) diffMetrics(ctx context.Context, bt *batcher, metrics []events.
 			if !r.Changed {
 				continue
 			}
-			w := write{kind: kindMetric, id: ids[i], snap: r.Snap, events: r.Events}
+			w := write{kind: kindMetric, id: ids[i], snap: r.Snap, fresh: prev == nil, events: r.Events}
 			if prev == nil && r.Final && p.settled(st, p.now()) {
 				// Else the call stays open for changes after its end: planOpen
 				// moves it once settled.
