@@ -17,9 +17,9 @@ import (
 )
 
 // BenchmarkBackfill: `poller backfill` of CALLBUS_BENCH_HISTORY (1,000,000)
-// historic calls spread over three years (so two export jobs), at plan 100 (100
-// requests a minute for the whole account), from no state until every event is
-// in the stream; then, in the same run, the live path's backlog of
+// historic calls spread over three years (so six export jobs, the spans ramping
+// up from a month), at plan 100 (100 requests a minute for the whole account),
+// from no state until every event is in the stream; then, in the same run, the live path's backlog of
 // CALLBUS_BENCH_BACKLOG (100,000) calls (as BenchmarkBacklog, without JetStream's
 // own rate), so the two rates come from the same machine minutes apart
 // (CALLBUS_BENCH_BACKFILL_ALONE=1 leaves the backlog out). Reports, for each, the

@@ -79,7 +79,7 @@ func (b *Backfill) defaults() {
 }
 
 // Run backfills req while lease is held, resuming the stored progress of the
-// same request, and returns when every span is committed. An export job that
+// same request (split into spans as it was when it started), and returns when every span is committed. An export job that
 // fails, stalls, or whose report cannot be downloaded or read is replaced by a
 // new one, up to MaxJobs per span with a growing wait between them; then Run
 // gives up (giveUp) and fails with an error matching ErrIncomplete, having put
@@ -107,15 +107,19 @@ func (b *Backfill) Run(ctx context.Context, req Request, lease func() cursor.Lea
 	case !cp.same(req):
 		return fmt.Errorf("%w: %s to %s (%v); run it again to finish it first", ErrOtherBackfill,
 			cp.Since.Format(time.RFC3339), cp.Until.Format(time.RFC3339), cp.Resources)
+	case !knownPlan(cp.Plan):
+		b.Log.Warn().Int("plan", cp.Plan).Int("span", cp.Span+1).
+			Msg("backfill: the progress is split by a plan this release does not know; starting the request over")
+		cp.replan()
 	default:
-		b.Log.Info().Int("span", cp.Span+1).Int64("job_id", cp.JobID).Int("pass", cp.Pass).Int64("record", cp.Record).
+		b.Log.Info().Int("plan", cp.Plan).Int("span", cp.Span+1).Int64("job_id", cp.JobID).Int("pass", cp.Pass).Int64("record", cp.Record).
 			Msg("backfill: resuming")
 	}
 	h, err := b.Poller.History(ctx, lease)
 	if err != nil {
 		return fmt.Errorf("backfill: %w", err)
 	}
-	r := &run{b: b, h: h, req: req, cp: cp, spans: req.spans(), start: int64(b.API.Usage().Requests), base: cp.Requests, eventsBase: cp.Events,
+	r := &run{b: b, h: h, req: req, cp: cp, spans: req.spans(cp.Plan), start: int64(b.API.Usage().Requests), base: cp.Requests, eventsBase: cp.Events,
 		started: time.Now()}
 	r.removeStale()
 	defer r.dropPrefetch()
@@ -128,9 +132,9 @@ type run struct {
 	h     *poll.History
 	req   Request
 	cp    Checkpoint
-	spans []span
-	start int64 // API requests of this process before the run
-	base  int64 // API requests of earlier runs of this backfill
+	spans []span // of the checkpoint's plan
+	start int64  // API requests of this process before the run
+	base  int64  // API requests of earlier runs of this backfill
 	// eventsBase is the events committed by earlier runs.
 	eventsBase int64
 	stages     stages

@@ -130,9 +130,10 @@ func TestBackfillRefusesAnother(t *testing.T) {
 
 func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }
 
-// TestBackfillSpansAhead: a range of three export spans, each span's job and
-// report made while the one before is published, announces every call and
-// metric once, and leaves no report behind, nor one a killed run left.
+// TestBackfillSpansAhead: a range of seven export spans (the ramp's five, then
+// two years, then the rest), each span's job and report made while the one
+// before is published, announces every call and metric once, and leaves no
+// report behind, nor one a killed run left.
 func TestBackfillSpansAhead(t *testing.T) {
 	e := newEnv(t, sim.Config{Seed: 7, History: 600, HistorySpan: 5 * 365 * 24 * time.Hour})
 	var logs strings.Builder
@@ -143,8 +144,8 @@ func TestBackfillSpansAhead(t *testing.T) {
 	}
 	now := e.w.Sim.Start()
 	req := Request{Since: now.AddDate(-5, 0, -7), Until: now, Resources: []string{"calls", "call_metrics", "users"}}
-	if n := len(req.spans()); n != 3 {
-		t.Fatalf("%d spans, want 3", n)
+	if n := len(req.spans(planLatest)); n != 7 {
+		t.Fatalf("%d spans, want 7", n)
 	}
 	if err := e.run(t, req); err != nil {
 		t.Fatal(err)
@@ -161,8 +162,8 @@ func TestBackfillSpansAhead(t *testing.T) {
 		t.Fatal(err)
 	}
 	var done Checkpoint
-	if err := json.Unmarshal([]byte(cur[poll.CursorBackfillDone]), &done); err != nil || done.Jobs != 3 || done.Records < 1200 {
-		t.Errorf("summary %+v (%v), want 3 jobs and every record", done, err)
+	if err := json.Unmarshal([]byte(cur[poll.CursorBackfillDone]), &done); err != nil || done.Plan != planRamp || done.Jobs != 7 || done.Records < 1200 {
+		t.Errorf("summary %+v (%v), want the ramp's 7 jobs and every record", done, err)
 	}
 	if strings.Contains(logs.String(), "made ahead failed") {
 		t.Errorf("a span's job made ahead failed:\n%s", logs.String())

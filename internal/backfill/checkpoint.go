@@ -16,8 +16,12 @@ type Checkpoint struct {
 	Since     time.Time `json:"since"`
 	Until     time.Time `json:"until"`
 	Resources []string  `json:"resources"`
-	Span      int       `json:"span"`
-	JobID     int64     `json:"job_id,omitempty"`
+	// Plan is how the request is split into spans (Request.spans): Span indexes
+	// the spans of this plan. 0, the two-year spans, is that of the checkpoints
+	// of earlier releases, which have no plan.
+	Plan  int   `json:"plan,omitempty"`
+	Span  int   `json:"span"`
+	JobID int64 `json:"job_id,omitempty"`
 	// Path is the report URL once the job completed, at Completed (it is valid
 	// for 7 days from then).
 	Path      string    `json:"path,omitempty"`
@@ -45,7 +49,8 @@ type Checkpoint struct {
 
 // newCheckpoint starts req on a state whose high water is highWater.
 func newCheckpoint(req Request, now time.Time, highWater string) Checkpoint {
-	return Checkpoint{Since: req.Since.UTC(), Until: req.Until.UTC(), Resources: req.Resources, Started: now, HighWater: highWater}
+	return Checkpoint{Since: req.Since.UTC(), Until: req.Until.UTC(), Resources: req.Resources, Plan: planLatest, Started: now,
+		HighWater: highWater}
 }
 
 // same reports whether cp is the progress of req.
@@ -56,6 +61,15 @@ func (cp Checkpoint) same(req Request) bool {
 // newJob forgets the current job, its report and the position in it.
 func (cp *Checkpoint) newJob() {
 	cp.JobID, cp.Path, cp.Completed, cp.Size, cp.Pass, cp.Record = 0, "", time.Time{}, 0, 0, 0
+}
+
+// replan starts the request over, from its first span of the latest plan, when
+// the checkpoint's plan is unknown (a later release's, after a downgrade): its
+// Span means nothing here. What is committed stays, and records read again diff
+// to nothing; the counts go on.
+func (cp *Checkpoint) replan() {
+	cp.Plan, cp.Span, cp.Failures, cp.LastFailure = planLatest, 0, 0, ""
+	cp.newJob()
 }
 
 // cursors is the checkpoint as the cursors to commit.

@@ -5,11 +5,12 @@
 // relay), so history and live share event ids and chains, and each change is
 // announced once whichever saw it first.
 //
-// A backfill is resumable: its progress (span, job id, report URL, pass and
-// record position) is committed in the account's cursors with the batches it
-// belongs to, fenced by the lease; a process killed at any point and started
-// again with the same request continues where the last commit left it, and
-// records read twice diff to nothing against the snapshots they produced.
+// A backfill is resumable: its progress (the plan of its spans, span, job id,
+// report URL, pass and record position) is committed in the account's cursors
+// with the batches it belongs to, fenced by the lease; a process killed at any
+// point and started again with the same request continues where the last
+// commit left it, and records read twice diff to nothing against the snapshots
+// they produced.
 //
 // History never blocks the live path: an export job that fails, stalls or
 // serves a report that cannot be read is replaced, up to Backfill.MaxJobs per
