@@ -60,6 +60,19 @@ func (e *env) run(t *testing.T, req Request) error {
 }
 
 // outbox returns the events committed so far, by type.
+// commitProgress commits cursors as a backfill's progress (a run killed, or an
+// earlier release's).
+func (e *env) commitProgress(t *testing.T, cursors map[string]string) {
+	t.Helper()
+	h, err := e.b.Poller.History(t.Context(), func() cursor.Lease { return e.lease })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Commit(cursors); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func (e *env) outbox(t *testing.T) []events.Envelope {
 	t.Helper()
 	recs, err := e.store.ReadOutbox(t.Context(), "0-0", 1_000_000)
@@ -115,14 +128,8 @@ func TestBackfillRefusesAnother(t *testing.T) {
 	e := newEnv(t, sim.Config{Seed: 5, History: 10})
 	now := e.w.Sim.Start()
 	cp := newCheckpoint(Request{Since: now.AddDate(0, -1, 0), Until: now, Resources: []string{"calls"}}, now, "")
-	h, err := e.b.Poller.History(t.Context(), func() cursor.Lease { return e.lease })
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := h.Commit(cp.cursors()); err != nil {
-		t.Fatal(err)
-	}
-	err = e.run(t, Request{Since: now.AddDate(0, -2, 0), Until: now, Resources: []string{"calls"}})
+	e.commitProgress(t, cp.cursors())
+	err := e.run(t, Request{Since: now.AddDate(0, -2, 0), Until: now, Resources: []string{"calls"}})
 	if err == nil || !strings.Contains(err.Error(), "another backfill") {
 		t.Fatalf("got %v, want a refusal", err)
 	}

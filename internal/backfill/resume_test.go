@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/callbus/callbus/events"
-	"github.com/callbus/callbus/internal/cursor"
 	"github.com/callbus/callbus/internal/poll"
 	"github.com/callbus/callbus/internal/sim"
 	"github.com/rs/zerolog"
@@ -61,13 +60,7 @@ func TestBackfillRetriesAndRenews(t *testing.T) {
 	// As if a run had been killed after its job completed, and the store had lost the report since: its URL 404s.
 	cp := newCheckpoint(req, now, "")
 	cp.JobID, cp.Jobs, cp.Path, cp.Completed = 99, 1, e.w.URL+"/reports/99-gone.json", time.Now()
-	h, err := e.b.Poller.History(t.Context(), func() cursor.Lease { return e.lease })
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := h.Commit(cp.cursors()); err != nil {
-		t.Fatal(err)
-	}
+	e.commitProgress(t, cp.cursors())
 	if err := e.run(t, req); err != nil {
 		t.Fatal(err)
 	}
@@ -104,13 +97,7 @@ func TestBackfillResumesEarlierPlan(t *testing.T) {
 	stored := fmt.Sprintf(`{"since":%q,"until":%q,"resources":["calls","call_metrics","users"],"span":1,"pass":0,"record":0,`+
 		`"records":0,"events":0,"jobs":1,"downloads":1,"requests":4,"started":%q}`,
 		req.Since.UTC().Format(time.RFC3339Nano), req.Until.UTC().Format(time.RFC3339Nano), now.Format(time.RFC3339Nano))
-	h, err := e.b.Poller.History(t.Context(), func() cursor.Lease { return e.lease })
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := h.Commit(map[string]string{poll.CursorBackfill: stored}); err != nil {
-		t.Fatal(err)
-	}
+	e.commitProgress(t, map[string]string{poll.CursorBackfill: stored})
 	if err := e.run(t, req); err != nil {
 		t.Fatal(err)
 	}
@@ -174,13 +161,7 @@ func TestBackfillUnknownPlan(t *testing.T) {
 	req := Request{Since: now.AddDate(-1, 0, 0), Until: now, Resources: []string{"calls"}}
 	cp := newCheckpoint(req, now, "")
 	cp.Plan, cp.Span, cp.Jobs = 9, 3, 4
-	h, err := e.b.Poller.History(t.Context(), func() cursor.Lease { return e.lease })
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := h.Commit(cp.cursors()); err != nil {
-		t.Fatal(err)
-	}
+	e.commitProgress(t, cp.cursors())
 	if err := e.run(t, req); err != nil {
 		t.Fatal(err)
 	}
