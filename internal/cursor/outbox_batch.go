@@ -89,7 +89,11 @@ func encodeBatch(evs []event.Message) ([]byte, error) {
 	if len(raw) < batchCompressFrom {
 		return slices.Clone(raw), nil
 	}
-	need := 1 + s2.MaxEncodedLen(len(raw)-1)
+	bound := s2.MaxEncodedLen(len(raw) - 1)
+	if bound < 0 { // over 4 GB: far past any commit's byte limit
+		return nil, fmt.Errorf("%w: outbox batch of %d bytes is too large to compress", ErrInvalid, len(raw))
+	}
+	need := 1 + bound
 	if cap(batchBufs.out) < need {
 		batchBufs.out = make([]byte, need)
 	}
