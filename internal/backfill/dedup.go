@@ -63,9 +63,16 @@ func indexReport(r io.Reader, want []string) (reportIndex, error) {
 		}
 		idx.layout = append(idx.layout, key)
 		var ids idSet
+		// The scanner notes each record's id as it passes over it; a decoder
+		// reads the few it cannot (scanner.idKey).
+		sc.idKey = []byte(idKey(key))
+		defer func() { sc.idKey = nil }()
 		err := sc.array(key, func(raw []byte) error {
-			var id int64
-			_ = apijson.Object(key, raw, apijson.Key(idKey(key), apijson.Int(&id)))
+			id := sc.id.id
+			if !sc.id.ok {
+				id = 0
+				_ = apijson.Object(key, raw, apijson.Key(idKey(key), apijson.Int(&id)))
+			}
 			if id > 0 {
 				ids.add(id)
 			}

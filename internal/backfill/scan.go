@@ -28,6 +28,22 @@ type scanner struct {
 	pos  int
 	eof  bool
 	read int64 // bytes of r consumed before buf[0]
+	// idKey, when set, names a member of the objects value keeps (the
+	// records' id), whose value it notes in id as it passes over them: the
+	// download's index of the ids (indexReport) then decodes only the records
+	// the note cannot read, where an apijson.Object per record was a tenth of
+	// a backfill's CPU.
+	idKey []byte
+	id    idNote
+}
+
+// idNote is the value of the member idKey of the last object value kept: ok
+// when it was read here, as apijson reads it (plain digits; the last copy of a
+// name given twice; zero when absent); not ok when only a decoder can tell (an
+// escaped member name, a value other than plain digits, not an object).
+type idNote struct {
+	id int64
+	ok bool
 }
 
 // slabSize is what the scanner reads at a time.
@@ -117,6 +133,13 @@ func (s *scanner) value(keep bool) ([]byte, error) {
 	}
 	start, i := s.pos, s.pos
 	depth, inString, escaped := 0, false, false
+	// The member named idKey of a kept object, noted as the bytes go by
+	// (offsets from start, which stay valid when the slab is refilled).
+	note := keep && s.idKey != nil && c == '{'
+	var m memberNote
+	if keep && s.idKey != nil {
+		s.id, m = idNote{}, memberNote{name: -1, value: -1, from: -1}
+	}
 	for {
 		for ; i < len(s.buf); i++ {
 			c := s.buf[i]
@@ -127,10 +150,14 @@ func (s *scanner) value(keep bool) ([]byte, error) {
 					escaped = false
 				case c == '\\':
 					escaped = true
+					m.escapedName = m.escapedName || (note && m.name >= 0)
 				case c == '"':
 					inString = false
 					if depth == 0 {
 						return s.end(start, i+1, keep), nil
+					}
+					if note && m.name >= 0 {
+						m.named(s.buf[start+m.name:i], s.idKey)
 					}
 				default:
 					// Most of a record is in its strings: on to the next quote
@@ -147,15 +174,34 @@ func (s *scanner) value(keep bool) ([]byte, error) {
 				}
 			case c == '"':
 				inString = true
+				if note && depth == 1 && m.expectName {
+					m.name, m.expectName = i+1-start, false
+				}
 			case c == '{' || c == '[':
 				depth++
+				if note && depth == 1 {
+					m.expectName = true
+				}
 			case c == '}' || c == ']':
 				if depth == 0 { // a scalar ends at its container's end
 					return s.end(start, i, keep), nil
 				}
+				if note && depth == 1 {
+					m.valueEnds(i - start)
+				}
 				if depth--; depth == 0 {
+					if note {
+						s.id = m.read(s.buf[start:i])
+					}
 					return s.end(start, i+1, keep), nil
 				}
+			case note && depth == 1 && c == ':':
+				if m.match {
+					m.value, m.match = i+1-start, false
+				}
+			case note && depth == 1 && c == ',':
+				m.valueEnds(i - start)
+				m.expectName = true
 			case depth == 0 && (c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r'):
 				return s.end(start, i, keep), nil
 			}
@@ -177,6 +223,61 @@ func (s *scanner) value(keep bool) ([]byte, error) {
 			return nil, s.unexpected(0, "the rest of a value")
 		}
 	}
+}
+
+// memberNote follows the members of one object for value (offsets from the
+// object's first byte).
+type memberNote struct {
+	expectName  bool // the next string at the object's level is a member name
+	name        int  // where the member name being read begins; -1: none
+	escapedName bool // a member name holds an escape: its spelling is the decoder's to read
+	match       bool // the last member name read is the one noted
+	value       int  // where its value begins, until the value ends; -1: none
+	from, to    int  // the last value of the member noted; from -1: none
+}
+
+// named ends a member name: whether it is key.
+func (m *memberNote) named(name, key []byte) {
+	m.match, m.name = string(name) == string(key), -1
+}
+
+// valueEnds ends the value of the member noted, if it is the one.
+func (m *memberNote) valueEnds(at int) {
+	if m.value >= 0 {
+		m.from, m.to, m.value = m.value, at, -1
+	}
+}
+
+// read returns the member's value found in obj (the object's bytes).
+func (m *memberNote) read(obj []byte) idNote {
+	if m.escapedName {
+		return idNote{}
+	}
+	if m.from < 0 {
+		return idNote{ok: true} // absent: zero, as a decoder leaves it
+	}
+	v := bytes.TrimSpace(obj[m.from:m.to])
+	neg := len(v) > 0 && v[0] == '-'
+	digits := v
+	if neg {
+		digits = v[1:]
+	}
+	// Plain digits only, short of int64's range: anything else (null, a
+	// string, a fraction, an exponent) is read by the decoder.
+	if len(digits) == 0 || len(digits) > 18 || (len(digits) > 1 && digits[0] == '0') {
+		return idNote{}
+	}
+	var id int64
+	for _, d := range digits {
+		if d < '0' || d > '9' {
+			return idNote{}
+		}
+		id = id*10 + int64(d-'0')
+	}
+	if neg {
+		id = -id
+	}
+	return idNote{id: id, ok: true}
 }
 
 func (s *scanner) end(start, end int, keep bool) []byte {
