@@ -1,6 +1,7 @@
 package backfill
 
 import (
+	"encoding/json"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -172,4 +173,27 @@ func randomValue(rng *rand.Rand, depth int) string {
 	default:
 		return `"` + []string{"plain", "with, comma", "with } brace", `with \" quote`, "id"}[rng.IntN(5)] + `"`
 	}
+}
+
+// Whatever the bytes, the scanner's note of an id agrees with the decoder's
+// reading of every well-formed record it gives one for, and scanning never
+// panics; a malformed record may be noted where the decoder reads nothing (it
+// only adds a candidate to the duplicates' check, which decodes).
+func FuzzScannerNotesIDs(f *testing.F) {
+	for _, seed := range []string{`{"id":42}`, `{"x":{"id":1},"id":2}`, `{"id":1,"id":9}`, `{"i\u0064":5}`,
+		`{"id":null}`, `{"id":1e3}`, `{"a":"}\"","id":3}`, `[1]`, `{"id":-0}`, `{"id":007}`} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, rec string) {
+		sc := newScanner(strings.NewReader("[" + rec + "]"))
+		sc.idKey = []byte("id")
+		_ = sc.array("records", func(raw []byte) error {
+			if sc.id.ok && json.Valid(raw) {
+				if want := decodedID(raw, "id"); sc.id.id != want {
+					t.Fatalf("%q: noted %d, the decoder reads %d", raw, sc.id.id, want)
+				}
+			}
+			return nil
+		})
+	})
 }
