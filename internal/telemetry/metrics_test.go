@@ -1,7 +1,6 @@
 package telemetry
 
 import (
-	"context"
 	"strings"
 	"testing"
 
@@ -10,11 +9,7 @@ import (
 )
 
 func TestMetricsExposition(t *testing.T) {
-	m, err := NewMetrics()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = m.Shutdown(context.Background()) }) // t.Context() is done by now
+	m := testMetrics(t)
 	m.APIRequests.Add(t.Context(), 2, metric.WithAttributes(attribute.String("operation", "list_calls"), attribute.Int("status", 200)))
 	m.Leader.Record(t.Context(), 1)
 	body := expose(t, m)
@@ -34,11 +29,7 @@ func TestMetricsExposition(t *testing.T) {
 // it; the instruments the dashboard and alerts read are declared under their
 // names.
 func TestMetricsAccountLabel(t *testing.T) {
-	root, err := NewMetrics()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = root.Shutdown(context.Background()) })
+	root := testMetrics(t)
 	m, other := root.Account("acme"), root.Account("globex")
 	other.Leader.Record(t.Context(), 0)
 	other.CycleRequests.Add(t.Context(), 3, metric.WithAttributes(attribute.String("resource", "calls"), attribute.String(AccountLabel, "acme")))
@@ -76,11 +67,7 @@ func TestMetricsAccountLabel(t *testing.T) {
 // caller's account attribute cannot replace; on another account's instruments
 // that account's label wins; on the process's it adds none.
 func TestMetricsAttributes(t *testing.T) {
-	root, err := NewMetrics()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = root.Shutdown(context.Background()) })
+	root := testMetrics(t)
 	acme, globex := root.Account("acme"), root.Account("globex")
 	created := acme.Attributes(attribute.String("type", "call.created"), attribute.String(AccountLabel, "globex"))
 	acme.EventsPublished.Add(t.Context(), 2, created)

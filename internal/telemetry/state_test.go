@@ -13,16 +13,12 @@ import (
 // a func that fails or is missing leaves its gauge out; the leader gauge reads 0
 // from the start; Stop takes the account's gauges off /metrics.
 func TestObserveState(t *testing.T) {
-	root, err := NewMetrics()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = root.Shutdown(context.Background()) }) // t.Context() is done by now
+	root := testMetrics(t)
 	m := root.Account("acme")
 	if body := expose(t, m); !strings.Contains(body, `callbus_leader{account="acme"} 0`) {
 		t.Errorf("before any lease /metrics lacks callbus_leader 0")
 	}
-	err = m.ObserveState(State{
+	err := m.ObserveState(State{
 		OutboxDepth:   func(context.Context) (int64, error) { return 7, nil },
 		OutboxOldest:  func(context.Context) (time.Time, bool, error) { return time.Time{}, false, errors.New("redis away") },
 		BudgetUsed:    func() (float64, bool) { return 0.25, true },
@@ -54,6 +50,18 @@ func TestObserveState(t *testing.T) {
 	}
 }
 
+// testMetrics is a provider of the test's own, shut down after it (with a
+// context of its own: t.Context() is done by then).
+func testMetrics(t *testing.T) *Metrics {
+	t.Helper()
+	m, err := NewMetrics()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = m.Shutdown(context.Background()) })
+	return m
+}
+
 func expose(t *testing.T, m *Metrics) string {
 	t.Helper()
 	rec := httptest.NewRecorder()
@@ -64,11 +72,7 @@ func expose(t *testing.T, m *Metrics) string {
 // Two accounts' gauges of a kind share one registration (callbacks): each shows
 // its own values under its label, and Stop takes off the stopped one's only.
 func TestObserveStateTwoAccounts(t *testing.T) {
-	root, err := NewMetrics()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = root.Shutdown(context.Background()) })
+	root := testMetrics(t)
 	a, b := root.Account("acme"), root.Account("globex")
 	for m, n := range map[*Metrics]int64{a: 7, b: 9} {
 		if err := m.ObserveState(State{OutboxDepth: func(context.Context) (int64, error) { return n, nil }}); err != nil {
