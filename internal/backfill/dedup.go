@@ -68,9 +68,8 @@ func indexReport(r io.Reader, want []string) (reportIndex, error) {
 		sc.idKey = []byte(idKey(key))
 		defer func() { sc.idKey = nil }()
 		err := sc.array(key, func(raw []byte) error {
-			id := sc.id.id
+			id := sc.id.id // 0 when not ok
 			if !sc.id.ok {
-				id = 0
 				_ = apijson.Object(key, raw, apijson.Key(idKey(key), apijson.Int(&id)))
 			}
 			if id > 0 {

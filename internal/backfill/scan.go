@@ -135,9 +135,10 @@ func (s *scanner) value(keep bool) ([]byte, error) {
 	depth, inString, escaped := 0, false, false
 	// The member named idKey of a kept object, noted as the bytes go by
 	// (offsets from start, which stay valid when the slab is refilled).
-	note := keep && s.idKey != nil && c == '{'
+	noting := keep && s.idKey != nil
+	note := noting && c == '{' // anything else is not ok: the decoder's to read
 	var m memberNote
-	if keep && s.idKey != nil {
+	if noting {
 		s.id, m = idNote{}, memberNote{name: -1, value: -1, from: -1}
 	}
 	for {

@@ -150,7 +150,7 @@ func (s *Store) snapOps(o *opList, ks *keySet, b Batch) {
 			chunk := sn.Data[n*chunkSize : min(len(sn.Data), (n+1)*chunkSize)]
 			chunks.add(bk, chunkField(field, n), chunk)
 		}
-		if !isNew && n < maxChunks {
+		if !isNew {
 			stale.add(bk, chunkFieldArgs(field, n)...)
 		}
 		if k := strconv.Itoa(set) + ":" + bucket; !inSet[k] {
