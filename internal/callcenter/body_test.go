@@ -75,23 +75,63 @@ func TestOnlyOnceNoCopy(t *testing.T) {
 func TestReadBody(t *testing.T) {
 	const text = "0123456789"
 	for _, tc := range []struct {
-		name   string
-		size   int64
-		limit  int64
-		want   string
-		pooled bool
+		name  string
+		size  int64
+		limit int64
+		want  string
 	}{
-		{"known", 10, 100, text, false},
-		{"unknown", -1, 100, text, true},
-		{"larger than the limit", 10, 5, text[:5], true},
-		{"announced short", 4, 100, text, false},
+		{"known", 10, 100, text},
+		{"unknown", -1, 100, text},
+		{"larger than the limit", 10, 5, text[:5]},
+		{"announced short", 4, 100, text},
 	} {
 		b, err := readBody(strings.NewReader(text), tc.size, tc.limit)
-		if err != nil || string(b.data) != tc.want || (b.pooled != nil) != tc.pooled {
-			t.Errorf("%s: got %q (pooled %v), %v; want %q (pooled %v)", tc.name, b.data, b.pooled != nil, err, tc.want, tc.pooled)
+		if err != nil || string(b.data) != tc.want {
+			t.Errorf("%s: got %q, %v; want %q", tc.name, b.data, err, tc.want)
 		}
 		b.release()
 	}
 	big := body{pooled: bytes.NewBuffer(make([]byte, 0, maxPooledBody+1))}
 	big.release() // dropped, not kept: no way to observe but no panic either
+}
+
+// A released body's buffer serves the next body that fits in it; at most
+// maxKeptBodies are kept, the largest, and none over maxPooledBody.
+func TestReadBodyReuses(t *testing.T) {
+	bodyBuffers.Lock()
+	bodyBuffers.free = nil
+	bodyBuffers.Unlock()
+	first, err := readBody(strings.NewReader(strings.Repeat("a", 4000)), 4000, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first.release()
+	second, err := readBody(strings.NewReader("short"), 5, 1<<20)
+	if err != nil || string(second.data) != "short" {
+		t.Fatalf("got %q, %v", second.data, err)
+	}
+	if &second.data[:1][0] != &first.data[:1][0] {
+		t.Errorf("a body that fits a kept buffer was read into a new one")
+	}
+	second.release()
+	for _, n := range []int{100, 20000, 9000} {
+		b, err := readBody(strings.NewReader(strings.Repeat("b", n)), int64(n), 1<<20)
+		if err != nil || len(b.data) != n {
+			t.Fatalf("%d bytes: got %d, %v", n, len(b.data), err)
+		}
+		defer b.release()
+	}
+	(body{pooled: bytes.NewBuffer(make([]byte, 0, maxPooledBody+1))}).release()
+	t.Cleanup(func() {
+		bodyBuffers.Lock()
+		defer bodyBuffers.Unlock()
+		if len(bodyBuffers.free) > maxKeptBodies {
+			t.Errorf("%d buffers kept, want at most %d", len(bodyBuffers.free), maxKeptBodies)
+		}
+		for _, b := range bodyBuffers.free {
+			if b.Cap() > maxPooledBody || b.Cap() < 9000 {
+				t.Errorf("kept a buffer of %d bytes: want the largest, none over %d", b.Cap(), maxPooledBody)
+			}
+		}
+	})
 }
