@@ -30,14 +30,14 @@ func TestParseAck(t *testing.T) {
 			if tc.status != "" {
 				m.Header.Set("Status", tc.status)
 			}
-			got, err := parseAck(m)
+			got, err := parseAck(m, "CALLCENTER")
 			if !errors.Is(err, tc.err) || got != tc.want {
 				t.Errorf("parseAck(%s) = %+v, %v; want %+v, %v", tc.data, got, err, tc.want, tc.err)
 			}
 		})
 	}
 	m := &nats.Msg{Data: []byte(`{"error":{"code":400,"err_code":10060,"description":"expected stream does not match"}}`)}
-	_, err := parseAck(m)
+	_, err := parseAck(m, "CALLCENTER")
 	var api *jetstream.APIError
 	if !errors.As(err, &api) || api.ErrorCode != 10060 {
 		t.Errorf("an API error reads as %v, want the APIError 10060", err)
