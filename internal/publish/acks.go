@@ -302,8 +302,8 @@ func (w *ackWindow) reset() {
 
 // parseAck reads a reply: a PubAck, a JetStream API error, or no responders.
 // The server writes a PubAck as {"stream":"NAME","seq":N[,"duplicate":true]...}:
-// read in place; anything else goes through encoding/json.
-// stream is the name the PubAck is expected to carry (see fastAck).
+// read in place (stream: the name it is expected to carry, see fastAck);
+// anything else goes through encoding/json.
 func parseAck(m *nats.Msg, stream string) (jetstream.PubAck, error) {
 	if len(m.Data) == 0 && m.Header.Get("Status") == "503" {
 		return jetstream.PubAck{}, jetstream.ErrNoStreamResponse

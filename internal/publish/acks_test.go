@@ -18,6 +18,7 @@ func TestParseAck(t *testing.T) {
 		err        error
 	}{
 		{name: "stored", data: `{"stream":"CALLCENTER","seq":42}`, want: jetstream.PubAck{Stream: "CALLCENTER", Sequence: 42}},
+		{name: "another stream", data: `{"stream":"OTHER","seq":5}`, want: jetstream.PubAck{Stream: "OTHER", Sequence: 5}},
 		{name: "duplicate", data: `{"stream":"CALLCENTER","seq":7,"duplicate":true}`, want: jetstream.PubAck{Stream: "CALLCENTER", Sequence: 7, Duplicate: true}},
 		{name: "domain", data: `{"stream":"S","seq":9,"domain":"hub"}`, want: jetstream.PubAck{Stream: "S", Sequence: 9, Domain: "hub"}},
 		{name: "other order", data: `{"seq":3,"stream":"S"}`, want: jetstream.PubAck{Stream: "S", Sequence: 3}},
