@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unsafe"
 	"weak"
 
 	"github.com/nats-io/nats.go"
@@ -194,15 +193,12 @@ func (w *ackWindow) publish(msg *nats.Msg) (uint64, error) {
 	w.mu.Lock()
 	seq := w.push()
 	w.mu.Unlock()
-	// The reply subject is handed to nats.go as a string over w.reply rather than
-	// a string of its own (two allocations a message, with the sequence's
-	// digits): PublishMsg copies it into the connection's buffer (or, while
-	// reconnecting, its pending buffer) before it returns, and msg forgets it
-	// after, so nothing reads it once w.reply is written again.
+	// One allocation for the reply subject (the string), not two (the
+	// sequence's digits and the concatenation): the window's prefix is kept in
+	// a buffer the digits are written after.
 	w.reply = strconv.AppendUint(w.reply[:w.prefix], seq, 10)
-	msg.Reply = unsafe.String(unsafe.SliceData(w.reply), len(w.reply))
+	msg.Reply = string(w.reply)
 	err := w.hub.nc.PublishMsg(msg)
-	msg.Reply = ""
 	if err != nil {
 		w.mu.Lock()
 		if w.pending() > 0 && w.first+uint64(w.pending()) == seq+1 {
