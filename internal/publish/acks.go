@@ -83,13 +83,15 @@ func (h *ackHub) start() error {
 	return h.err
 }
 
-// open returns a new window (see ackWindow), forgotten once unreachable.
-func (h *ackHub) open() *ackWindow {
+// open returns a new window (see ackWindow) for messages to stream, forgotten
+// once unreachable.
+func (h *ackHub) open(stream string) *ackWindow {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.next++
-	w := &ackWindow{hub: h, id: h.next, got: make(chan struct{}, 1)}
-	w.reply = h.prefix + strconv.FormatUint(w.id, 10) + "."
+	w := &ackWindow{hub: h, id: h.next, stream: stream, got: make(chan struct{}, 1)}
+	w.reply = fmt.Appendf(make([]byte, 0, len(h.prefix)+2*20+1), "%s%d.", h.prefix, w.id) // room for two numbers
+	w.prefix = len(w.reply)
 	h.windows[w.id] = weak.Make(w)
 	runtime.AddCleanup(w, h.forget, w.id)
 	return w
@@ -115,17 +117,21 @@ func (h *ackHub) deliver(m *nats.Msg) {
 	w := h.windows[wid].Value()
 	h.mu.Unlock()
 	if w != nil {
-		ack, err := parseAck(m)
+		ack, err := parseAck(m, w.stream)
 		w.put(seq, ack, err)
 	}
 }
 
 // ackWindow holds one relay run's replies, oldest first.
 type ackWindow struct {
-	hub   *ackHub
-	id    uint64
-	reply string        // <prefix><id>.
-	got   chan struct{} // signalled when a reply arrives
+	hub    *ackHub
+	id     uint64
+	stream string        // the stream its messages expect: the name their PubAcks carry
+	got    chan struct{} // signalled when a reply arrives
+	// reply is <prefix><id>. (its first prefix bytes) and the sequence of the
+	// message being published: the reply subject, written in place (publish).
+	reply  []byte
+	prefix int
 
 	mu sync.Mutex
 	// slots[head:] are the replies to first, first+1, ... as they come: a
@@ -179,6 +185,7 @@ type ackSlot struct {
 }
 
 // publish sends msg with a reply subject of the window and returns its sequence.
+// One message at a time: it is not safe for concurrent use.
 func (w *ackWindow) publish(msg *nats.Msg) (uint64, error) {
 	if err := w.hub.start(); err != nil {
 		return 0, err
@@ -186,8 +193,13 @@ func (w *ackWindow) publish(msg *nats.Msg) (uint64, error) {
 	w.mu.Lock()
 	seq := w.push()
 	w.mu.Unlock()
-	msg.Reply = w.reply + strconv.FormatUint(seq, 10)
-	if err := w.hub.nc.PublishMsg(msg); err != nil {
+	// One allocation for the reply subject (the string), not two (the
+	// sequence's digits and the concatenation): the window's prefix is kept in
+	// a buffer the digits are written after.
+	w.reply = strconv.AppendUint(w.reply[:w.prefix], seq, 10)
+	msg.Reply = string(w.reply)
+	err := w.hub.nc.PublishMsg(msg)
+	if err != nil {
 		w.mu.Lock()
 		if w.pending() > 0 && w.first+uint64(w.pending()) == seq+1 {
 			w.slots = w.slots[:len(w.slots)-1] // not sent: the next takes its number
@@ -286,12 +298,13 @@ func (w *ackWindow) reset() {
 
 // parseAck reads a reply: a PubAck, a JetStream API error, or no responders.
 // The server writes a PubAck as {"stream":"NAME","seq":N[,"duplicate":true]...}:
-// read in place; anything else goes through encoding/json.
-func parseAck(m *nats.Msg) (jetstream.PubAck, error) {
+// read in place (stream: the name it is expected to carry, see fastAck);
+// anything else goes through encoding/json.
+func parseAck(m *nats.Msg, stream string) (jetstream.PubAck, error) {
 	if len(m.Data) == 0 && m.Header.Get("Status") == "503" {
 		return jetstream.PubAck{}, jetstream.ErrNoStreamResponse
 	}
-	if ack, ok := fastAck(m.Data); ok {
+	if ack, ok := fastAck(m.Data, stream); ok {
 		return ack, nil
 	}
 	var r struct {
@@ -311,8 +324,10 @@ func parseAck(m *nats.Msg) (jetstream.PubAck, error) {
 }
 
 // fastAck reads the usual PubAck, {"stream":"NAME","seq":N} with at most
-// "duplicate" and "domain" after; false for anything else.
-func fastAck(b []byte) (jetstream.PubAck, bool) {
+// "duplicate" and "domain" after; false for anything else. A PubAck naming stream
+// (every one, for messages that expect it) takes stream's string rather than a
+// copy of the name.
+func fastAck(b []byte, stream string) (jetstream.PubAck, bool) {
 	const head = `{"stream":"`
 	if !bytes.HasPrefix(b, []byte(head)) || b[len(b)-1] != '}' {
 		return jetstream.PubAck{}, false
@@ -322,7 +337,10 @@ func fastAck(b []byte) (jetstream.PubAck, bool) {
 	if end <= 0 || bytes.IndexByte(b[:end], '\\') >= 0 {
 		return jetstream.PubAck{}, false
 	}
-	ack := jetstream.PubAck{Stream: string(b[:end])}
+	ack := jetstream.PubAck{Stream: stream}
+	if string(b[:end]) != stream {
+		ack.Stream = string(b[:end])
+	}
 	b = b[end+1:]
 	const seq = `,"seq":`
 	if !bytes.HasPrefix(b, []byte(seq)) {

@@ -18,6 +18,7 @@ func TestParseAck(t *testing.T) {
 		err        error
 	}{
 		{name: "stored", data: `{"stream":"CALLCENTER","seq":42}`, want: jetstream.PubAck{Stream: "CALLCENTER", Sequence: 42}},
+		{name: "another stream", data: `{"stream":"OTHER","seq":5}`, want: jetstream.PubAck{Stream: "OTHER", Sequence: 5}},
 		{name: "duplicate", data: `{"stream":"CALLCENTER","seq":7,"duplicate":true}`, want: jetstream.PubAck{Stream: "CALLCENTER", Sequence: 7, Duplicate: true}},
 		{name: "domain", data: `{"stream":"S","seq":9,"domain":"hub"}`, want: jetstream.PubAck{Stream: "S", Sequence: 9, Domain: "hub"}},
 		{name: "other order", data: `{"seq":3,"stream":"S"}`, want: jetstream.PubAck{Stream: "S", Sequence: 3}},
@@ -30,14 +31,14 @@ func TestParseAck(t *testing.T) {
 			if tc.status != "" {
 				m.Header.Set("Status", tc.status)
 			}
-			got, err := parseAck(m)
+			got, err := parseAck(m, "CALLCENTER")
 			if !errors.Is(err, tc.err) || got != tc.want {
 				t.Errorf("parseAck(%s) = %+v, %v; want %+v, %v", tc.data, got, err, tc.want, tc.err)
 			}
 		})
 	}
 	m := &nats.Msg{Data: []byte(`{"error":{"code":400,"err_code":10060,"description":"expected stream does not match"}}`)}
-	_, err := parseAck(m)
+	_, err := parseAck(m, "CALLCENTER")
 	var api *jetstream.APIError
 	if !errors.As(err, &api) || api.ErrorCode != 10060 {
 		t.Errorf("an API error reads as %v, want the APIError 10060", err)

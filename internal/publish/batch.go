@@ -89,22 +89,22 @@ func (r *Relay) sendOne(ctx context.Context, rec event.Committed, until time.Tim
 // ack returns the acknowledgement or error of the message numbered seq, the
 // oldest awaited, and true; when it is not in yet, nothing and false unless
 // wait, then it waits at most AckWait.
-func (r *Relay) ack(ctx context.Context, seq uint64, wait bool) (*jetstream.PubAck, error, bool) {
+func (r *Relay) ack(ctx context.Context, seq uint64, wait bool) (jetstream.PubAck, error, bool) {
 	ack, err, ok := r.replies.take(seq)
 	if !ok {
 		if !wait {
-			return nil, nil, false
+			return jetstream.PubAck{}, nil, false
 		}
 		ack, err = r.replies.wait(ctx, seq, r.cfg.AckWait)
 	}
 	if err != nil {
-		return nil, err, true
+		return jetstream.PubAck{}, err, true
 	}
-	return &ack, nil, true
+	return ack, nil, true
 }
 
 // acked records in's acknowledgement: counters, span, callbacks.
-func (r *Relay) acked(ack *jetstream.PubAck, in *inflight) {
+func (r *Relay) acked(ack jetstream.PubAck, in *inflight) {
 	rec := in.rec
 	if in.healed {
 		r.Stats.Healed.Add(1)

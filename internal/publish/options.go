@@ -25,7 +25,7 @@ func WithPublishObserver(f func(published []Published)) RelayOption {
 // Published is a record the stream acknowledged, and the acknowledgement.
 type Published struct {
 	event.Committed
-	Ack *jetstream.PubAck
+	Ack jetstream.PubAck
 }
 
 // WithTruncationObserver calls f once for each record stored in reduced form,

@@ -123,7 +123,7 @@ func NewRelay(nc *nats.Conn, streams jetstream.StreamManager, outbox Outbox, cfg
 	if cfg.Idle <= 0 {
 		cfg.Idle = 250 * time.Millisecond
 	}
-	r := &Relay{replies: hubOf(nc).open(), streams: streams, outbox: outbox, cfg: cfg, log: log, withdrawn: map[string]int{}, tracer: noop.NewTracerProvider().Tracer("")}
+	r := &Relay{replies: hubOf(nc).open(cfg.Stream), streams: streams, outbox: outbox, cfg: cfg, log: log, withdrawn: map[string]int{}, tracer: noop.NewTracerProvider().Tracer("")}
 	for _, o := range opts {
 		o(r)
 	}

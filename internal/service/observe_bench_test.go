@@ -27,7 +27,7 @@ func BenchmarkPublishObserver(b *testing.B) {
 	s := testSettings(&simtest.World{URL: "http://127.0.0.1:1"}, "nats://127.0.0.1:1", "redis://127.0.0.1:1", "i-1")
 	board := newStatusBoard("v").add(s)
 	types := []events.Type{events.CallCreated, events.CallEnded, events.Type("participant.status_changed"), events.Type("metric.finalized"), events.Type("user.status_changed"), events.Type("call.updated")}
-	ack := &jetstream.PubAck{Stream: "CALLCENTER"}
+	ack := jetstream.PubAck{Stream: "CALLCENTER"}
 	batch := make([]publish.Published, 512)
 	for i := range batch {
 		batch[i] = publish.Published{Ack: ack, Committed: event.Committed{StreamID: "1-" + strconv.Itoa(i), Message: event.Message{
