@@ -23,6 +23,18 @@ import (
 // takes about 8,000 values at most.
 const opArgsMax = 1000
 
+// A string or a []byte boxed as an argument ([]any) takes an allocation of its
+// own, a pointer none. go-redis writes a *string as the string it points at and
+// an encoding.BinaryMarshaler as the bytes it returns, the same bytes as the
+// values themselves: so a commit passes its ids as pointers into the batch, and
+// its chunks as pointers into one slice of them (chunk).
+
+// chunk is a piece of a snapshot's data as a script argument.
+type chunk []byte
+
+// MarshalBinary returns the chunk's bytes, as go-redis writes them.
+func (c *chunk) MarshalBinary() ([]byte, error) { return *c, nil }
+
 // opList is the commands of one commit, in the order they run.
 type opList struct {
 	args []any
@@ -110,12 +122,12 @@ func (s *Store) snapOps(o *opList, ks *keySet, b Batch) {
 	ps := s.places(ks)
 	var delSingle, delChunks keyed
 	var delEmptied emptied
-	for _, d := range b.Deletes {
+	for j, d := range b.Deletes {
 		if _, written := last[d]; written {
 			continue
 		}
 		p, field := ps.of(d.Kind, d.ID)
-		delSingle.add(p.single, d.ID)
+		delSingle.add(p.single, &b.Deletes[j].ID)
 		if p.key > 0 {
 			delChunks.add(p.key, chunkArgs[field][:]...)
 			delEmptied.add(p)
@@ -127,7 +139,13 @@ func (s *Store) snapOps(o *opList, ks *keySet, b Batch) {
 
 	var leaveSingle, toSingle, chunks, stale, leaveBucket, sets keyed
 	var moved emptied
+	n := 0
+	for _, sn := range b.Snapshots {
+		n += min(maxChunks, max(1, (len(sn.Data)+chunkSize-1)/chunkSize))
+	}
+	pieces := make([]chunk, 0, n)
 	for i, sn := range b.Snapshots {
+		id := &b.Snapshots[i].ID
 		ref := Ref{Kind: sn.Kind, ID: sn.ID}
 		if last[ref] != i {
 			continue
@@ -135,7 +153,7 @@ func (s *Store) snapOps(o *opList, ks *keySet, b Batch) {
 		isNew := fresh[ref]
 		p, field := ps.of(sn.Kind, sn.ID)
 		if p.key == 0 || len(sn.Data) > maxChunks*chunkSize {
-			toSingle.add(p.single, sn.ID, sn.Data)
+			toSingle.add(p.single, id, (*chunk)(&b.Snapshots[i].Data))
 			if p.key > 0 && !isNew {
 				leaveBucket.add(p.key, chunkArgs[field][:]...)
 				moved.add(p)
@@ -143,12 +161,12 @@ func (s *Store) snapOps(o *opList, ks *keySet, b Batch) {
 			continue
 		}
 		if !isNew {
-			leaveSingle.add(p.single, sn.ID)
+			leaveSingle.add(p.single, id)
 		}
 		n := 0
 		for ; n == 0 || n*chunkSize < len(sn.Data); n++ {
-			chunk := sn.Data[n*chunkSize : min(len(sn.Data), (n+1)*chunkSize)]
-			chunks.add(p.key, chunkArgs[field][n], chunk)
+			pieces = append(pieces, sn.Data[n*chunkSize:min(len(sn.Data), (n+1)*chunkSize)])
+			chunks.add(p.key, chunkArgs[field][n], &pieces[len(pieces)-1])
 		}
 		if !isNew {
 			stale.add(p.key, chunkArgs[field][n:]...)
@@ -190,8 +208,8 @@ func (s *Store) callOps(o *opList, ks *keySet, b Batch) {
 	}
 	var opened, ids []any
 	var unended keyed
-	for _, t := range b.Open {
-		id := any(t.ID)
+	for i, t := range b.Open {
+		id := &b.Open[i].ID
 		opened = append(opened, t.At.UnixMilli(), id)
 		ids = append(ids, id)
 		if tp, f, ok := placeOf(t.ID); ok {
@@ -206,8 +224,8 @@ func (s *Store) callOps(o *opList, ks *keySet, b Batch) {
 	var closed, bucketed, unbucketed []any
 	var ended keyed
 	var firsts []*terminalPlace // the buckets of b.Terminal, in order of first use
-	for _, t := range b.Terminal {
-		at, id := t.At.UnixMilli(), any(t.ID)
+	for i, t := range b.Terminal {
+		at, id := t.At.UnixMilli(), &b.Terminal[i].ID
 		closed = append(closed, id)
 		tp, f, ok := placeOf(t.ID)
 		if !ok {
