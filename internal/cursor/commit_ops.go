@@ -139,11 +139,11 @@ func (s *Store) snapOps(o *opList, ks *keySet, b Batch) {
 
 	var leaveSingle, toSingle, chunks, stale, leaveBucket, sets keyed
 	var moved emptied
-	n := 0
+	most := 0 // chunks: sized for all, pieces never grows under the pointers into it
 	for _, sn := range b.Snapshots {
-		n += min(maxChunks, max(1, (len(sn.Data)+chunkSize-1)/chunkSize))
+		most += min(maxChunks, max(1, (len(sn.Data)+chunkSize-1)/chunkSize))
 	}
-	pieces := make([]chunk, 0, n)
+	pieces := make([]chunk, 0, most)
 	for i, sn := range b.Snapshots {
 		id := &b.Snapshots[i].ID
 		ref := Ref{Kind: sn.Kind, ID: sn.ID}
