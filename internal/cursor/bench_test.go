@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/callbus/callbus/internal/event"
+	"github.com/callbus/callbus/internal/testkit/cpumeter"
 )
 
 // BenchmarkCommit commits batches of 100 events and 100 call snapshots, each
@@ -39,6 +40,7 @@ func BenchmarkCommit(b *testing.B) {
 	}
 	ctx := b.Context()
 	b.ReportAllocs()
+	defer cpumeter.PerOp(b)()
 	n, seen := 0, ""
 	for b.Loop() {
 		bt := batch(n)
@@ -57,6 +59,43 @@ func BenchmarkCommit(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(n*100), "µs/event")
+}
+
+// BenchmarkGetSnapshots reads 1,000 call snapshots of 174 bytes (three chunks,
+// the size of the simulator's backlog calls) as the poller does: "full" with
+// consecutive ids, every bucket read whole (HGETALL), "sparse" with two ids per
+// bucket (HMGET of their chunks).
+func BenchmarkGetSnapshots(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		step int
+	}{{"full", 1}, {"sparse", 16}} {
+		b.Run(c.name, func(b *testing.B) {
+			e := newEnv(b)
+			l := mustAcquire(b, e.store, "bench", time.Hour)
+			rng := rand.New(rand.NewPCG(5, 6))
+			ids := make([]string, 1000)
+			var bt Batch
+			for i := range ids {
+				ids[i] = strconv.Itoa(1_000_000 + i*c.step)
+				data := make([]byte, 174)
+				for j := range data {
+					data[j] = byte(rng.IntN(256))
+				}
+				bt.Snapshots = append(bt.Snapshots, Snapshot{Kind: "call", ID: ids[i], Data: data})
+			}
+			mustCommit(b, e.store, l, bt)
+			ctx := b.Context()
+			b.ReportAllocs()
+			defer cpumeter.PerOp(b)()
+			for b.Loop() {
+				got, err := e.store.GetSnapshots(ctx, "call", ids)
+				if err != nil || len(got) != len(ids) {
+					b.Fatalf("GetSnapshots = %d snapshots, %v", len(got), err)
+				}
+			}
+		})
+	}
 }
 
 // BenchmarkTrackedCallMemory reports the Redis bytes per tracked call (MEMORY

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/callbus/callbus/internal/event"
@@ -254,15 +255,48 @@ func (ks *keySet) index(key string) int {
 	return len(ks.keys)
 }
 
-// snapPlace names where a snapshot of kind id may live, as KEYS indexes: the
-// kind's single hash and, for a bucketed kind and id, its bucket (else 0), the
-// id's field there, the bucket set and the bucket's number in it.
-func (s *Store) snapPlace(ks *keySet, kind, id string) (single, bucketKey int, field string, set int, bucket string) {
-	single = ks.index(s.k.snap(kind))
-	if s.bucketed(kind) {
-		if b, f, ok := bucketOf(id, snapBucketBits); ok {
-			return single, ks.index(s.k.bucket(kind, b)), f, ks.index(s.k.buckets(kind)), b
-		}
+// place is where the snapshots of one kind and bucket live, as KEYS indexes:
+// the kind's single hash and, for a bucket (key > 0), its hash, the kind's
+// bucket set and the bucket's number as a member of that set (set 0 and number
+// "" for none).
+type place struct {
+	single, key, set int
+	number           any
+	listed           bool // the commit adds number to set (snapOps)
+}
+
+// places finds where a script's snapshots live, naming the keys of each kind
+// and bucket once rather than once per snapshot.
+type places struct {
+	s  *Store
+	ks *keySet
+	at map[placeRef]*place
+}
+
+type placeRef struct {
+	kind     string
+	bucket   uint64
+	bucketed bool
+}
+
+func (s *Store) places(ks *keySet) *places {
+	return &places{s: s, ks: ks, at: map[placeRef]*place{}}
+}
+
+// of returns where kind's snapshot of id lives and, in a bucket (p.key > 0),
+// its field there (an index of chunkArgs).
+func (ps *places) of(kind, id string) (p *place, field int) {
+	ref := placeRef{kind: kind}
+	if ps.s.bucketed(kind) {
+		ref.bucket, field, ref.bucketed = bucketOf(id, snapBucketBits)
 	}
-	return single, 0, "", 0, ""
+	if p = ps.at[ref]; p == nil {
+		p = &place{single: ps.ks.index(ps.s.k.snap(kind)), number: ""}
+		if ref.bucketed {
+			b := strconv.FormatUint(ref.bucket, 10)
+			p.key, p.set, p.number = ps.ks.index(ps.s.k.bucket(kind, b)), ps.ks.index(ps.s.k.buckets(kind)), b
+		}
+		ps.at[ref] = p
+	}
+	return p, field
 }

@@ -23,6 +23,18 @@ import (
 // takes about 8,000 values at most.
 const opArgsMax = 1000
 
+// A string or a []byte boxed as an argument ([]any) takes an allocation of its
+// own, a pointer none. go-redis writes a *string as the string it points at and
+// an encoding.BinaryMarshaler as the bytes it returns, the same bytes as the
+// values themselves: so a commit passes its ids as pointers into the batch, and
+// its chunks as pointers into one slice of them (chunk).
+
+// chunk is a piece of a snapshot's data as a script argument.
+type chunk []byte
+
+// MarshalBinary returns the chunk's bytes, as go-redis writes them.
+func (c *chunk) MarshalBinary() ([]byte, error) { return *c, nil }
+
 // opList is the commands of one commit, in the order they run.
 type opList struct {
 	args []any
@@ -69,23 +81,23 @@ func (g *keyed) emit(o *opList, cmd string, self bool, prefix ...any) {
 // emptied is the buckets a commit may have emptied: each leaves its bucket set
 // when its hash no longer exists.
 type emptied struct {
-	seen map[int]bool
-	ops  [][3]any // bucket key, bucket set key, bucket number
+	seen map[*place]bool
+	ops  []*place
 }
 
-func (e *emptied) add(bucketKey, set int, bucket string) {
+func (e *emptied) add(p *place) {
 	if e.seen == nil {
-		e.seen = map[int]bool{}
+		e.seen = map[*place]bool{}
 	}
-	if !e.seen[bucketKey] {
-		e.seen[bucketKey] = true
-		e.ops = append(e.ops, [3]any{bucketKey, set, bucket})
+	if !e.seen[p] {
+		e.seen[p] = true
+		e.ops = append(e.ops, p)
 	}
 }
 
 func (e *emptied) emit(o *opList) {
-	for _, op := range e.ops {
-		o.add(-op[0].(int), "SREM", op[1].(int), nil, []any{op[2]})
+	for _, p := range e.ops {
+		o.add(-p.key, "SREM", p.set, nil, []any{p.number})
 	}
 }
 
@@ -107,17 +119,18 @@ func (s *Store) snapOps(o *opList, ks *keySet, b Batch) {
 	for _, d := range b.Deletes {
 		delete(fresh, d)
 	}
+	ps := s.places(ks)
 	var delSingle, delChunks keyed
 	var delEmptied emptied
-	for _, d := range b.Deletes {
+	for j, d := range b.Deletes {
 		if _, written := last[d]; written {
 			continue
 		}
-		single, bk, field, set, bucket := s.snapPlace(ks, d.Kind, d.ID)
-		delSingle.add(single, d.ID)
-		if bk > 0 {
-			delChunks.add(bk, chunkFieldArgs(field, 0)...)
-			delEmptied.add(bk, set, bucket)
+		p, field := ps.of(d.Kind, d.ID)
+		delSingle.add(p.single, &b.Deletes[j].ID)
+		if p.key > 0 {
+			delChunks.add(p.key, chunkArgs[field][:]...)
+			delEmptied.add(p)
 		}
 	}
 	delSingle.emit(o, "HDEL", true)
@@ -126,36 +139,41 @@ func (s *Store) snapOps(o *opList, ks *keySet, b Batch) {
 
 	var leaveSingle, toSingle, chunks, stale, leaveBucket, sets keyed
 	var moved emptied
-	inSet := map[string]bool{}
+	most := 0 // chunks: sized for all, pieces never grows under the pointers into it
+	for _, sn := range b.Snapshots {
+		most += min(maxChunks, max(1, (len(sn.Data)+chunkSize-1)/chunkSize))
+	}
+	pieces := make([]chunk, 0, most)
 	for i, sn := range b.Snapshots {
+		id := &b.Snapshots[i].ID
 		ref := Ref{Kind: sn.Kind, ID: sn.ID}
 		if last[ref] != i {
 			continue
 		}
 		isNew := fresh[ref]
-		single, bk, field, set, bucket := s.snapPlace(ks, sn.Kind, sn.ID)
-		if bk == 0 || len(sn.Data) > maxChunks*chunkSize {
-			toSingle.add(single, sn.ID, sn.Data)
-			if bk > 0 && !isNew {
-				leaveBucket.add(bk, chunkFieldArgs(field, 0)...)
-				moved.add(bk, set, bucket)
+		p, field := ps.of(sn.Kind, sn.ID)
+		if p.key == 0 || len(sn.Data) > maxChunks*chunkSize {
+			toSingle.add(p.single, id, (*chunk)(&b.Snapshots[i].Data))
+			if p.key > 0 && !isNew {
+				leaveBucket.add(p.key, chunkArgs[field][:]...)
+				moved.add(p)
 			}
 			continue
 		}
 		if !isNew {
-			leaveSingle.add(single, sn.ID)
+			leaveSingle.add(p.single, id)
 		}
 		n := 0
 		for ; n == 0 || n*chunkSize < len(sn.Data); n++ {
-			chunk := sn.Data[n*chunkSize : min(len(sn.Data), (n+1)*chunkSize)]
-			chunks.add(bk, chunkField(field, n), chunk)
+			pieces = append(pieces, sn.Data[n*chunkSize:min(len(sn.Data), (n+1)*chunkSize)])
+			chunks.add(p.key, chunkArgs[field][n], &pieces[len(pieces)-1])
 		}
 		if !isNew {
-			stale.add(bk, chunkFieldArgs(field, n)...)
+			stale.add(p.key, chunkArgs[field][n:]...)
 		}
-		if k := strconv.Itoa(set) + ":" + bucket; !inSet[k] {
-			inSet[k] = true
-			sets.add(set, bucket)
+		if !p.listed {
+			p.listed = true
+			sets.add(p.set, p.number)
 		}
 	}
 	leaveSingle.emit(o, "HDEL", true)
@@ -167,15 +185,6 @@ func (s *Store) snapOps(o *opList, ks *keySet, b Batch) {
 	moved.emit(o)
 }
 
-// chunkFieldArgs are the fields of a snapshot's chunks from chunk n on.
-func chunkFieldArgs(field string, n int) []any {
-	out := make([]any, 0, maxChunks-n)
-	for ; n < maxChunks; n++ {
-		out = append(out, chunkField(field, n))
-	}
-	return out
-}
-
 // callOps lays out the batch's open calls, then its terminal ones. A bucketed
 // call id has its terminal entry in its terminal bucket's hash (field → ended, in
 // whole seconds: see terminalEnd), the bucket in tb with the earliest end of its
@@ -183,14 +192,29 @@ func chunkFieldArgs(field string, n int) []any {
 // sorted set (score: ended ms).
 func (s *Store) callOps(o *opList, ks *keySet, b Batch) {
 	open, terminal, tb := ks.index(s.k.open), ks.index(s.k.terminal), ks.index(s.k.tb)
+	buckets := map[uint64]*terminalPlace{}
+	placeOf := func(id string) (*terminalPlace, int, bool) {
+		n, f, ok := bucketOf(id, terminalBucketBits)
+		if !ok {
+			return nil, 0, false
+		}
+		tp := buckets[n]
+		if tp == nil {
+			num := strconv.FormatUint(n, 10)
+			tp = &terminalPlace{key: ks.index(s.k.terminalBucket(num)), number: num}
+			buckets[n] = tp
+		}
+		return tp, f, true
+	}
 	var opened, ids []any
 	var unended keyed
-	for _, t := range b.Open {
-		opened = append(opened, t.At.UnixMilli(), t.ID)
-		ids = append(ids, t.ID)
-		if bk, f, ok := bucketOf(t.ID, terminalBucketBits); ok {
+	for i, t := range b.Open {
+		id := &b.Open[i].ID
+		opened = append(opened, t.At.UnixMilli(), id)
+		ids = append(ids, id)
+		if tp, f, ok := placeOf(t.ID); ok {
 			// tb's score of the bucket may now be early: prune mends it.
-			unended.add(ks.index(s.k.terminalBucket(bk)), f)
+			unended.add(tp.key, fieldArgs[f])
 		}
 	}
 	o.add(0, "ZADD", open, nil, opened)
@@ -199,34 +223,43 @@ func (s *Store) callOps(o *opList, ks *keySet, b Batch) {
 
 	var closed, bucketed, unbucketed []any
 	var ended keyed
-	earliest := map[string]int64{}
-	var buckets []string
-	for _, t := range b.Terminal {
-		at := t.At.UnixMilli()
-		closed = append(closed, t.ID)
-		bk, f, ok := bucketOf(t.ID, terminalBucketBits)
+	var firsts []*terminalPlace // the buckets of b.Terminal, in order of first use
+	for i, t := range b.Terminal {
+		at, id := t.At.UnixMilli(), &b.Terminal[i].ID
+		closed = append(closed, id)
+		tp, f, ok := placeOf(t.ID)
 		if !ok {
-			unbucketed = append(unbucketed, at, t.ID)
+			unbucketed = append(unbucketed, at, id)
 			continue
 		}
-		bucketed = append(bucketed, t.ID)
+		bucketed = append(bucketed, id)
 		secs := terminalEnd(t.At)
-		ended.add(ks.index(s.k.terminalBucket(bk)), f, secs)
+		ended.add(tp.key, fieldArgs[f], secs)
 		at = secs * 1000 // tb's score, as the prune script computes it from the bucket
-		if e, seen := earliest[bk]; !seen || at < e {
-			if !seen {
-				buckets = append(buckets, bk)
-			}
-			earliest[bk] = at
+		if !tp.ended {
+			tp.ended, tp.earliest = true, at
+			firsts = append(firsts, tp)
+		} else if at < tp.earliest {
+			tp.earliest = at
 		}
 	}
 	o.add(0, "ZREM", open, nil, closed)
 	o.add(terminal, "ZREM", terminal, nil, bucketed)
 	ended.emit(o, "HSET", false)
-	firsts := make([]any, 0, 2*len(buckets))
-	for _, bk := range buckets {
-		firsts = append(firsts, earliest[bk], bk)
+	scores := make([]any, 0, 2*len(firsts))
+	for _, tp := range firsts {
+		scores = append(scores, tp.earliest, tp.number)
 	}
-	o.add(0, "ZADD", tb, []any{"LT"}, firsts)
+	o.add(0, "ZADD", tb, []any{"LT"}, scores)
 	o.add(0, "ZADD", terminal, nil, unbucketed)
+}
+
+// terminalPlace is a terminal bucket of a commit: its hash as a KEYS index, its
+// number as tb's member and, once a call of the batch ended in it, its earliest
+// end (ms).
+type terminalPlace struct {
+	key      int
+	number   any
+	ended    bool
+	earliest int64
 }

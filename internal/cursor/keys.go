@@ -88,14 +88,16 @@ const (
 )
 
 // bucketOf splits a call id into its bucket number and its field in a bucket of
-// 2^bits ids; ok is false for an id that is not a non-negative integer in
-// canonical form, which stays out of buckets.
-func bucketOf(id string, bits uint) (bucket, field string, ok bool) {
+// 2^bits ids (an index of fieldArgs, and of chunkArgs for a snapshot bucket); ok
+// is false for an id that is not a non-negative integer in canonical form, which
+// stays out of buckets.
+func bucketOf(id string, bits uint) (bucket uint64, field int, ok bool) {
 	n, err := strconv.ParseUint(id, 10, 63)
-	if err != nil || strconv.FormatUint(n, 10) != id {
-		return "", "", false
+	// In base 10 ParseUint takes digits only: canonical is without leading zeros.
+	if err != nil || len(id) > 1 && id[0] == '0' {
+		return 0, 0, false
 	}
-	return strconv.FormatUint(n>>bits, 10), strconv.FormatUint(n&(1<<bits-1), 10), true
+	return n >> bits, int(n & (1<<bits - 1)), true
 }
 
 // idOf is the call id of field in bucket of 2^bits ids, "" when either is
@@ -109,14 +111,26 @@ func idOf(bucket, field string, bits uint) string {
 	return strconv.FormatUint(b<<bits|f, 10)
 }
 
-// chunkFields are the fields of a snapshot's chunks in a bucket.
-func chunkFields(field string) []string {
-	out := make([]string, maxChunks)
-	for i := range out {
-		out[i] = chunkField(field, i)
-	}
-	return out
-}
+// fieldArgs[f] is the field of id f of a bucket, and chunkArgs[f][n] that of
+// chunk n of the snapshot at field f of a snapshot bucket (see chunkField).
+// They are named once, as command arguments: a commit or a read of many
+// snapshots would otherwise build and box a few names for each.
+var (
+	fieldArgs = func() (t [1 << terminalBucketBits]any) {
+		for f := range t {
+			t[f] = strconv.Itoa(f)
+		}
+		return t
+	}()
+	chunkArgs = func() (t [1 << snapBucketBits][maxChunks]any) {
+		for f := range t {
+			for n := range t[f] {
+				t[f][n] = chunkField(strconv.Itoa(f), n)
+			}
+		}
+		return t
+	}()
+)
 
 // chunkField is the field of chunk n of a snapshot whose first chunk is field.
 func chunkField(field string, n int) string {

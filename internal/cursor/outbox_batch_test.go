@@ -154,3 +154,29 @@ func TestBatchEntryZstd(t *testing.T) {
 		t.Fatalf("zstd entry read as %+v, %v", recs, err)
 	}
 }
+
+// The stream ids of a batch entry's events are the n ids up to the entry's own,
+// however many digits their sequence numbers have.
+func TestBatchIDs(t *testing.T) {
+	for _, c := range []struct {
+		entry string
+		n     int
+	}{{"1714557600000-0", 1}, {"1714557600000-99", 100}, {"5-1000", 995}, {"0-18446744073709551615", 3}} {
+		got, err := batchIDs(c.entry, c.n)
+		if err != nil {
+			t.Fatalf("batchIDs(%s, %d): %v", c.entry, c.n, err)
+		}
+		last, _ := parseStreamID(c.entry)
+		for i, id := range got {
+			if want := fmt.Sprintf("%d-%d", last.ms, last.seq-uint64(c.n-1-i)); id != want {
+				t.Fatalf("batchIDs(%s, %d)[%d] = %q, want %q", c.entry, c.n, i, id, want)
+			}
+		}
+		if len(got) != c.n {
+			t.Errorf("batchIDs(%s, %d) = %d ids", c.entry, c.n, len(got))
+		}
+	}
+	if _, err := batchIDs("5-3", 5); err == nil {
+		t.Error("batchIDs(5-3, 5): no error for more events than the entry's sequence holds")
+	}
+}

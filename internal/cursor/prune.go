@@ -140,16 +140,22 @@ func (s *Store) sweepBuckets(ctx context.Context) ([]sweptBucket, error) {
 func (s *Store) pruneArgs(l Lease, cands []terminalEntry, buckets []string, sweep []sweptBucket) ([]string, []any) {
 	ks := newKeySet(s.k.lease, s.k.fence, s.k.open, s.k.terminal, s.k.tb)
 	args := []any{l.Holder, l.Token, len(cands), len(s.pruneKinds), len(buckets), len(sweep)}
+	ps := s.places(ks)
 	for _, c := range cands {
 		tk, bucket, ended := 0, "", any(c.ended)
 		if c.field != "" {
-			b, _, _ := bucketOf(c.id, terminalBucketBits)
+			n, _, _ := bucketOf(c.id, terminalBucketBits)
+			b := strconv.FormatUint(n, 10)
 			tk, bucket, ended = ks.index(s.k.terminalBucket(b)), b, c.raw
 		}
 		args = append(args, c.id, ended, tk, c.field, bucket)
 		for _, kind := range s.pruneKinds {
-			single, bucketKey, field, set, bucket := s.snapPlace(ks, kind, c.id)
-			args = append(args, single, bucketKey, field, set, bucket)
+			p, f := ps.of(kind, c.id)
+			field := any("")
+			if p.key > 0 {
+				field = chunkArgs[f][0]
+			}
+			args = append(args, p.single, p.key, field, p.set, p.number)
 		}
 	}
 	for _, b := range buckets {

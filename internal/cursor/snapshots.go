@@ -1,11 +1,13 @@
 package cursor
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"iter"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/redis/go-redis/v9"
@@ -42,43 +44,66 @@ func (s *Store) GetSnapshots(ctx context.Context, kind string, ids []string) (ma
 // nils, some 7% of Redis's CPU on a backlog); one that finds it back reads again
 // in full.
 func (s *Store) getChunk(ctx context.Context, kind string, ids []string, out map[string][]byte) error {
-	type group struct {
-		ids, fields []string
-		cmd         *redis.SliceCmd
-		all         *redis.MapStringStringCmd
+	// The ids of a bucket are read together: sorted by bucket (mostly they come
+	// sorted already), each bucket is a run of them.
+	type entry struct {
+		id     string
+		bucket uint64
+		field  int // an index of chunkArgs
 	}
-	groups := map[string]*group{}
+	type group struct {
+		entries []entry
+		cmd     *redis.SliceCmd
+		all     *redis.MapStringStringCmd
+	}
+	var groups []group
 	bucketed := s.bucketed(kind)
 	if bucketed {
+		entries := make([]entry, 0, len(ids))
 		for _, id := range ids {
 			if b, f, ok := bucketOf(id, snapBucketBits); ok {
-				g := groups[b]
-				if g == nil {
-					g = &group{}
-					groups[b] = g
-				}
-				g.ids, g.fields = append(g.ids, id), append(g.fields, chunkFields(f)...)
+				entries = append(entries, entry{id, b, f})
 			}
 		}
+		slices.SortStableFunc(entries, func(a, b entry) int { return cmp.Compare(a.bucket, b.bucket) })
+		for i := 0; i < len(entries); {
+			j := i + 1
+			for j < len(entries) && entries[j].bucket == entries[i].bucket {
+				j++
+			}
+			groups, i = append(groups, group{entries: entries[i:j]}), j
+		}
 	}
+	single := s.k.snap(kind)
 	_, gone := s.singleGone.Load(kind) // only bucketed kinds are ever stored
-	var single *redis.SliceCmd
+	var singleCmd *redis.SliceCmd
 	var exists *redis.IntCmd
 	// One transaction: a commit moving a snapshot between its bucket and the
 	// single hash cannot fall between the two reads.
 	_, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		for b, g := range groups {
-			if len(g.ids) >= hgetallFrom {
-				g.all = p.HGetAll(ctx, s.k.bucket(kind, b))
-			} else {
-				g.cmd = p.HMGet(ctx, s.k.bucket(kind, b), g.fields...)
+		for i := range groups {
+			g := &groups[i]
+			key := s.k.bucket(kind, strconv.FormatUint(g.entries[0].bucket, 10))
+			if len(g.entries) >= hgetallFrom {
+				g.all = p.HGetAll(ctx, key)
+				continue
+			}
+			// HMGet's arguments, the field names taken as they are.
+			args := make([]any, 0, 2+maxChunks*len(g.entries))
+			args = append(args, "hmget", key)
+			for _, e := range g.entries {
+				args = append(args, chunkArgs[e.field][:]...)
+			}
+			g.cmd = redis.NewSliceCmd(ctx, args...)
+			if err := p.Process(ctx, g.cmd); err != nil {
+				return err
 			}
 		}
 		if bucketed {
-			exists = p.Exists(ctx, s.k.snap(kind))
+			exists = p.Exists(ctx, single)
 		}
 		if !gone {
-			single = p.HMGet(ctx, s.k.snap(kind), ids...)
+			singleCmd = p.HMGet(ctx, single, ids...)
 		}
 		return nil
 	})
@@ -93,20 +118,30 @@ func (s *Store) getChunk(ctx context.Context, kind string, ids []string, out map
 		}
 	}
 	for _, g := range groups {
-		var vals []any
 		if g.all != nil {
-			vals = pick(g.all.Val(), g.fields)
-		} else {
-			vals = g.cmd.Val()
+			m := g.all.Val()
+			for _, e := range g.entries {
+				if data, ok := joinChunks(func(n int) (string, bool) {
+					v, ok := m[chunkArgs[e.field][n].(string)]
+					return v, ok
+				}); ok {
+					out[e.id] = data
+				}
+			}
+			continue
 		}
-		for i, id := range g.ids {
-			if data, ok := joinChunks(vals[i*maxChunks : (i+1)*maxChunks]); ok {
-				out[id] = data
+		vals := g.cmd.Val()
+		for i, e := range g.entries {
+			if data, ok := joinChunks(func(n int) (string, bool) {
+				v, ok := vals[i*maxChunks+n].(string)
+				return v, ok
+			}); ok {
+				out[e.id] = data
 			}
 		}
 	}
-	if single != nil {
-		for i, v := range single.Val() {
+	if singleCmd != nil {
+		for i, v := range singleCmd.Val() {
 			if str, ok := v.(string); ok {
 				out[ids[i]] = []byte(str)
 			}
@@ -122,29 +157,24 @@ func (s *Store) getChunk(ctx context.Context, kind string, ids []string, out map
 // snapshot), where HGETALL walks it once. A bucket holds 32 ids.
 const hgetallFrom = 4
 
-// pick returns the values of fields in m as HMGET would (nil where absent).
-func pick(m map[string]string, fields []string) []any {
-	out := make([]any, len(fields))
-	for i, f := range fields {
-		if v, ok := m[f]; ok {
-			out[i] = v
-		}
-	}
-	return out
-}
-
-// joinChunks joins the chunks of one snapshot (HMGET values, nil for a missing
-// field) up to the first missing one; ok is false when the first is missing.
-func joinChunks(vals []any) ([]byte, bool) {
-	var data []byte
-	for i, v := range vals {
-		str, ok := v.(string)
+// joinChunks joins the chunks of one snapshot, chunk(n) being chunk n and
+// whether it is there, up to the first missing one; ok is false when the first
+// is missing.
+func joinChunks(chunk func(n int) (string, bool)) (data []byte, ok bool) {
+	var chunks [maxChunks]string
+	n, size := 0, 0
+	for ; n < maxChunks; n++ {
+		c, ok := chunk(n)
 		if !ok {
-			return data, i > 0
+			break
 		}
-		data = append(data, str...)
+		chunks[n], size = c, size+len(c)
 	}
-	return data, true
+	data = slices.Grow(data, size) // nil for an empty snapshot, as before
+	for _, c := range chunks[:n] {
+		data = append(data, c...)
+	}
+	return data, n > 0
 }
 
 // AllSnapshots iterates over every stored snapshot of kind (HSCAN, then each
@@ -215,13 +245,10 @@ func (s *Store) scanBuckets(ctx context.Context, kind string, each func(id, valu
 			if strings.Contains(f, ".") {
 				continue // a later chunk: joined to its first below
 			}
-			vals := make([]any, maxChunks)
-			for i, cf := range chunkFields(f) {
-				if v, ok := m[cf]; ok {
-					vals[i] = v
-				}
-			}
-			data, _ := joinChunks(vals)
+			data, _ := joinChunks(func(n int) (string, bool) {
+				v, ok := m[chunkField(f, n)]
+				return v, ok
+			})
 			if !each(idOf(b, f, snapBucketBits), string(data)) {
 				return errStopped
 			}
