@@ -111,8 +111,8 @@ func readSlice[T any](d *Decoder, p *[]T, first []T, item func(i int, v *T) erro
 		if cap(s) == 0 && first != nil {
 			s = first[:0:len(first)]
 		} else if cap(s) == 0 {
-			// Room for a call's usual participants (a customer and an agent)
-			// at once; more would hold memory for nothing while the page is.
+			// Room for a short list (a user's teams) at once; more would
+			// hold memory for nothing while the page is.
 			s = make([]T, 0, sliceStart)
 		}
 		s = append(s, *new(T))
