@@ -85,14 +85,24 @@ func (c *Call) UnmarshalJSON(data []byte) error { return apijson.Decode(data, c.
 func (c *Call) decode(d *apijson.Decoder) error {
 	*c = Call{}
 	// One allocation for the optional values (see apijson.OptIntIn), the
-	// recordings and the usual participants (a customer and an agent).
+	// recordings, the usual participants (a customer and an agent) and their
+	// optional values, the usual integrated resource and parallel call group.
 	opt := new(struct {
-		ids      [6]int64
-		names    [4]string
-		rec      Recording
-		toRedact RecordingToRedact
-		parts    [2]Participant
+		ids       [6]int64
+		names     [4]string
+		rec       Recording
+		toRedact  RecordingToRedact
+		parts     [2]Participant
+		partOpts  [2]participantOpt
+		resources [1]IntegratedResource
+		groups    [1]json.RawMessage
 	})
+	participant := func(i int, p *Participant, d *apijson.Decoder) error {
+		if i < len(opt.partOpts) {
+			return p.decodeIn(d, &opt.partOpts[i])
+		}
+		return p.decode(d)
+	}
 	mark := d.Mark()
 	err := d.Object("call",
 		apijson.Key("id", apijson.Int(&c.ID)),
@@ -116,9 +126,9 @@ func (c *Call) decode(d *apijson.Decoder) error {
 		apijson.Key("updated_time", apijson.Time(&c.UpdatedTime)),
 		apijson.Key("recording", apijson.PtrIn(&c.Recording, &opt.rec)),
 		apijson.Key("recording_to_redact", apijson.PtrIn(&c.RecordingToRedact, &opt.toRedact)),
-		apijson.Key("integrated_resources", apijson.Slice(&c.IntegratedResources)),
-		apijson.Key("participants", apijson.SliceIn(&c.Participants, opt.parts[:])),
-		apijson.Key("parallel_call_groups", apijson.RawSlice(&c.ParallelCallGroups)),
+		apijson.Key("integrated_resources", apijson.SliceIn(&c.IntegratedResources, opt.resources[:])),
+		apijson.Key("participants", apijson.SliceItems(&c.Participants, opt.parts[:], participant)),
+		apijson.Key("parallel_call_groups", apijson.RawSliceIn(&c.ParallelCallGroups, opt.groups[:])),
 	)
 	c.Raw = d.Since(mark)
 	if c.Participants == nil { // absent or null: an empty list for consumers, not null

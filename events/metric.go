@@ -59,13 +59,23 @@ func (m *CallMetric) UnmarshalJSON(data []byte) error { return apijson.Decode(da
 // records holding it read it the same way.
 func (m *CallMetric) decode(d *apijson.Decoder) error {
 	*m = CallMetric{}
-	// One allocation for the optional values (see apijson.OptIntIn) and the
-	// csat.
+	// One allocation for the optional values (see apijson.OptIntIn), the
+	// csat, the usual tag and the usual life cycle (ringing, answered, hangup
+	// and a queue's two events) with its queue ids.
 	opt := new(struct {
-		ints [3]int64
-		cost float64
-		csat Csat
+		ints     [3]int64
+		cost     float64
+		csat     Csat
+		tags     [1]Tag
+		life     [5]LifeCycleEvent
+		queueIDs [5]int64
 	})
+	lifeEvent := func(i int, e *LifeCycleEvent, d *apijson.Decoder) error {
+		if i < len(opt.queueIDs) {
+			return e.decodeIn(d, &opt.queueIDs[i])
+		}
+		return e.decode(d)
+	}
 	mark := d.Mark()
 	err := d.Object("call metric",
 		apijson.Key("id", apijson.Int(&m.ID)),
@@ -91,8 +101,8 @@ func (m *CallMetric) decode(d *apijson.Decoder) error {
 		apijson.Key("cost", apijson.OptFloatIn(&m.Cost, &opt.cost)),
 		apijson.Key("cost_unit", apijson.Str(&m.CostUnit)),
 		apijson.Key("csat", apijson.PtrIn(&m.Csat, &opt.csat)),
-		apijson.Key("tags", apijson.Slice(&m.Tags)),
-		apijson.Key("life_cycle", apijson.Slice(&m.LifeCycle)),
+		apijson.Key("tags", apijson.SliceIn(&m.Tags, opt.tags[:])),
+		apijson.Key("life_cycle", apijson.SliceItems(&m.LifeCycle, opt.life[:], lifeEvent)),
 	)
 	m.Raw = d.Since(mark)
 	if m.Tags == nil { // absent or null: an empty list for consumers, not null
@@ -121,11 +131,14 @@ func (e *LifeCycleEvent) UnmarshalJSON(data []byte) error { return apijson.Decod
 
 // decode reads a LifeCycleEvent in one pass; registered with apijson, so lists and
 // records holding it read it the same way.
-func (e *LifeCycleEvent) decode(d *apijson.Decoder) error {
+func (e *LifeCycleEvent) decode(d *apijson.Decoder) error { return e.decodeIn(d, nil) }
+
+// decodeIn is decode keeping the queue id in *queueID (see apijson.OptIntIn).
+func (e *LifeCycleEvent) decodeIn(d *apijson.Decoder, queueID *int64) error {
 	*e = LifeCycleEvent{}
 	return d.Object("life cycle event",
 		apijson.Key("type", apijson.Str(&e.Type)),
-		apijson.Key("queue_id", apijson.OptInt(&e.QueueID)),
+		apijson.Key("queue_id", apijson.OptIntIn(&e.QueueID, queueID)),
 		apijson.Key("id", apijson.Int(&e.ID)),
 		apijson.Key("leg_type", apijson.Int(&e.LegType)),
 		apijson.Keys(apijson.Time(&e.Timestamp), "timestamp", "time_stamp"),

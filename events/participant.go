@@ -50,14 +50,22 @@ func (p *Participant) UnmarshalJSON(data []byte) error { return apijson.Decode(d
 // decode reads a Participant in one pass; registered with apijson, so lists and
 // records holding it read it the same way.
 func (p *Participant) decode(d *apijson.Decoder) error {
+	return p.decodeIn(d, new(participantOpt))
+}
+
+// participantOpt is the block of a participant's optional values (see
+// apijson.OptIntIn): one allocation for all of them, or none when the call
+// holding the participant has room for it in its own (see Call.decode).
+type participantOpt struct {
+	callerID                 int64
+	callerNumber, callerName string
+	enqueuedTime             time.Time
+	cost                     float64
+}
+
+// decodeIn is decode keeping the optional values in opt.
+func (p *Participant) decodeIn(d *apijson.Decoder, opt *participantOpt) error {
 	*p = Participant{}
-	// One allocation for the optional values (see apijson.OptIntIn).
-	opt := new(struct {
-		callerID                 int64
-		callerNumber, callerName string
-		enqueuedTime             time.Time
-		cost                     float64
-	})
 	return d.Object("participant",
 		apijson.Key("id", apijson.Int(&p.ID)),
 		apijson.Key("call_id", apijson.Int(&p.CallID)),

@@ -158,32 +158,51 @@ func (d *Decoder) fastValue() ([]byte, error) {
 }
 
 // fastName reads the next object member's name when it is, as written, the
-// key of fields[next] (objects usually list their keys in the order of
-// fields): one comparison instead of a scan and a lookup. It returns next, or
-// -1 having read nothing. A key holds no backslash nor quote, so the quote
-// after it in the input ends the name. The ':' after the name is read too when
-// a value follows, as prep would read it.
-func (d *Decoder) fastName(fields []Field, next int) int {
+// key of fields[next] or one of its spellings (objects usually list their keys
+// in the order of fields): one comparison each instead of a scan and a lookup.
+// It returns next and the spelling's index, or -1 having read nothing. A key
+// holds no backslash nor quote, so the quote after it in the input ends the
+// name. The ':' after the name is read too when a value follows, as prep would
+// read it.
+func (d *Decoder) fastName(fields []Field, next int) (int, int) {
 	s := &d.fs
-	if next >= len(fields) || fields[next].alt != nil || !s.ready || !s.isName {
-		return -1
+	if next >= len(fields) || !s.ready || !s.isName {
+		return -1, 0
 	}
-	k := fields[next].key
+	f := &fields[next]
+	if f.alt == nil {
+		if !d.nameIs(f.key) {
+			return -1, 0
+		}
+		return next, 0
+	}
+	for a, k := range f.alt {
+		if d.nameIs(k) {
+			return next, a
+		}
+	}
+	return -1, 0
+}
+
+// nameIs reads the name at the fast path's position (see fastName) when it is
+// k as written, and reports whether it was.
+func (d *Decoder) nameIs(k string) bool {
+	s := &d.fs
 	start := s.pos + 1
 	end := start + len(k)
 	if end >= len(d.in) || d.in[end] != '"' || string(d.in[start:end]) != k {
-		return -1
+		return false
 	}
 	s.frames[s.depth].phase = phColon
 	i := skipWS(d.in, end+1)
 	if i < len(d.in) && d.in[i] == ':' {
 		if j := skipWS(d.in, i+1); j < len(d.in) && valueStart[d.in[j]] {
 			s.pos, s.ready, s.isName = j, true, false // as prep leaves it
-			return next
+			return true
 		}
 	}
 	s.pos, s.ready = end+1, false // prep then gives up where it must
-	return next
+	return true
 }
 
 // fastMembers is Object's loop over the members on the fast path: the same
@@ -198,24 +217,25 @@ func (d *Decoder) fastMembers(st *objectState, fields []Field) error {
 		case '}':
 			return nil
 		}
-		if i := d.fastName(fields, next); i >= 0 && fields[i].raw != nil {
+		i, a := d.fastName(fields, next)
+		switch {
+		case i < 0:
+			if err := d.member(st, fields, &next); err != nil {
+				return err
+			}
+			continue
+		case fields[i].raw != nil && fields[i].alt == nil:
 			raw, err := d.fastValue()
 			if err != nil {
 				return err
 			}
 			st.set(i, len(fields), 0, fields[i].raw(raw))
-			next = i + 1
-			continue
-		} else if i >= 0 {
-			if err := d.decodeField(st, fields, i, 0); err != nil {
+		default:
+			if err := d.decodeField(st, fields, i, a); err != nil {
 				return err
 			}
-			next = i + 1
-			continue
 		}
-		if err := d.member(st, fields, &next); err != nil {
-			return err
-		}
+		next = i + 1
 	}
 }
 

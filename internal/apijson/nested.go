@@ -86,28 +86,42 @@ func Slice[T any](p *[]T) func(*Decoder) error { return SliceIn(p, nil) }
 // allocation; more are moved to one, as append does.
 func SliceIn[T any](p *[]T, first []T) func(*Decoder) error {
 	return func(d *Decoder) error {
-		*p = nil
-		if k := d.Peek(); k == 0 || k == 'n' {
-			return d.Skip()
-		}
 		read := readerOf[T]()
-		s := []T{}
-		err := d.Array(func() error {
-			if cap(s) == 0 && first != nil {
-				s = first[:0:len(first)]
-			} else if cap(s) == 0 {
-				// Room for a call's usual participants (a customer and an agent)
-				// at once; more would hold memory for nothing while the page is.
-				s = make([]T, 0, sliceStart)
-			}
-			s = append(s, *new(T))
-			return into(d, read, &s[len(s)-1])
-		})
-		if err == nil {
-			*p = s
-		}
-		return err
+		return readSlice(d, p, first, func(_ int, v *T) error { return into(d, read, v) })
 	}
+}
+
+// SliceItems is SliceIn reading the i-th item (from 0) with read instead of
+// T's registered decoder: a record gives its first items their own optional
+// values' places in its block too.
+func SliceItems[T any](p *[]T, first []T, read func(i int, v *T, d *Decoder) error) func(*Decoder) error {
+	return func(d *Decoder) error {
+		return readSlice(d, p, first, func(i int, v *T) error { return read(i, v, d) })
+	}
+}
+
+// readSlice is SliceIn and SliceItems: it reads an array into *p with item.
+func readSlice[T any](d *Decoder, p *[]T, first []T, item func(i int, v *T) error) error {
+	*p = nil
+	if k := d.Peek(); k == 0 || k == 'n' {
+		return d.Skip()
+	}
+	s := []T{}
+	err := d.Array(func() error {
+		if cap(s) == 0 && first != nil {
+			s = first[:0:len(first)]
+		} else if cap(s) == 0 {
+			// Room for a short list (a user's teams) at once; more would
+			// hold memory for nothing while the page is.
+			s = make([]T, 0, sliceStart)
+		}
+		s = append(s, *new(T))
+		return item(len(s)-1, &s[len(s)-1])
+	})
+	if err == nil {
+		*p = s
+	}
+	return err
 }
 
 // Array reads the next value, an array, calling item once for each of its items
@@ -164,13 +178,20 @@ func Raw(p *json.RawMessage) func(*Decoder) error {
 }
 
 // RawSlice keeps an array of values of unspecified shape.
-func RawSlice(p *[]json.RawMessage) func(*Decoder) error {
+func RawSlice(p *[]json.RawMessage) func(*Decoder) error { return RawSliceIn(p, nil) }
+
+// RawSliceIn is RawSlice holding the first len(first) values in first (see
+// SliceIn).
+func RawSliceIn(p *[]json.RawMessage, first []json.RawMessage) func(*Decoder) error {
 	return func(d *Decoder) error {
 		*p = nil
 		if k := d.Peek(); k == 0 || k == 'n' {
 			return d.Skip()
 		}
-		items := []json.RawMessage{}
+		items := first[:0:len(first)]
+		if first == nil {
+			items = []json.RawMessage{}
+		}
 		err := d.Array(func() error {
 			n, err := d.NormValue()
 			if d.err != nil {

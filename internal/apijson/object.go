@@ -104,13 +104,9 @@ func (d *Decoder) Object(what string, fields ...Field) error {
 }
 
 // field reads a key and returns the index of its field (-1 for an unknown key) and
-// of its spelling, searching from fields[next].
+// of its spelling, searching from fields[next]. (On the fast path, fastMembers
+// has tried fields[next] before.)
 func (d *Decoder) field(fields []Field, next int) (int, int, error) {
-	if d.fast {
-		if i := d.fastName(fields, next); i >= 0 {
-			return i, 0, nil
-		}
-	}
 	name, err := d.Value()
 	if err != nil {
 		return 0, 0, err
