@@ -105,7 +105,10 @@ func callWith(scope Scope, prev []byte, c events.Call, seen time.Time, r *Reuse)
 		created = len(em.events)
 		em.emit(events.CallCreated, entity, orTime(c.CreatedTime, seen), &events.CallData{Call: c})
 	}
-	if ch := s.fields(c, creating, newer, ending, sc); len(ch) > 0 {
+	var first []field // a new call's fields: stored as they are, no change to announce
+	if creating {
+		first = callFields(c, nil, sc)
+	} else if ch := s.fields(c, newer, ending, sc); len(ch) > 0 {
 		em.emit(events.CallUpdated, entity, c.UpdatedTime, &events.CallUpdatedData{Call: c, Changes: ch})
 	}
 	for i := range parts {
@@ -123,7 +126,7 @@ func callWith(scope Scope, prev []byte, c events.Call, seen time.Time, r *Reuse)
 	if em.err != nil {
 		return CallResult{}, fmt.Errorf("diff call %d: %w", c.ID, em.err)
 	}
-	next := encodeCallSnap(make([]byte, 0, max(len(prev), 224)+32), &s)
+	next := encodeCallSnap(make([]byte, 0, max(len(prev), 224)+32), &s, first)
 	return CallResult{Events: em.events, Snap: next, Changed: string(next) != string(prev), State: s.state(c)}, nil
 }
 
