@@ -120,9 +120,10 @@ func appendFieldList(b []byte, fs []field) ([]byte, bool) {
 }
 
 // appendNewFields appends the known fields of fs, a first observation's, as
-// appendFields appends a map holding just those, without making that map (the
-// many fields of a new record: a fifth of its diff was their map work) unless
-// a name is outside the table: then room, empty, takes them.
+// appendFields appends a map holding just those, without making that map
+// unless a name is outside the table (then room, empty, takes them): putting a
+// new call's 17 fields into the map and reading them back took some 60 map
+// operations, hashing each name.
 func appendNewFields(b []byte, fs []field, room map[string]string) []byte {
 	if out, ok := appendFieldList(b, fs); ok {
 		return out
