@@ -13,11 +13,12 @@ import (
 // call.ended carrying the final value; a change after the end gives call.updated.
 var QuietCallFields = []string{"bill_duration"}
 
-// fields applies the tracked fields of c to the snapshot and returns the changes
-// to announce (of a call seen before: see callWith for the first sight). newer: c has a newer
-// updated_time than the snapshot; a copy with the same one (or none) only counts
-// where it gains a value that was empty (gains), so a stale replica's copy neither
-// reverts a field nor flips it back. ending: c is the observation that ends the call.
+// fields applies the tracked fields of c, a call seen before (callWith stores
+// those of its first sight as they are), to the snapshot and returns the changes
+// to announce. newer: c has a newer updated_time than the snapshot; a copy with
+// the same one (or none) only counts where it gains a value that was empty
+// (gains), so a stale replica's copy neither reverts a field nor flips it back.
+// ending: c is the observation that ends the call.
 func (s *callSnap) fields(c events.Call, newer, ending bool, sc *scratch) []events.Change {
 	fs := callFields(c, s.F, sc)
 	open := s.End == 0 && !ending
