@@ -2,7 +2,6 @@ package diff
 
 import (
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/callbus/callbus/events"
@@ -85,8 +84,8 @@ func callWith(scope Scope, prev []byte, c events.Call, seen time.Time, r *Reuse)
 		s.P = sc.parts
 	}
 	newer := creating || upd > s.Upd
-	var eb [32]byte // "calls/<id>" made in one allocation, not two
-	entity := string(strconv.AppendInt(append(eb[:0], "calls/"...), c.ID, 10))
+	names := newCallNames(&c)
+	entity := names.call
 	em := r.emitter(scope, s.Seq)
 	defer em.keep()
 	em.fallback, em.latest = orTime(c.UpdatedTime, seen), seen
@@ -96,7 +95,7 @@ func callWith(scope Scope, prev []byte, c events.Call, seen time.Time, r *Reuse)
 		em.bufSize = 2560 + 1152*len(c.Participants)
 	}
 	var few [4]pending // a call's usual participants' events: on the stack
-	parts := s.participants(few[:0], entity, c, newer, em.fallback, seen)
+	parts := s.participants(few[:0], names, c, newer, em.fallback, seen)
 	end, ending := s.ended(c, seen)
 	created := -1 // the index of call.created among em's events
 	if creating {
@@ -106,11 +105,14 @@ func callWith(scope Scope, prev []byte, c events.Call, seen time.Time, r *Reuse)
 		created = len(em.events)
 		em.emit(events.CallCreated, entity, orTime(c.CreatedTime, seen), &events.CallData{Call: c})
 	}
-	if ch := s.fields(c, creating, newer, ending, sc); len(ch) > 0 {
+	var first []field // a new call's fields: stored as they are, no change to announce
+	if creating {
+		first = callFields(c, nil, sc)
+	} else if ch := s.fields(c, newer, ending, sc); len(ch) > 0 {
 		em.emit(events.CallUpdated, entity, c.UpdatedTime, &events.CallUpdatedData{Call: c, Changes: ch})
 	}
-	for _, p := range parts {
-		em.emit(p.typ, p.entity, p.at, p.data)
+	for i := range parts {
+		parts[i].emit(em, &c)
 	}
 	if ending {
 		s.End = ms(end)
@@ -124,7 +126,7 @@ func callWith(scope Scope, prev []byte, c events.Call, seen time.Time, r *Reuse)
 	if em.err != nil {
 		return CallResult{}, fmt.Errorf("diff call %d: %w", c.ID, em.err)
 	}
-	next := encodeCallSnap(make([]byte, 0, max(len(prev), 224)+32), &s)
+	next := encodeCallSnap(make([]byte, 0, max(len(prev), 224)+32), &s, first)
 	return CallResult{Events: em.events, Snap: next, Changed: string(next) != string(prev), State: s.state(c)}, nil
 }
 

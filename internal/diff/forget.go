@@ -20,7 +20,7 @@ func ForgetCallFields(snap []byte, fields []string, when func(tracked map[string
 	if when != nil && !when(s.F) || !remove(s.F, fields) {
 		return snap, false, nil
 	}
-	return encodeCallSnap(nil, &s), true, nil
+	return encodeCallSnap(nil, &s, nil), true, nil
 }
 
 // ForgetUserFields is ForgetCallFields for a user snapshot (its fields always).

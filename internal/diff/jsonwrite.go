@@ -150,13 +150,22 @@ func (w *jsonWriter) fail(err error) {
 
 const hexDigits = "0123456789abcdef"
 
+// asIs[c] says encoding/json writes the ASCII character c as it is in a string
+// (HTML escaping on): one load per character, not six comparisons.
+var asIs = func() (t [utf8.RuneSelf]bool) {
+	for c := range t {
+		t[c] = c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
+
 // str writes s quoted as encoding/json does with HTML escaping (its default).
 func (w *jsonWriter) str(s string) {
 	b := append(w.b, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+			if asIs[c] {
 				i++
 				continue
 			}

@@ -40,13 +40,11 @@ func metricWith(scope Scope, prev []byte, m events.CallMetric, call CallState, r
 		}
 		sc := getScratch()
 		defer sc.release()
-		s := metricSnap{F: sc.fields}
-		compare(s.F, metricFields(m, nil, sc), true)
-		s.Upd = ms(m.UpdatedTime)
+		s := metricSnap{F: sc.fields, Upd: ms(m.UpdatedTime)}
 		em := r.emitter(scope, s.Seq)
 		defer em.keep()
 		em.emit(events.MetricFinalized, metricEntity(m), m.UpdatedTime, &events.MetricData{CallID: m.CallID, Metric: m})
-		return metricResult(s, em, prev, m)
+		return metricResult(s, metricFields(m, nil, sc), em, prev, m)
 	}
 	sc := getScratch()
 	defer sc.release()
@@ -70,7 +68,7 @@ func metricWith(scope Scope, prev []byte, m events.CallMetric, call CallState, r
 		em.emit(events.MetricUpdated, metricEntity(m), m.UpdatedTime, &events.MetricData{CallID: m.CallID, Metric: m, Changes: ch})
 	}
 	s.Upd = ms(m.UpdatedTime)
-	return metricResult(s, em, prev, m)
+	return metricResult(s, nil, em, prev, m)
 }
 
 // metricEntity is the entity of m's events (made only for them: most reads of a
@@ -79,11 +77,13 @@ func metricEntity(m events.CallMetric) string {
 	return "calls/" + strconv.FormatInt(m.CallID, 10) + "/metric"
 }
 
-func metricResult(s metricSnap, em *emitter, prev []byte, m events.CallMetric) (MetricResult, error) {
+// metricResult is the result of em's events and the snapshot s; first as
+// encodeMetricSnap's.
+func metricResult(s metricSnap, first []field, em *emitter, prev []byte, m events.CallMetric) (MetricResult, error) {
 	if em.err != nil {
 		return MetricResult{}, fmt.Errorf("diff metric of call %d: %w", m.CallID, em.err)
 	}
 	s.Seq = em.seq
-	next := encodeMetricSnap(&s)
+	next := encodeMetricSnap(&s, first)
 	return MetricResult{Events: em.events, Snap: next, Changed: string(next) != string(prev), Final: true}, nil
 }

@@ -29,5 +29,5 @@ func ApplyParticipant(prev []byte, p events.Participant) ([]byte, error) {
 	old.S, old.U = p.CallStatus, max(old.U, ms(p.UpdatedTime))
 	s.P[key] = old
 	s.Seq++
-	return encodeCallSnap(nil, &s), nil
+	return encodeCallSnap(nil, &s, nil), nil
 }

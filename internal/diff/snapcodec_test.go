@@ -72,7 +72,7 @@ func TestSnapshotUpgradeFromJSON(t *testing.T) {
 		t.Fatalf("previous release's snapshot read as %+v %v", s, err)
 	}
 	var back callSnap
-	if err := decodeCallSnap(encodeCallSnap(nil, &s), &back); err != nil {
+	if err := decodeCallSnap(encodeCallSnap(nil, &s, nil), &back); err != nil {
 		t.Fatal(err)
 	}
 	if a, b := mustJSON(t, s), mustJSON(t, back); a != b {
@@ -84,7 +84,7 @@ func TestSnapshotUpgradeFromJSON(t *testing.T) {
 		t.Fatalf("previous release's metric snapshot read as %+v %v", ms, err)
 	}
 	var msBack metricSnap
-	if err := decodeMetricSnap(encodeMetricSnap(&ms), &msBack); err != nil || mustJSON(t, ms) != mustJSON(t, msBack) {
+	if err := decodeMetricSnap(encodeMetricSnap(&ms, nil), &msBack); err != nil || mustJSON(t, ms) != mustJSON(t, msBack) {
 		t.Errorf("metric binary round trip: %+v %v", msBack, err)
 	}
 }
@@ -111,7 +111,7 @@ func TestSnapshotValues(t *testing.T) {
 	s := callSnap{Seq: 9, Upd: 1763719230000, End: 1763719229000, F: f,
 		P: map[string]partSnap{"-3": {S: -1, U: 0}, "12": {S: 8, U: 1763719231000, Gone: true}}}
 	var back callSnap
-	if err := decodeCallSnap(encodeCallSnap(nil, &s), &back); err != nil {
+	if err := decodeCallSnap(encodeCallSnap(nil, &s, nil), &back); err != nil {
 		t.Fatal(err)
 	}
 	if a, b := mustJSON(t, s), mustJSON(t, back); a != b {
@@ -136,7 +136,7 @@ func FuzzDecodeSnapshot(f *testing.F) {
 		var s callSnap
 		if decodeCallSnap(b, &s) == nil && len(b) > 0 && b[0] == snapV1 {
 			var again callSnap
-			if err := decodeCallSnap(encodeCallSnap(nil, &s), &again); err != nil {
+			if err := decodeCallSnap(encodeCallSnap(nil, &s, nil), &again); err != nil {
 				t.Fatalf("re-encoded snapshot unreadable: %v", err)
 			}
 		}

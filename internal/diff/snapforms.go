@@ -96,14 +96,19 @@ func callSnapEnd(b []byte) (int64, error) {
 	return end, r.err
 }
 
-// encodeCallSnap gives the binary form of s, appended to buf. Participants keyed
-// by something else than an integer (only a corrupt earlier snapshot could hold
-// one) are dropped.
-func encodeCallSnap(buf []byte, s *callSnap) []byte {
+// encodeCallSnap gives the binary form of s, appended to buf. first, when not
+// nil, are the fields of the call's first observation, stored in place of s.F
+// (empty then; see appendNewFields). Participants keyed by something else than
+// an integer (only a corrupt earlier snapshot could hold one) are dropped.
+func encodeCallSnap(buf []byte, s *callSnap, first []field) []byte {
 	b := binary.AppendUvarint(append(buf, snapV1), uint64(max(s.Seq, 0)))
 	b = appendTime(b, s.Upd, 0)
 	b = appendTime(b, s.End, s.Upd)
-	b = appendFields(b, s.F)
+	if first != nil {
+		b = appendNewFields(b, first, s.F)
+	} else {
+		b = appendFields(b, s.F)
+	}
 	type part struct {
 		id int64
 		p  partSnap
@@ -178,10 +183,13 @@ func sameMetricSnap(prev []byte, m events.CallMetric, fs []field) bool {
 	return ok && bytes.Equal(b, prev)
 }
 
-// encodeMetricSnap gives the binary form of s.
-func encodeMetricSnap(s *metricSnap) []byte {
+// encodeMetricSnap gives the binary form of s; first as encodeCallSnap's.
+func encodeMetricSnap(s *metricSnap, first []field) []byte {
 	b := binary.AppendUvarint(append(make([]byte, 0, 64), snapV1), uint64(max(s.Seq, 0)))
 	b = appendTime(b, s.Upd, 0)
+	if first != nil {
+		return appendNewFields(b, first, s.F)
+	}
 	return appendFields(b, s.F)
 }
 
