@@ -22,7 +22,7 @@ import (
 // it before it reads the next (the fleet's accounts read small pages).
 const (
 	maxPooledBody = 8 << 20
-	maxKeptBodies = 2
+	maxKeptBodies = 1
 )
 
 var bodyBuffers struct {
