@@ -95,12 +95,12 @@ func TestReadBody(t *testing.T) {
 	big.release() // dropped, not kept: no way to observe but no panic either
 }
 
-// A released body's buffer serves the next body that fits in it; at most
-// maxKeptBodies are kept, the largest, and none over maxPooledBody.
+// A released body's buffer serves the next body that fits in it; the largest
+// released is kept, none over maxPooledBody.
 func TestReadBodyReuses(t *testing.T) {
-	bodyBuffers.Lock()
-	bodyBuffers.free = nil
-	bodyBuffers.Unlock()
+	keptBody.Lock()
+	keptBody.buf = nil
+	keptBody.Unlock()
 	first, err := readBody(strings.NewReader(strings.Repeat("a", 4000)), 4000, 1<<20)
 	if err != nil {
 		t.Fatal(err)
@@ -111,27 +111,24 @@ func TestReadBodyReuses(t *testing.T) {
 		t.Fatalf("got %q, %v", second.data, err)
 	}
 	if &second.data[:1][0] != &first.data[:1][0] {
-		t.Errorf("a body that fits a kept buffer was read into a new one")
+		t.Errorf("a body that fits the kept buffer was read into a new one")
 	}
 	second.release()
+	var held []body
 	for _, n := range []int{100, 20000, 9000} {
 		b, err := readBody(strings.NewReader(strings.Repeat("b", n)), int64(n), 1<<20)
 		if err != nil || len(b.data) != n {
 			t.Fatalf("%d bytes: got %d, %v", n, len(b.data), err)
 		}
-		defer b.release()
+		held = append(held, b)
+	}
+	for _, b := range held {
+		b.release()
 	}
 	(body{pooled: bytes.NewBuffer(make([]byte, 0, maxPooledBody+1))}).release()
-	t.Cleanup(func() {
-		bodyBuffers.Lock()
-		defer bodyBuffers.Unlock()
-		if len(bodyBuffers.free) > maxKeptBodies {
-			t.Errorf("%d buffers kept, want at most %d", len(bodyBuffers.free), maxKeptBodies)
-		}
-		for _, b := range bodyBuffers.free {
-			if b.Cap() > maxPooledBody || b.Cap() < 9000 {
-				t.Errorf("kept a buffer of %d bytes: want the largest, none over %d", b.Cap(), maxPooledBody)
-			}
-		}
-	})
+	keptBody.Lock()
+	defer keptBody.Unlock()
+	if c := keptBody.buf.Cap(); c < 20000 || c > maxPooledBody {
+		t.Errorf("kept a buffer of %d bytes: want the largest released (20000+), none over %d", c, maxPooledBody)
+	}
 }
