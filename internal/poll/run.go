@@ -114,7 +114,7 @@ func (p *Poller) turn(ctx context.Context, sch *schedule) (time.Duration, error)
 		return 0, ctx.Err()
 	}
 	sch.ran(res, start, used)
-	sch.setIntervals(p.allocate(ctx, sch.cost(), usage))
+	sch.setIntervals(p.allocate(ctx, sch.cost(), usage, &sch.pace), time.Now())
 	if err != nil {
 		p.log.Warn().Err(err).Str("resource", res).Msg("poll cycle failed; retrying")
 		sch.failed(res, time.Now())
@@ -187,11 +187,11 @@ func (p *Poller) resourcesByPriority() []string {
 }
 
 // allocate recomputes the effective intervals from the budget's use (see
-// spendable).
-func (p *Poller) allocate(ctx context.Context, cost map[string]float64, u callcenter.Usage) map[string]time.Duration {
+// spendable), each shrinking toward the floor at the account's pace.
+func (p *Poller) allocate(ctx context.Context, cost map[string]float64, u callcenter.Usage, pc *pace) map[string]time.Duration {
 	var ds []Demand
 	for r, target := range p.cfg.Intervals {
-		ds = append(ds, Demand{Name: r, Target: target, Priority: p.cfg.Priorities[r], Cost: cost[r], Floor: p.cfg.IntervalFloor})
+		ds = append(ds, Demand{Name: r, Target: target, Priority: p.cfg.Priorities[r], Cost: cost[r], Floor: pc.floor(target, p.cfg.IntervalFloor)})
 	}
 	eff := allocateKeeping(spendable(u), budgetHeadroom, p.cfg.RateWindow, ds)
 	if u.Budget == 0 { // limit unknown yet: keep the targets, the limiter paces requests

@@ -31,11 +31,15 @@ type schedule struct {
 	retry map[string]time.Time // after a failed cycle; zero: none
 	eff   map[string]time.Duration
 	costs map[string]*costLog
+	// moved is when a shorter interval made a resource due at once that was not
+	// yet (its lateness counts from then: see pace)
+	moved map[string]time.Time
+	pace  pace
 }
 
 func newSchedule(order []string) *schedule {
 	s := &schedule{order: order, turn: map[string]time.Time{}, retry: map[string]time.Time{},
-		eff: map[string]time.Duration{}, costs: map[string]*costLog{}}
+		eff: map[string]time.Duration{}, costs: map[string]*costLog{}, moved: map[string]time.Time{}, pace: pace{spare: 1}}
 	for _, r := range order {
 		s.costs[r] = &costLog{}
 	}
@@ -46,6 +50,12 @@ func newSchedule(order []string) *schedule {
 // (retries included).
 func (s *schedule) ran(res string, start time.Time, used int) {
 	due, retried := s.next(res), !s.retry[res].IsZero()
+	planned := due
+	if m, ok := s.moved[res]; ok && m.After(due) {
+		planned = m
+	}
+	delete(s.moved, res)
+	s.pace.turn(planned, start, s.eff[res])
 	if retried || due.IsZero() || due.After(start) || start.Sub(due) >= s.eff[res] {
 		due = start
 	}
@@ -59,9 +69,12 @@ func (s *schedule) failed(res string, now time.Time) {
 	s.retry[res] = now.Add(min(s.eff[res], failedRetry))
 }
 
-// setIntervals sets the effective intervals (Allocate's).
-func (s *schedule) setIntervals(eff map[string]time.Duration) {
+// setIntervals sets the effective intervals (Allocate's) at now.
+func (s *schedule) setIntervals(eff map[string]time.Duration, now time.Time) {
 	for r, d := range eff {
+		if old, ok := s.eff[r]; ok && d < old && !s.turn[r].IsZero() && s.turn[r].Add(d).Before(now) {
+			s.moved[r] = now
+		}
 		s.eff[r] = d
 	}
 }

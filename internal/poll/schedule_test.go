@@ -16,12 +16,12 @@ func TestScheduleFollowsIntervals(t *testing.T) {
 	}
 	s.ran(ResCalls, t0, 1)
 	s.ran(ResUsers, t0, 1)
-	s.setIntervals(map[string]time.Duration{ResCalls: 2 * time.Second, ResUsers: 12 * time.Second})
+	s.setIntervals(map[string]time.Duration{ResCalls: 2 * time.Second, ResUsers: 12 * time.Second}, t0)
 	if res, wait := s.due(t0.Add(time.Second)); res != "" || wait != time.Second {
 		t.Fatalf("due %q, wait %v; want none for 1s", res, wait)
 	}
 	s.ran(ResCalls, t0.Add(2*time.Second), 1)
-	s.setIntervals(map[string]time.Duration{ResCalls: 2 * time.Second, ResUsers: 3500 * time.Millisecond})
+	s.setIntervals(map[string]time.Duration{ResCalls: 2 * time.Second, ResUsers: 3500 * time.Millisecond}, t0)
 	if res, _ := s.due(t0.Add(3600 * time.Millisecond)); res != ResUsers {
 		t.Errorf("at 3.6s due %q, want users (calls only at 4s)", res)
 	}
@@ -37,7 +37,7 @@ func TestScheduleDueAndFailed(t *testing.T) {
 	for _, r := range s.order {
 		s.ran(r, t0, 1)
 	}
-	s.setIntervals(map[string]time.Duration{ResCalls: 3 * time.Second, ResUsers: 2 * time.Second, ResTeams: time.Minute})
+	s.setIntervals(map[string]time.Duration{ResCalls: 3 * time.Second, ResUsers: 2 * time.Second, ResTeams: time.Minute}, t0)
 	if res, _ := s.due(t0.Add(3 * time.Second)); res != ResUsers {
 		t.Errorf("due %q, want users (due at 2s, before calls at 3s)", res)
 	}
@@ -89,7 +89,7 @@ func TestScheduleCost(t *testing.T) {
 func TestScheduleTurns(t *testing.T) {
 	s := newSchedule([]string{ResUsers})
 	s.ran(ResUsers, t0, 1)
-	s.setIntervals(map[string]time.Duration{ResUsers: 4 * time.Second})
+	s.setIntervals(map[string]time.Duration{ResUsers: 4 * time.Second}, t0)
 	s.ran(ResUsers, t0.Add(4300*time.Millisecond), 1) // due at 4 s, began 0.3 s late
 	if got := s.next(ResUsers); !got.Equal(t0.Add(8 * time.Second)) {
 		t.Errorf("after a late start due at %v, want 8s", got.Sub(t0))
