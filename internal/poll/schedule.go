@@ -24,7 +24,8 @@ const failedRetry = 5 * time.Second
 // cycle was due, not when it began: a cycle that waited for another one to end
 // does not push every later turn of its resource back (users ran 5% less often
 // than planned that way), and one that began over an interval late counts from
-// its start, so nothing runs twice to catch up. Not safe for concurrent use.
+// its start, so nothing runs twice to catch up. How late each turn begins sets
+// the pace (pace.go). Not safe for concurrent use.
 type schedule struct {
 	order []string             // by priority, the tie-break of due
 	turn  map[string]time.Time // the last cycle's turn (see above)
@@ -32,7 +33,7 @@ type schedule struct {
 	eff   map[string]time.Duration
 	costs map[string]*costLog
 	// moved is when a shorter interval made a resource due at once that was not
-	// yet (its lateness counts from then: see pace)
+	// due yet: its lateness counts from then (see pace).
 	moved map[string]time.Time
 	pace  pace
 }
