@@ -28,11 +28,14 @@ type pace struct {
 // at every turn (a replica that fell behind is back at its targets within ten
 // turns, seconds at the floor), under paceOnTime it grows back by paceRecover
 // (at 2 s intervals, from the targets to the floor in about 40 seconds), and
-// between the two it holds.
+// between the two it holds. A quarter, not less: an account's cycles run one
+// at a time, so a turn often waits for another resource's cycle, a few hundred
+// milliseconds behind an API that is slow to answer, which is no overload; at
+// 2,000 accounts a tenth and a quarter gave the same detection delays.
 const (
 	paceWeight  = 0.2
-	paceLate    = 0.10
-	paceOnTime  = 0.05
+	paceLate    = 0.25
+	paceOnTime  = 0.10
 	paceBackOff = 0.7
 	paceRecover = 0.05
 	// paceMin: a spare below it is none (a multiplicative cut never reaches 0).
