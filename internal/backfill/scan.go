@@ -2,9 +2,11 @@ package backfill
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 
 	"github.com/callbus/callbus/internal/apijson"
 )
@@ -142,48 +144,52 @@ func (s *scanner) value(keep bool) ([]byte, error) {
 		s.id, m = idNote{}, memberNote{name: -1, value: -1, from: -1}
 	}
 	for {
-		for ; i < len(s.buf); i++ {
-			c := s.buf[i]
-			switch {
-			case inString:
-				switch {
-				case escaped:
+		buf := s.buf
+		for i < len(buf) {
+			if inString {
+				if escaped {
 					escaped = false
-				case c == '\\':
+					i++
+					continue
+				}
+				// Most of a record is in its strings: on to the next quote or
+				// backslash, eight bytes at a time.
+				i = stringRun(buf, i)
+				if i == len(buf) {
+					break
+				}
+				if buf[i] == '\\' {
 					escaped = true
 					m.escapedName = m.escapedName || (note && m.name >= 0)
-				case c == '"':
-					inString = false
-					if depth == 0 {
-						return s.end(start, i+1, keep), nil
-					}
-					if note && m.name >= 0 {
-						m.named(s.buf[start+m.name:i], s.idKey)
-					}
-				default:
-					// Most of a record is in its strings: on to the next quote
-					// or backslash (IndexByte is vectorised), or to the end.
-					rest := s.buf[i:]
-					q := bytes.IndexByte(rest, '"')
-					if q < 0 {
-						q = len(rest)
-					}
-					if b := bytes.IndexByte(rest[:q], '\\'); b >= 0 {
-						q = b
-					}
-					i += q - 1 // the loop's i++ lands on it
+					i++
+					continue
 				}
-			case c == '"':
+				inString = false
+				if depth == 0 {
+					return s.end(start, i+1, keep), nil
+				}
+				if note && m.name >= 0 {
+					m.named(buf[start+m.name:i], s.idKey)
+				}
+				i++
+				continue
+			}
+			switch scanClass[buf[i]] {
+			case scanPlain: // digits, letters, signs: on to the next that is not
+				for i++; i < len(buf) && scanClass[buf[i]] == scanPlain; i++ {
+				}
+				continue
+			case scanQuote:
 				inString = true
 				if note && depth == 1 && m.expectName {
 					m.name, m.expectName = i+1-start, false
 				}
-			case c == '{' || c == '[':
+			case scanOpen:
 				depth++
 				if note && depth == 1 {
 					m.expectName = true
 				}
-			case c == '}' || c == ']':
+			case scanClose:
 				if depth == 0 { // a scalar ends at its container's end
 					return s.end(start, i, keep), nil
 				}
@@ -192,20 +198,28 @@ func (s *scanner) value(keep bool) ([]byte, error) {
 				}
 				if depth--; depth == 0 {
 					if note {
-						s.id = m.read(s.buf[start:i])
+						s.id = m.read(buf[start:i])
 					}
 					return s.end(start, i+1, keep), nil
 				}
-			case note && depth == 1 && c == ':':
-				if m.match {
+			case scanColon:
+				if note && depth == 1 && m.match {
 					m.value, m.match = i+1-start, false
 				}
-			case note && depth == 1 && c == ',':
-				m.valueEnds(i - start)
-				m.expectName = true
-			case depth == 0 && (c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r'):
-				return s.end(start, i, keep), nil
+			case scanComma:
+				if depth == 0 {
+					return s.end(start, i, keep), nil
+				}
+				if note && depth == 1 {
+					m.valueEnds(i - start)
+					m.expectName = true
+				}
+			case scanSpace:
+				if depth == 0 {
+					return s.end(start, i, keep), nil
+				}
 			}
+			i++
 		}
 		if !keep { // what was passed over is not needed again
 			start = i
@@ -224,6 +238,49 @@ func (s *scanner) value(keep bool) ([]byte, error) {
 			return nil, s.unexpected(0, "the rest of a value")
 		}
 	}
+}
+
+// Classes of the bytes outside strings, as value reads them (scanClass).
+const (
+	scanPlain = iota // part of a scalar: digits, letters, signs, anything else
+	scanQuote
+	scanOpen  // { [
+	scanClose // } ]
+	scanColon
+	scanComma
+	scanSpace // ' ', '\t', '\n', '\r'
+)
+
+// scanClass is the class of each byte outside strings, and stringStop the bytes
+// that end a run of a string's text: one load per byte rather than a chain of
+// comparisons.
+var scanClass, stringStop = func() (cls [256]uint8, stop [256]bool) {
+	for c, k := range map[byte]uint8{'"': scanQuote, '{': scanOpen, '[': scanOpen, '}': scanClose, ']': scanClose,
+		':': scanColon, ',': scanComma, ' ': scanSpace, '\t': scanSpace, '\n': scanSpace, '\r': scanSpace} {
+		cls[c] = k
+	}
+	stop['"'], stop['\\'] = true, true
+	return cls, stop
+}()
+
+// stringRun returns the index of the first quote or backslash in buf from i
+// on, or len(buf). It reads eight bytes at a time, as a word whose bytes that
+// are a quote or a backslash it finds without a branch per byte: a byte b of
+// x = w ^ c is zero where b == c, and (x - 0x01…) &^ x & 0x80… flags the
+// lowest zero byte exactly (a borrow only runs upwards from a zero byte).
+func stringRun(buf []byte, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; i+8 <= len(buf); i += 8 {
+		w := binary.LittleEndian.Uint64(buf[i:])
+		q, b := w^(ones*'"'), w^(ones*'\\')
+		if f := (q-ones)&^q&highs | (b-ones)&^b&highs; f != 0 {
+			return i + bits.TrailingZeros64(f)/8
+		}
+	}
+	for i < len(buf) && !stringStop[buf[i]] {
+		i++
+	}
+	return i
 }
 
 // memberNote follows the members of one object for value (offsets from the
