@@ -427,7 +427,10 @@ func (s *scanner) array(key string, each func(raw []byte) error) error {
 				return err
 			}
 		}
-		if done, err := s.separator(']', key+": a comma or the end of the array"); done || err != nil {
+		if done, err := s.separator(']', "a comma or the end of the array"); done || err != nil {
+			if err != nil {
+				err = fmt.Errorf("%s: %w", key, err)
+			}
 			return err
 		}
 	}
