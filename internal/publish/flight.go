@@ -80,19 +80,21 @@ func (r *Relay) advance(ctx context.Context, fl *flight) (int, error) {
 }
 
 // sendBatch reads up to a batch of entries after fl.next (at most room), confirms
-// the lease and sends them; it returns how many it sent.
+// the lease and sends them; it returns how many it sent. The lease is confirmed
+// only once there is something to send: most looks of an idle account's relay
+// find nothing, and a confirmation each was a Redis round trip and a goroutine
+// for nothing (a sixth of the Redis writes of a 2,000-account replica).
 func (r *Relay) sendBatch(ctx context.Context, fl *flight, room int) (int, error) {
-	confirmed := r.confirm(ctx) // asked while the outbox is read
 	recs, err := r.read(ctx, fl, min(r.cfg.Batch, room))
-	until, ferr := confirmed()
 	if err != nil {
 		return 0, fmt.Errorf("read outbox: %w", err)
 	}
 	if len(recs) == 0 {
 		return 0, nil
 	}
-	if ferr != nil {
-		return 0, fmt.Errorf("confirm the lease: %w", ferr)
+	until, err := r.confirm(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("confirm the lease: %w", err)
 	}
 	before := len(fl.queue)
 	err = r.send(ctx, fl, recs, until)
@@ -112,27 +114,19 @@ func (r *Relay) read(ctx context.Context, fl *flight, n int) ([]event.Committed,
 	return r.outbox.ReadOutbox(ctx, fl.next, n)
 }
 
-// confirm starts confirming the lease (when the relay has a fence) and returns
-// the wait for the answer: the time until which the relay may send (zero: no
-// fence).
-func (r *Relay) confirm(ctx context.Context) func() (time.Time, error) {
+// confirm confirms the lease (when the relay has a fence) and returns the time
+// until which the relay may send (zero: no fence). The time is taken before
+// asking: the answer may come late.
+func (r *Relay) confirm(ctx context.Context) (time.Time, error) {
 	if r.fence == nil {
-		return func() (time.Time, error) { return time.Time{}, nil }
+		return time.Time{}, nil
 	}
-	type answer struct {
-		until time.Time
-		err   error
+	start := time.Now()
+	ttl, err := r.fence(ctx)
+	if err != nil {
+		return time.Time{}, err
 	}
-	ch := make(chan answer, 1)
-	start := time.Now() // before asking: the answer may come late
-	go func() {
-		ttl, err := r.fence(ctx)
-		ch <- answer{start.Add(time.Duration(float64(ttl) * fenceShare)), err}
-	}()
-	return func() (time.Time, error) {
-		a := <-ch
-		return a.until, a.err
-	}
+	return start.Add(time.Duration(float64(ttl) * fenceShare)), nil
 }
 
 // acks takes the acknowledgements of the oldest entries in flight, in order: it
