@@ -22,6 +22,44 @@ func (s *Store) OpenCalls(ctx context.Context, limit int) ([]Tracked, error) {
 	return t, nil
 }
 
+// CallsCycle is what a calls cycle reads before it asks the API
+// (ReadCallsCycle).
+type CallsCycle struct {
+	Cursors map[string]string // every cursor, as Cursors returns them
+	Open    []Tracked         // every open call, as OpenCalls(ctx, 0) returns them
+	Stored  bool              // a snapshot of the kind asked for is stored: AllSnapshots yields one
+}
+
+// ReadCallsCycle reads the cursors, the open calls and whether any snapshot of
+// kind is stored, in one round trip: asked apart they were three, and a replica
+// of thousands of mostly idle accounts runs a calls cycle per account every few
+// seconds. Like Cursors and OpenCalls it reads without checking the lease.
+func (s *Store) ReadCallsCycle(ctx context.Context, kind string) (CallsCycle, error) {
+	if err := checkKind(kind); err != nil {
+		return CallsCycle{}, fmt.Errorf("cursor read calls cycle: %w", err)
+	}
+	var (
+		cur     *redis.MapStringStringCmd
+		open    *redis.ZSliceCmd
+		hash    *redis.IntCmd
+		buckets *redis.IntCmd
+	)
+	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		cur = p.HGetAll(ctx, s.k.cursor)
+		open = p.ZRangeWithScores(ctx, s.k.open, 0, -1)
+		hash = p.Exists(ctx, s.k.snap(kind))
+		if s.bucketed(kind) {
+			buckets = p.SCard(ctx, s.k.buckets(kind))
+		}
+		return nil
+	})
+	if err != nil {
+		return CallsCycle{}, fmt.Errorf("cursor read calls cycle: %w", err)
+	}
+	stored := hash.Val() > 0 || (buckets != nil && buckets.Val() > 0)
+	return CallsCycle{Cursors: cur.Val(), Open: toTracked(open.Val()), Stored: stored}, nil
+}
+
 // TerminalCalls returns the terminal calls not yet pruned, earliest ended first
 // (ties by id): the first limit of them, or all when limit <= 0. It reads every
 // terminal bucket: for tests and tools, not for every cycle.

@@ -35,14 +35,11 @@ const maxSingleReads = 10
 // for as long as it stays open (window or single reads, until GiveUpAfter). Once
 // the API serves it correctly, its current state is announced.
 func (p *Poller) pollCalls(ctx context.Context) error {
-	cur, err := p.store.Cursors(ctx)
+	start, err := p.store.ReadCallsCycle(ctx, kindParts)
 	if err != nil {
-		return fmt.Errorf("calls: read cursors: %w", err)
+		return fmt.Errorf("calls: read cursors and open calls: %w", err)
 	}
-	open, err := p.store.OpenCalls(ctx, 0)
-	if err != nil {
-		return fmt.Errorf("calls: open calls: %w", err)
-	}
+	cur, open := start.Cursors, start.Open
 	now := p.now()
 	// Cursors stored ahead of the present (by an earlier release that followed a
 	// lying record) are taken back to it: a prune horizon ahead would hide every
@@ -57,8 +54,10 @@ func (p *Poller) pollCalls(ctx context.Context) error {
 	if cur[cursorAnnounced] == "" { // the first read: history before it is not announced (history.go)
 		bt.cursor(cursorAnnounced, from.Format(time.RFC3339Nano))
 	}
-	if err := p.resumeParts(ctx, bt); err != nil {
-		return err
+	if start.Stored {
+		if err := p.resumeParts(ctx, bt); err != nil {
+			return err
+		}
 	}
 	from, old, err := p.planOpen(ctx, bt, open, from, now)
 	if err != nil {

@@ -15,6 +15,9 @@ type Store interface {
 	AllSnapshots(ctx context.Context, kind string) iter.Seq2[cursor.Snapshot, error]
 	OpenCalls(ctx context.Context, limit int) ([]cursor.Tracked, error)
 	Cursors(ctx context.Context) (map[string]string, error)
+	// ReadCallsCycle is Cursors, OpenCalls(ctx, 0) and whether kind holds a
+	// snapshot, in one round trip.
+	ReadCallsCycle(ctx context.Context, kind string) (cursor.CallsCycle, error)
 	Commit(ctx context.Context, l cursor.Lease, b cursor.Batch) (cursor.CommitResult, error)
 	// Limits are the hard limits of one Batch: items and bytes.
 	Limits() (items, bytes int)
