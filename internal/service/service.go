@@ -218,13 +218,15 @@ func randomSuffix() string {
 const outboxCache = 2 * cursor.RecommendedMaxEvents
 
 // relayIdle is how often an account's relay looks at its outbox when nothing
-// woke it. Every commit of the account's poller wakes it at once, so this only
-// bounds the wait for what nothing announces (an entry another process
-// committed, a NATS reconnection to check the stream after); each look costs a
-// lease check and an outbox read in Redis, which a replica of thousands of
-// mostly idle accounts paid thousands of times a second at the relay's default
-// (250 ms).
-const relayIdle = 2 * time.Second
+// woke it. Every commit of the account's poller wakes it at once, and only the
+// poller commits events while it leads, so this only bounds the wait for what
+// nothing announces: an entry committed under an earlier term and left behind,
+// or a NATS reconnection after which the relay checks the stream for what it
+// lost (well within the acknowledged entries' retention, 3 minutes). Each look
+// costs an outbox read in Redis: at the relay's default (250 ms) a replica of
+// thousands of mostly idle accounts paid thousands a second, and at 2 s they
+// were still a tenth of such a replica's CPU (docs/performance.md, Fleet).
+const relayIdle = 10 * time.Second
 
 // newRelay is an account's relay, the same for its leader's session and for the
 // drain of a retired account: one place for its options, so the two never differ.
