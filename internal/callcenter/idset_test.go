@@ -10,10 +10,17 @@ func TestIDSet(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	var s idSet
 	want := map[int64]bool{}
+	next := int64(0)
 	for i := range 3 * idSetMerge {
 		id := r.Int64N(5 * idSetMerge)
-		if i%3 == 0 {
+		switch {
+		case i%3 == 0:
 			id = -id // any int64
+		case i%3 == 1 && i < 2*idSetMerge:
+			// Runs of growing ids (a list oldest first) between the others: the
+			// ids above the set's that skip the map.
+			next += r.Int64N(3)
+			id = next
 		}
 		if got := s.add(id); got != !want[id] {
 			t.Fatalf("add %d: got new=%v, want %v", id, got, !want[id])
